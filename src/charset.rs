@@ -1,0 +1,148 @@
+//! Character sets: turning the bytes of a page into text the way a browser does.
+//!
+//! The order of precedence is the HTML standard's: a byte order mark, then the
+//! `charset` of the HTTP `Content-Type` header, then a `<meta charset>` or
+//! `<meta http-equiv="Content-Type">` in the first 1024 bytes, then
+//! windows-1252 (which is what browsers use for `ISO-8859-1`, too).
+
+use encoding_rs::{Encoding, UTF_8, WINDOWS_1252};
+
+/// The text of a document and the encoding it was read with.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub text: String,
+    pub encoding: &'static Encoding,
+    /// True when some bytes were not valid in that encoding and were replaced
+    /// by U+FFFD.
+    pub had_errors: bool,
+}
+
+/// The encoding named by a `Content-Type` value (`text/html; charset=…`).
+pub fn from_content_type(content_type: &str) -> Option<&'static Encoding> {
+    content_type.split(';').skip(1).find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        if !name.trim().eq_ignore_ascii_case("charset") {
+            return None;
+        }
+        let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+        Encoding::for_label(value.as_bytes())
+    })
+}
+
+/// The encoding a `<meta>` element in the first 1024 bytes declares.
+pub fn from_meta_prescan(bytes: &[u8]) -> Option<&'static Encoding> {
+    let head = &bytes[..bytes.len().min(1024)];
+    let lower: Vec<u8> = head.iter().map(|b| b.to_ascii_lowercase()).collect();
+    let mut at = 0;
+    while let Some(pos) = find(&lower[at..], b"<meta") {
+        let start = at + pos + 5;
+        let end = lower[start..]
+            .iter()
+            .position(|&b| b == b'>')
+            .map_or(lower.len(), |e| start + e);
+        let tag = &lower[start..end];
+        if let Some(cs) = find(tag, b"charset") {
+            let rest = &tag[cs + 7..];
+            let rest = trim_start(rest);
+            if let Some(rest) = rest.strip_prefix(b"=") {
+                let rest = trim_start(rest);
+                let rest = rest
+                    .strip_prefix(b"\"")
+                    .or_else(|| rest.strip_prefix(b"'"))
+                    .unwrap_or(rest);
+                let len = rest
+                    .iter()
+                    .position(|&b| matches!(b, b'"' | b'\'' | b';' | b' ' | b'/' | b'>'))
+                    .unwrap_or(rest.len());
+                if let Some(enc) = Encoding::for_label(&rest[..len]) {
+                    // A page cannot declare itself UTF-16 in its own bytes.
+                    if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+                        return Some(UTF_8);
+                    }
+                    return Some(enc);
+                }
+            }
+        }
+        at = end.min(lower.len());
+        if at >= lower.len() {
+            break;
+        }
+    }
+    None
+}
+
+/// Decodes a document: BOM, then the HTTP header's charset, then the meta
+/// prescan, then windows-1252.
+pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
+    let declared = content_type
+        .and_then(from_content_type)
+        .or_else(|| from_meta_prescan(bytes))
+        .unwrap_or(WINDOWS_1252);
+    // `decode` sniffs a BOM first and lets it override the declared encoding.
+    let (text, encoding, had_errors) = declared.decode(bytes);
+    Decoded {
+        text: text.into_owned(),
+        encoding,
+        had_errors,
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn trim_start(s: &[u8]) -> &[u8] {
+    let n = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    &s[n..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_wins_over_meta() {
+        let page = b"<meta charset=utf-8><p>\xfc</p>";
+        let d = decode(page, Some("text/html; charset=ISO-8859-1"));
+        assert_eq!(d.encoding, WINDOWS_1252);
+        assert!(d.text.contains('ü'));
+    }
+
+    #[test]
+    fn meta_charset_and_http_equiv() {
+        assert_eq!(
+            from_meta_prescan(b"<html><head><META CHARSET=\"UTF-8\">"),
+            Some(UTF_8)
+        );
+        assert_eq!(
+            from_meta_prescan(
+                b"<meta http-equiv='Content-Type' content='text/html; charset=iso-8859-1'>"
+            ),
+            Some(WINDOWS_1252)
+        );
+        assert_eq!(from_meta_prescan(b"<meta name=x content=y>"), None);
+    }
+
+    #[test]
+    fn bom_overrides_everything() {
+        let d = decode(
+            b"\xef\xbb\xbf<p>\xc3\xbc</p>",
+            Some("text/html; charset=latin1"),
+        );
+        assert_eq!(d.encoding, UTF_8);
+        assert_eq!(d.text, "<p>ü</p>");
+    }
+
+    #[test]
+    fn broken_utf8_is_reported_not_lost() {
+        let d = decode(b"<p>\xc3</p>", Some("text/html; charset=utf-8"));
+        assert!(d.had_errors);
+        assert_eq!(d.text, "<p>\u{fffd}</p>");
+    }
+
+    #[test]
+    fn undeclared_falls_back_to_windows_1252() {
+        let d = decode(b"<p>Gr\xfc\xdfe</p>", None);
+        assert_eq!(d.text, "<p>Grüße</p>");
+    }
+}

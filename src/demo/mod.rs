@@ -1,0 +1,1 @@
+//! demo (to be built).

@@ -1,0 +1,1 @@
+//! form (to be built).

@@ -1,0 +1,1 @@
+//! gatherer (to be built).

@@ -1,0 +1,32 @@
+//! gather — a declarative, metadata-driven deep-web gatherer.
+//!
+//! The modules follow the pipeline of the SWING gatherer (seed 003, Abbildung 4):
+//!
+//! 1. [`metadata`] reads the provider's `DB.*` description (meta tags, config
+//!    file, DBContent document) and [`spec`] the operator's YAML spec;
+//! 2. [`form`] models the query form, [`plan`] generates the queries;
+//!    [`source`] puts those together for one database source;
+//! 3. [`fetch`] sends them, [`navigate`] walks the result pages;
+//! 4. [`page`] builds the page tree and [`hel`] extracts the values;
+//! 5. [`summarize`] merges the index fragments, [`store`] keeps them in
+//!    SQLite, [`output`] writes SOIF and JSON and answers searches.
+//!
+//! [`gatherer`] runs the whole loop; [`demo`] is the built-in demo site.
+
+pub mod charset;
+pub mod cli;
+pub mod demo;
+pub mod fetch;
+pub mod form;
+pub mod gatherer;
+pub mod hel;
+pub mod locate;
+pub mod metadata;
+pub mod navigate;
+pub mod output;
+pub mod page;
+pub mod plan;
+pub mod source;
+pub mod spec;
+pub mod store;
+pub mod summarize;

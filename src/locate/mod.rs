@@ -1,0 +1,1 @@
+//! locate (to be built).

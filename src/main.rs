@@ -1,0 +1,73 @@
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use gather::cli;
+
+/// gather — surfaces the databases behind query forms into search indexes.
+#[derive(Debug, Parser)]
+#[command(name = "gather", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    gather: cli::gather::GatherArgs,
+    /// More log output (-v info, -vv debug); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the built-in CityWorld demo site on 127.0.0.1 and gather it end to end.
+    Demo(cli::demo::DemoArgs),
+    /// Write the gathered index fragments as SOIF or JSON.
+    Export(cli::output::ExportArgs),
+    /// Which source and attribute hold each term, and the query that surfaced it.
+    Search(cli::output::SearchArgs),
+    /// Show the metadata, the form and the queries gather would send.
+    Plan(cli::plan::PlanArgs),
+    /// Validate metadata, rules and specs; list every problem.
+    Check(cli::plan::CheckArgs),
+    /// Print the YAML spec equivalent to a page's metadata.
+    Spec(cli::plan::SpecArgs),
+    /// Evaluate a HEL rule on local pages.
+    Hel(cli::hel::HelArgs),
+    /// Find the HEL paths that lead to a text on a page.
+    Locate(cli::hel::LocateArgs),
+    /// The provider's side of the cooperative path: print the SOIF of a DBContent document.
+    Summarize(cli::output::SummarizeArgs),
+    /// Benchmarks.
+    Bench(cli::bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    match &cli.command {
+        None => cli::gather::run(&cli.gather),
+        Some(Command::Demo(a)) => cli::demo::run(a),
+        Some(Command::Export(a)) => cli::output::run_export(a),
+        Some(Command::Search(a)) => cli::output::run_search(a),
+        Some(Command::Plan(a)) => cli::plan::run_plan(a),
+        Some(Command::Check(a)) => cli::plan::run_check(a),
+        Some(Command::Spec(a)) => cli::plan::run_spec(a),
+        Some(Command::Hel(a)) => cli::hel::run_hel(a),
+        Some(Command::Locate(a)) => cli::hel::run_locate(a),
+        Some(Command::Summarize(a)) => cli::output::run_summarize(a),
+        Some(Command::Bench(a)) => cli::bench::run(a),
+    }
+}
+
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "warn",
+        1 => "gather=info",
+        _ => "gather=debug",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}

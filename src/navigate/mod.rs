@@ -1,0 +1,1 @@
+//! navigate (to be built).

@@ -1,0 +1,42 @@
+//! A request as a browser would send it when the form is submitted.
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        })
+    }
+}
+
+/// One HTTP request: what the fetcher sends, and what identifies a query.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Request {
+    pub method: Method,
+    pub url: Url,
+    /// The encoded body of a POST (urlencoded or multipart).
+    pub body: Option<Vec<u8>>,
+    /// `Content-Type` of the body.
+    pub content_type: Option<String>,
+}
+
+impl Request {
+    pub fn get(url: Url) -> Request {
+        Request {
+            method: Method::Get,
+            url,
+            body: None,
+            content_type: None,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! summarize (to be built).
