@@ -1,23 +1,61 @@
 //! Fetching: HTTP on reqwest/tokio, as a polite gatherer does it.
+//!
+//! One [`Fetcher`] is shared by every task of a gathering run (it is cheap to
+//! clone; clones share connections, politeness state, the robots.txt cache and
+//! the counters). For every request it
+//!
+//! - asks the host's robots.txt first ([`robots`]; turned off by
+//!   [`FetchConfig::respect_robots`]),
+//! - waits for a free slot of the host (at most
+//!   [`FetchConfig::concurrency_per_host`] requests in flight) and for its turn
+//!   ([`FetchConfig::delay`] between the starts of two requests to one host,
+//!   or the robots.txt `Crawl-delay` when that is longer, capped at
+//!   [`MAX_CRAWL_DELAY`]),
+//! - retries with exponential backoff on 5xx answers, timeouts, refused or
+//!   reset connections and truncated bodies (never on 4xx),
+//! - follows redirects itself, so that the user's credentials are chosen anew
+//!   for every hop and never travel to another host,
+//! - reads the body as a stream and stops as soon as it exceeds
+//!   [`FetchConfig::max_body_bytes`].
+//!
+//! Attempts are counted per hop: [`Response::attempts`] and the `attempts` of
+//! an error are the attempts made for the URL that answered (or failed) last.
 
-use std::collections::HashMap;
+mod robots;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use reqwest::header::{HeaderMap, CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
+use tokio::sync::{OnceCell, Semaphore};
+use tokio::time::Instant;
 use url::Url;
 
 use crate::charset;
 use crate::plan::{Method, Request};
+
+use robots::RobotsRules;
+
+/// The longest robots.txt `Crawl-delay` honoured; a longer one is cut to this.
+pub const MAX_CRAWL_DELAY: Duration = Duration::from_secs(30);
+
+/// Longest pause between two attempts, however many retries were made.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// How the fetcher behaves. `Default` gives the documented defaults.
 #[derive(Debug, Clone)]
 pub struct FetchConfig {
     /// Requests in flight at once to one host (default 2).
     pub concurrency_per_host: usize,
-    /// Pause between two requests to one host (default 0).
+    /// Pause between the starts of two requests to one host (default 0).
     pub delay: Duration,
-    /// Time allowed for one whole request (default 30 s).
+    /// Time allowed for one whole attempt, connecting to the last body byte
+    /// (default 30 s).
     pub timeout: Duration,
-    /// Retries after the first attempt on 5xx, timeouts and resets (default 3).
+    /// Retries after the first attempt on 5xx, timeouts, refused or reset
+    /// connections and truncated bodies (default 3).
     pub retries: u32,
     /// First backoff; doubled on each retry (default 200 ms).
     pub backoff: Duration,
@@ -25,7 +63,10 @@ pub struct FetchConfig {
     pub max_redirects: usize,
     /// Largest body accepted (default 16 MiB).
     pub max_body_bytes: usize,
+    /// Sent with every request; its first word (`gather`) is also the name
+    /// robots.txt rules are matched against.
     pub user_agent: String,
+    /// HTTP Basic credentials, each sent only to its own host.
     pub credentials: Credentials,
     /// Honour robots.txt (default true).
     pub respect_robots: bool,
@@ -92,6 +133,7 @@ impl Credentials {
             .map(|(u, p)| (u.as_str(), p.as_str()))
     }
 
+    /// True when no credentials were configured.
     pub fn is_empty(&self) -> bool {
         self.by_authority.is_empty()
     }
@@ -105,7 +147,7 @@ pub struct Response {
     pub status: u16,
     pub content_type: Option<String>,
     pub body: Vec<u8>,
-    /// Attempts it took (1 when the first one succeeded).
+    /// Attempts it took at the final URL (1 when the first one succeeded).
     pub attempts: u32,
 }
 
@@ -116,12 +158,19 @@ impl Response {
     }
 }
 
+/// Why a request gave no usable response.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
-    #[error("{url}: HTTP {status}")]
-    Status { url: Url, status: u16 },
+    /// A non-2xx answer (a 5xx only after all retries failed).
+    #[error("{url}: HTTP {status} (after {attempts} attempt(s))")]
+    Status {
+        url: Url,
+        status: u16,
+        attempts: u32,
+    },
     #[error("{url}: timed out after {attempts} attempt(s)")]
     Timeout { url: Url, attempts: u32 },
+    /// Connection refused or reset, a truncated body, and similar.
     #[error("{url}: {message} (after {attempts} attempt(s))")]
     Transport {
         url: Url,
@@ -136,76 +185,422 @@ pub enum FetchError {
     Redirect { url: Url, message: String },
 }
 
+/// Counters of one fetcher (and its clones), for the run's summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FetchStats {
+    /// HTTP requests sent, retries and robots.txt requests included.
+    pub requests: u64,
+    /// Requests that repeated an earlier, failed attempt.
+    pub retries: u64,
+    /// Body bytes received (after decompression).
+    pub bytes: u64,
+    /// Calls of [`Fetcher::fetch`] that ended in an error.
+    pub failures: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    requests: AtomicU64,
+    retries: AtomicU64,
+    bytes: AtomicU64,
+    failures: AtomicU64,
+}
+
+/// Politeness state and robots.txt rules of one host (scheme, host and port).
+struct Host {
+    slots: Arc<Semaphore>,
+    next_start: tokio::sync::Mutex<Instant>,
+    robots: OnceCell<RobotsRules>,
+}
+
+impl Host {
+    /// Waits until a request may start, and books the next start `delay` later.
+    async fn wait_turn(&self, delay: Duration) {
+        let mut next = self.next_start.lock().await;
+        tokio::time::sleep_until(*next).await;
+        *next = Instant::now() + delay;
+    }
+}
+
+struct Inner {
+    client: reqwest::Client,
+    config: FetchConfig,
+    hosts: Mutex<HashMap<String, Arc<Host>>>,
+    counters: Counters,
+}
+
 /// The fetcher. Cheap to clone; clones share connections and politeness state.
 #[derive(Clone)]
 pub struct Fetcher {
-    client: reqwest::Client,
-    config: std::sync::Arc<FetchConfig>,
+    inner: Arc<Inner>,
+}
+
+/// What one attempt received.
+struct Received {
+    status: u16,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+/// Why one attempt failed.
+enum AttemptError {
+    Timeout,
+    /// Worth another attempt: refused, reset, truncated.
+    Transport(String),
+    TooLarge,
+    /// Not worth another attempt (the request cannot be built, ...).
+    Fatal(String),
+}
+
+impl AttemptError {
+    fn retryable(&self) -> bool {
+        matches!(self, AttemptError::Timeout | AttemptError::Transport(_))
+    }
+
+    fn into_fetch_error(self, url: &Url, attempts: u32, limit: usize) -> FetchError {
+        let url = url.clone();
+        match self {
+            AttemptError::Timeout => FetchError::Timeout { url, attempts },
+            AttemptError::Transport(message) | AttemptError::Fatal(message) => {
+                FetchError::Transport {
+                    url,
+                    message,
+                    attempts,
+                }
+            }
+            AttemptError::TooLarge => FetchError::TooLarge { url, limit },
+        }
+    }
+}
+
+/// The error and every error it was caused by, joined by `": "` (reqwest's
+/// own message alone hides whether the connection was refused or reset).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
 impl Fetcher {
+    /// A fetcher with its own connection pool.
     pub fn new(config: FetchConfig) -> anyhow::Result<Fetcher> {
+        if config.concurrency_per_host == 0 {
+            anyhow::bail!("concurrency per host must be at least 1");
+        }
         let client = reqwest::Client::builder()
             .user_agent(config.user_agent.clone())
-            .timeout(config.timeout)
-            .redirect(reqwest::redirect::Policy::limited(config.max_redirects))
+            .connect_timeout(config.timeout)
+            .redirect(reqwest::redirect::Policy::none())
             .build()?;
         Ok(Fetcher {
-            client,
-            config: std::sync::Arc::new(config),
+            inner: Arc::new(Inner {
+                client,
+                config,
+                hosts: Mutex::new(HashMap::new()),
+                counters: Counters::default(),
+            }),
         })
     }
 
     pub fn config(&self) -> &FetchConfig {
-        &self.config
+        &self.inner.config
     }
 
+    /// The counters so far (all clones together).
+    pub fn stats(&self) -> FetchStats {
+        let c = &self.inner.counters;
+        FetchStats {
+            requests: c.requests.load(Ordering::Relaxed),
+            retries: c.retries.load(Ordering::Relaxed),
+            bytes: c.bytes.load(Ordering::Relaxed),
+            failures: c.failures.load(Ordering::Relaxed),
+        }
+    }
+
+    /// `GET url`.
     pub async fn get(&self, url: &Url) -> Result<Response, FetchError> {
         self.fetch(&Request::get(url.clone())).await
     }
 
-    /// Sends the request; a non-2xx answer is an error.
+    /// Sends the request, following redirects; a non-2xx answer is an error.
     pub async fn fetch(&self, request: &Request) -> Result<Response, FetchError> {
-        let url = request.url.clone();
-        let mut builder = match request.method {
-            Method::Get => self.client.get(url.clone()),
-            Method::Post => self.client.post(url.clone()),
-        };
-        if let Some(body) = &request.body {
-            builder = builder.body(body.clone());
+        let result = self.follow(request).await;
+        if let Err(error) = &result {
+            self.inner.counters.failures.fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(%error, "fetch failed");
         }
-        if let Some(ct) = &request.content_type {
-            builder = builder.header(reqwest::header::CONTENT_TYPE, ct);
-        }
-        if let Some((user, pass)) = self.config.credentials.for_url(&url) {
-            builder = builder.basic_auth(user, Some(pass));
-        }
-        let transport = |e: reqwest::Error| FetchError::Transport {
-            url: url.clone(),
-            message: e.to_string(),
-            attempts: 1,
-        };
-        let resp = builder.send().await.map_err(transport)?;
-        let status = resp.status().as_u16();
-        let final_url = resp.url().clone();
-        let content_type = resp
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let body = resp.bytes().await.map_err(transport)?.to_vec();
-        if !(200..300).contains(&status) {
-            return Err(FetchError::Status {
-                url: final_url,
+        result
+    }
+
+    async fn follow(&self, request: &Request) -> Result<Response, FetchError> {
+        let config = &self.inner.config;
+        let mut hop = request.clone();
+        let mut seen: HashSet<(Method, Url)> = HashSet::from([(hop.method, hop.url.clone())]);
+        let mut redirects = 0usize;
+        loop {
+            self.check_robots(&hop.url).await?;
+            let (received, attempts) = self.send(&hop, config.max_body_bytes).await?;
+            let status = received.status;
+            if is_redirect(status) {
+                if let Some(location) = received.headers.get(LOCATION) {
+                    if redirects == config.max_redirects {
+                        return Err(FetchError::Redirect {
+                            url: request.url.clone(),
+                            message: format!(
+                                "more than {} redirect(s); the last one was from {}",
+                                config.max_redirects, hop.url
+                            ),
+                        });
+                    }
+                    hop = redirected(&hop, status, location)?;
+                    if !seen.insert((hop.method, hop.url.clone())) {
+                        return Err(FetchError::Redirect {
+                            url: request.url.clone(),
+                            message: format!("redirect loop back to {}", hop.url),
+                        });
+                    }
+                    redirects += 1;
+                    continue;
+                }
+            }
+            if !(200..300).contains(&status) {
+                return Err(FetchError::Status {
+                    url: hop.url,
+                    status,
+                    attempts,
+                });
+            }
+            let content_type = received
+                .headers
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            return Ok(Response {
+                url: hop.url,
                 status,
+                content_type,
+                body: received.body,
+                attempts,
             });
         }
-        Ok(Response {
-            url: final_url,
-            status,
-            content_type,
-            body,
-            attempts: 1,
-        })
     }
+
+    /// The politeness state of the URL's host, created on first use.
+    fn host(&self, url: &Url) -> Arc<Host> {
+        let key = format!(
+            "{}://{}:{}",
+            url.scheme(),
+            url.host_str().unwrap_or(""),
+            url.port_or_known_default().unwrap_or(0)
+        );
+        let mut hosts = self
+            .inner
+            .hosts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        hosts
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(Host {
+                    slots: Arc::new(Semaphore::new(self.inner.config.concurrency_per_host)),
+                    next_start: tokio::sync::Mutex::new(Instant::now()),
+                    robots: OnceCell::new(),
+                })
+            })
+            .clone()
+    }
+
+    /// Sends one hop, retrying as configured. An answer (even a 4xx or, after
+    /// the last retry, a 5xx) is `Ok`; the number is the attempts made.
+    async fn send(&self, hop: &Request, limit: usize) -> Result<(Received, u32), FetchError> {
+        let config = &self.inner.config;
+        let mut attempt: u32 = 0;
+        loop {
+            attempt += 1;
+            let last = attempt > config.retries;
+            match self.attempt(hop, limit).await {
+                Ok(received) if received.status >= 500 && !last => {
+                    tracing::debug!(url = %hop.url, status = received.status, attempt, "retrying");
+                }
+                Ok(received) => return Ok((received, attempt)),
+                Err(error) if error.retryable() && !last => {
+                    tracing::debug!(url = %hop.url, attempt, "retrying after a transport error");
+                }
+                Err(error) => return Err(error.into_fetch_error(&hop.url, attempt, limit)),
+            }
+            self.inner.counters.retries.fetch_add(1, Ordering::Relaxed);
+            let factor = 2u32.saturating_pow(attempt - 1);
+            let pause = config
+                .backoff
+                .checked_mul(factor)
+                .unwrap_or(MAX_BACKOFF)
+                .min(MAX_BACKOFF);
+            tokio::time::sleep(pause).await;
+        }
+    }
+
+    /// One HTTP exchange, inside the host's politeness limits.
+    async fn attempt(&self, hop: &Request, limit: usize) -> Result<Received, AttemptError> {
+        let config = &self.inner.config;
+        let host = self.host(&hop.url);
+        let _slot = host
+            .slots
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| AttemptError::Fatal(e.to_string()))?;
+        let crawl_delay = host
+            .robots
+            .get()
+            .map_or(Duration::ZERO, |r| r.crawl_delay());
+        host.wait_turn(config.delay.max(crawl_delay)).await;
+        self.inner.counters.requests.fetch_add(1, Ordering::Relaxed);
+
+        let mut builder = match hop.method {
+            Method::Get => self.inner.client.get(hop.url.clone()),
+            Method::Post => self.inner.client.post(hop.url.clone()),
+        };
+        if let Some(body) = &hop.body {
+            builder = builder.body(body.clone());
+        }
+        if let Some(ct) = &hop.content_type {
+            builder = builder.header(CONTENT_TYPE, ct);
+        }
+        if let Some((user, pass)) = config.credentials.for_url(&hop.url) {
+            builder = builder.basic_auth(user, Some(pass));
+        }
+        let exchange = async {
+            let transport = |e: reqwest::Error| {
+                if e.is_timeout() {
+                    AttemptError::Timeout
+                } else if e.is_builder() {
+                    AttemptError::Fatal(error_chain(&e))
+                } else {
+                    AttemptError::Transport(error_chain(&e))
+                }
+            };
+            let mut response = builder.send().await.map_err(transport)?;
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            if is_redirect(status) && headers.contains_key(LOCATION) {
+                // The body of a redirect is not needed.
+                return Ok(Received {
+                    status,
+                    headers,
+                    body: Vec::new(),
+                });
+            }
+            // Present only when the body is not being decompressed.
+            let declared = headers
+                .get(CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            if declared.is_some_and(|n| n > limit as u64) {
+                return Err(AttemptError::TooLarge);
+            }
+            let mut body = Vec::new();
+            loop {
+                let chunk = match response.chunk().await {
+                    Ok(Some(chunk)) => chunk,
+                    Ok(None) => break,
+                    Err(e) => {
+                        self.count_bytes(body.len());
+                        return Err(match transport(e) {
+                            AttemptError::Transport(m) => AttemptError::Transport(format!(
+                                "body cut off after {} byte(s): {m}",
+                                body.len()
+                            )),
+                            other => other,
+                        });
+                    }
+                };
+                if body.len() + chunk.len() > limit {
+                    self.count_bytes(body.len() + chunk.len());
+                    return Err(AttemptError::TooLarge);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            self.count_bytes(body.len());
+            if let Some(expected) = declared {
+                if (body.len() as u64) < expected {
+                    return Err(AttemptError::Transport(format!(
+                        "body cut off after {} of {expected} byte(s)",
+                        body.len()
+                    )));
+                }
+            }
+            Ok(Received {
+                status,
+                headers,
+                body,
+            })
+        };
+        match tokio::time::timeout(config.timeout, exchange).await {
+            Ok(result) => result,
+            Err(_) => Err(AttemptError::Timeout),
+        }
+    }
+
+    fn count_bytes(&self, n: usize) {
+        self.inner
+            .counters
+            .bytes
+            .fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// `Err(Robots)` when the host's robots.txt disallows the URL for us.
+    async fn check_robots(&self, url: &Url) -> Result<(), FetchError> {
+        if !self.inner.config.respect_robots {
+            return Ok(());
+        }
+        let host = self.host(url);
+        let rules = host.robots.get_or_init(|| self.load_robots(url)).await;
+        rules.check(url)
+    }
+}
+
+/// The request for the next hop of a redirect (`status` is a redirect).
+fn redirected(
+    hop: &Request,
+    status: u16,
+    location: &reqwest::header::HeaderValue,
+) -> Result<Request, FetchError> {
+    let bad = |message: String| FetchError::Redirect {
+        url: hop.url.clone(),
+        message,
+    };
+    let location = location
+        .to_str()
+        .map_err(|_| bad(format!("HTTP {status} with a Location that is not text")))?;
+    let target = hop.url.join(location).map_err(|e| {
+        bad(format!(
+            "HTTP {status} to an invalid Location {location:?}: {e}"
+        ))
+    })?;
+    if !matches!(target.scheme(), "http" | "https") {
+        return Err(bad(format!("HTTP {status} to a non-HTTP URL {target}")));
+    }
+    // As browsers do: 301/302 turn a POST into a GET, 303 turns anything into
+    // a GET; 307/308 repeat the request as it was.
+    let to_get = status == 303 || (matches!(status, 301 | 302) && hop.method == Method::Post);
+    Ok(if to_get {
+        Request::get(target)
+    } else {
+        Request {
+            url: target,
+            ..hop.clone()
+        }
+    })
 }

@@ -1,0 +1,434 @@
+//! The fetcher against real servers that fail, stall, lie and compress.
+
+mod support;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::get;
+use axum::Router;
+use gather::fetch::{FetchConfig, FetchError, Fetcher};
+use support::{counted_get, fast_config, read_head, serve, serve_raw, url, write_all, Hits};
+
+/// A router whose `/flaky` answers 500 `failures` times, then 200 "ok".
+fn flaky(hits: Hits, failures: usize) -> Router {
+    Router::new().route(
+        "/flaky",
+        get(move || {
+            let hits = hits.clone();
+            async move {
+                let _guard = hits.enter();
+                if hits.count() <= failures {
+                    (StatusCode::INTERNAL_SERVER_ERROR, "down")
+                } else {
+                    (StatusCode::OK, "ok")
+                }
+            }
+        }),
+    )
+}
+
+#[tokio::test]
+async fn server_error_is_retried_until_it_recovers() {
+    let hits = Hits::default();
+    let addr = serve(flaky(hits.clone(), 2)).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher.get(&url(addr, "/flaky")).await.expect("recovers");
+    assert_eq!(response.status, 200);
+    assert_eq!(response.body, b"ok");
+    assert_eq!(response.attempts, 3);
+    assert_eq!(hits.count(), 3);
+    let stats = fetcher.stats();
+    assert_eq!(stats.requests, 3);
+    assert_eq!(stats.retries, 2);
+    assert_eq!(stats.failures, 0);
+}
+
+#[tokio::test]
+async fn server_error_forever_gives_up_after_retries_plus_one_attempts() {
+    let hits = Hits::default();
+    let addr = serve(flaky(hits.clone(), usize::MAX)).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let error = fetcher.get(&url(addr, "/flaky")).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            FetchError::Status {
+                status: 500,
+                attempts: 3,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("3 attempt"), "{error}");
+    assert_eq!(hits.count(), 3);
+    assert_eq!(fetcher.stats().failures, 1);
+}
+
+#[tokio::test]
+async fn client_error_is_not_retried() {
+    let hits = Hits::default();
+    let router = Router::new().route(
+        "/gone",
+        counted_get(&hits, || (StatusCode::NOT_FOUND, "no such page")),
+    );
+    let addr = serve(router).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let error = fetcher.get(&url(addr, "/gone")).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            FetchError::Status {
+                status: 404,
+                attempts: 1,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(hits.count(), 1);
+}
+
+const OK_RESPONSE: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+
+/// Fetches `/` from a server whose first connection misbehaves and whose
+/// later ones answer [`OK_RESPONSE`].
+async fn assert_ok_at_second_attempt(addr: std::net::SocketAddr) {
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher.get(&url(addr, "/")).await.expect("second attempt");
+    assert_eq!(response.body, b"ok");
+    assert_eq!(response.attempts, 2);
+    assert_eq!(fetcher.stats().retries, 1);
+}
+
+#[tokio::test]
+async fn reset_connection_is_retried() {
+    // The first connection is reset after the request arrived; the next ones
+    // are answered.
+    let addr = serve_raw(|mut stream, n| async move {
+        read_head(&mut stream).await;
+        if n == 0 {
+            stream.set_zero_linger().expect("SO_LINGER");
+            drop(stream);
+        } else {
+            write_all(&mut stream, OK_RESPONSE).await;
+        }
+    })
+    .await;
+    assert_ok_at_second_attempt(addr).await;
+}
+
+#[tokio::test]
+async fn reset_forever_is_a_transport_error_that_counts_attempts() {
+    let connections = Hits::default();
+    let seen = connections.clone();
+    let addr = serve_raw(move |mut stream, _| {
+        let _guard = seen.enter();
+        async move {
+            read_head(&mut stream).await;
+            stream.set_zero_linger().expect("SO_LINGER");
+        }
+    })
+    .await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let error = fetcher.get(&url(addr, "/")).await.unwrap_err();
+    assert!(
+        matches!(error, FetchError::Transport { attempts: 3, .. }),
+        "{error:?}"
+    );
+    assert_eq!(connections.count(), 3);
+}
+
+#[tokio::test]
+async fn refused_connection_fails_after_retries() {
+    // A port that was free a moment ago: nobody listens on it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    drop(listener);
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let error = fetcher.get(&url(addr, "/")).await.unwrap_err();
+    assert!(
+        matches!(error, FetchError::Transport { attempts: 3, .. }),
+        "{error:?}"
+    );
+    assert_eq!(fetcher.stats().requests, 3);
+}
+
+#[tokio::test]
+async fn stall_longer_than_the_timeout_times_out() {
+    let connections = Hits::default();
+    let seen = connections.clone();
+    let addr = serve_raw(move |mut stream, _| {
+        let _guard = seen.enter();
+        async move {
+            read_head(&mut stream).await;
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            write_all(&mut stream, OK_RESPONSE).await;
+        }
+    })
+    .await;
+    let config = FetchConfig {
+        timeout: Duration::from_millis(150),
+        retries: 1,
+        ..fast_config()
+    };
+    let fetcher = Fetcher::new(config).expect("fetcher");
+    let started = Instant::now();
+    let error = fetcher.get(&url(addr, "/slow")).await.unwrap_err();
+    assert!(
+        matches!(error, FetchError::Timeout { attempts: 2, .. }),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(connections.count(), 2);
+}
+
+#[tokio::test]
+async fn truncated_body_is_retried() {
+    // First connection: Content-Length 100, 10 bytes, close. Then complete.
+    let addr = serve_raw(|mut stream, n| async move {
+        read_head(&mut stream).await;
+        if n == 0 {
+            write_all(
+                &mut stream,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n0123456789",
+            )
+            .await;
+        } else {
+            write_all(&mut stream, OK_RESPONSE).await;
+        }
+    })
+    .await;
+    assert_ok_at_second_attempt(addr).await;
+}
+
+#[tokio::test]
+async fn chunked_stream_cut_off_forever_is_an_error() {
+    let addr = serve_raw(|mut stream, _| async move {
+        read_head(&mut stream).await;
+        write_all(
+            &mut stream,
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+        )
+        .await;
+        // No last chunk: the stream ends in the middle.
+    })
+    .await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let error = fetcher.get(&url(addr, "/")).await.unwrap_err();
+    match &error {
+        FetchError::Transport {
+            message, attempts, ..
+        } => {
+            assert_eq!(*attempts, 3);
+            assert!(message.contains("cut off"), "{message}");
+        }
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn declared_body_over_the_limit_is_refused_without_retry() {
+    let hits = Hits::default();
+    let router = Router::new().route("/big", counted_get(&hits, || "x".repeat(5000)));
+    let addr = serve(router).await;
+    let config = FetchConfig {
+        max_body_bytes: 1000,
+        ..fast_config()
+    };
+    let fetcher = Fetcher::new(config).expect("fetcher");
+    let error = fetcher.get(&url(addr, "/big")).await.unwrap_err();
+    assert!(
+        matches!(error, FetchError::TooLarge { limit: 1000, .. }),
+        "{error:?}"
+    );
+    assert_eq!(hits.count(), 1);
+}
+
+#[tokio::test]
+async fn streamed_body_over_the_limit_is_stopped_while_streaming() {
+    // 2000 chunks of 8 KiB, 1 ms apart: sending all of it takes > 2 s, far
+    // longer than the 500 ms timeout; only a check while streaming returns
+    // TooLarge in time.
+    let addr = serve_raw(|mut stream, _| async move {
+        read_head(&mut stream).await;
+        write_all(
+            &mut stream,
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+        )
+        .await;
+        let chunk = format!("2000\r\n{}\r\n", "y".repeat(0x2000));
+        for _ in 0..2000 {
+            if !write_all(&mut stream, chunk.as_bytes()).await {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    })
+    .await;
+    let config = FetchConfig {
+        max_body_bytes: 64 * 1024,
+        ..fast_config()
+    };
+    let fetcher = Fetcher::new(config).expect("fetcher");
+    let error = fetcher.get(&url(addr, "/stream")).await.unwrap_err();
+    assert!(
+        matches!(error, FetchError::TooLarge { limit: 65536, .. }),
+        "{error:?}"
+    );
+    let bytes = fetcher.stats().bytes;
+    assert!(bytes <= 64 * 1024 + 0x2000 * 2, "read {bytes} bytes");
+}
+
+#[tokio::test]
+async fn misdeclared_charset_is_decoded_with_replacements() {
+    let router = Router::new().route(
+        "/latin1",
+        get(|| async {
+            (
+                [("content-type", "text/html; charset=utf-8")],
+                b"<p>Gr\xfc\xdfe aus R\xfcgen</p>".to_vec(),
+            )
+        }),
+    );
+    let addr = serve(router).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher.get(&url(addr, "/latin1")).await.expect("fetched");
+    let text = response.text();
+    assert!(text.had_errors);
+    assert_eq!(text.encoding, encoding_rs::UTF_8);
+    assert!(text.text.contains("Gr\u{fffd}\u{fffd}e"), "{}", text.text);
+}
+
+#[tokio::test]
+async fn gzip_body_is_decompressed_and_user_agent_names_gather() {
+    let page = "<html><body>".to_string() + &"Usedom Rügen ".repeat(200) + "</body></html>";
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(page.as_bytes()).expect("gzip");
+    let compressed = encoder.finish().expect("gzip");
+    assert!(compressed.len() < page.len());
+    let request_headers = Arc::new(Mutex::new(None::<HeaderMap>));
+    let recorded = request_headers.clone();
+    let router = Router::new().route(
+        "/gz",
+        get(move |headers: HeaderMap| {
+            let recorded = recorded.clone();
+            let compressed = compressed.clone();
+            async move {
+                *recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(headers);
+                (
+                    [
+                        ("content-type", "text/html; charset=utf-8"),
+                        ("content-encoding", "gzip"),
+                    ],
+                    compressed,
+                )
+            }
+        }),
+    );
+    let addr = serve(router).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher.get(&url(addr, "/gz")).await.expect("fetched");
+    assert_eq!(response.text().text, page);
+    assert_eq!(fetcher.stats().bytes, page.len() as u64);
+    let headers = request_headers
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+        .expect("request seen");
+    let accept = headers
+        .get("accept-encoding")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    assert!(accept.contains("gzip"), "{accept}");
+    let agent = headers
+        .get("user-agent")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    assert!(agent.starts_with("gather/"), "{agent}");
+}
+
+/// A site whose robots.txt is answered by `robots` and whose other pages say
+/// "page", with counts of both kinds of requests, and a fetcher that
+/// respects robots.txt.
+struct RobotsSite {
+    addr: std::net::SocketAddr,
+    robots: Hits,
+    pages: Hits,
+    fetcher: Fetcher,
+}
+
+impl RobotsSite {
+    async fn start(robots: (StatusCode, &'static str)) -> RobotsSite {
+        let robots_hits = Hits::default();
+        let page_hits = Hits::default();
+        let router = Router::new()
+            .route("/robots.txt", counted_get(&robots_hits, move || robots))
+            .fallback(counted_get(&page_hits, || "page"));
+        let fetcher = Fetcher::new(FetchConfig {
+            respect_robots: true,
+            ..fast_config()
+        })
+        .expect("fetcher");
+        RobotsSite {
+            addr: serve(router).await,
+            robots: robots_hits,
+            pages: page_hits,
+            fetcher,
+        }
+    }
+}
+
+#[tokio::test]
+async fn robots_txt_disallow_is_honoured_and_read_once() {
+    let site = RobotsSite::start((
+        StatusCode::OK,
+        "User-agent: *\nDisallow: /\n\nUser-agent: gather\nDisallow: /private\n",
+    ))
+    .await;
+    let (addr, fetcher) = (site.addr, &site.fetcher);
+    let error = fetcher.get(&url(addr, "/private/rooms")).await.unwrap_err();
+    assert!(matches!(error, FetchError::Robots { .. }), "{error:?}");
+    assert!(error.to_string().contains("robots.txt"));
+    let open = fetcher.get(&url(addr, "/search?region=Usedom")).await;
+    assert_eq!(open.expect("allowed").body, b"page");
+    fetcher
+        .get(&url(addr, "/search?region=Fischland"))
+        .await
+        .expect("allowed");
+    assert_eq!(site.robots.count(), 1);
+    assert_eq!(site.pages.count(), 2);
+
+    // Turned off, the same page is fetched.
+    let careless = Fetcher::new(fast_config()).expect("fetcher");
+    careless
+        .get(&url(addr, "/private/rooms"))
+        .await
+        .expect("robots.txt not asked");
+    assert_eq!(site.robots.count(), 1);
+}
+
+#[tokio::test]
+async fn missing_robots_txt_allows_everything() {
+    let site = RobotsSite::start((StatusCode::NOT_FOUND, "no robots here")).await;
+    site.fetcher
+        .get(&url(site.addr, "/anything"))
+        .await
+        .expect("allowed");
+    assert_eq!((site.robots.count(), site.pages.count()), (1, 1));
+}
+
+#[tokio::test]
+async fn unavailable_robots_txt_disallows_the_host_for_the_run() {
+    let site = RobotsSite::start((StatusCode::SERVICE_UNAVAILABLE, "busy")).await;
+    for path in ["/a", "/b"] {
+        let error = site.fetcher.get(&url(site.addr, path)).await.unwrap_err();
+        assert!(matches!(error, FetchError::Robots { .. }), "{error:?}");
+    }
+    // Retried like any 5xx, then remembered.
+    assert_eq!(site.robots.count(), 3);
+    assert_eq!(site.pages.count(), 0);
+}

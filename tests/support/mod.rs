@@ -1,0 +1,163 @@
+//! Real HTTP servers on 127.0.0.1 for the integration tests.
+//!
+//! - [`serve`] runs an axum router (well-behaved HTTP);
+//! - [`serve_raw`] hands every accepted connection to a closure, for servers
+//!   that must misbehave (reset, stall, cut a body short);
+//! - [`Hits`] counts requests and remembers when they came, for assertions
+//!   made on the server's side;
+//! - [`fast_config`] is a fetch configuration with short timeouts and backoffs
+//!   so that tests of failures stay fast.
+//!
+//! Every server binds port 0 and lives until the test's runtime ends.
+
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gather::fetch::FetchConfig;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use url::Url;
+
+/// Serves `router` on a fresh port of 127.0.0.1; returns its address.
+pub async fn serve(router: axum::Router) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a port on 127.0.0.1");
+    let addr = listener.local_addr().expect("bound address");
+    tokio::spawn(async move {
+        axum::serve(listener, router)
+            .await
+            .expect("test server runs");
+    });
+    addr
+}
+
+/// Accepts connections on a fresh port and runs `handle(connection, n)` for
+/// each, `n` counting connections from 0.
+pub async fn serve_raw<F, Fut>(handle: F) -> SocketAddr
+where
+    F: Fn(TcpStream, usize) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a port on 127.0.0.1");
+    let addr = listener.local_addr().expect("bound address");
+    tokio::spawn(async move {
+        let mut n = 0;
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(handle(stream, n));
+            n += 1;
+        }
+    });
+    addr
+}
+
+/// Reads a request head (up to the empty line) from a raw connection.
+pub async fn read_head(stream: &mut TcpStream) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte).await {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// Writes raw bytes and flushes them; false when the peer is gone.
+pub async fn write_all(stream: &mut TcpStream, bytes: &[u8]) -> bool {
+    stream.write_all(bytes).await.is_ok() && stream.flush().await.is_ok()
+}
+
+/// `http://ADDR/PATH`.
+pub fn url(addr: SocketAddr, path: &str) -> Url {
+    Url::parse(&format!("http://{addr}{path}")).expect("test URL")
+}
+
+/// A fetch configuration for tests: short timeout (500 ms), short backoff
+/// (5 ms), 2 retries, robots.txt off (tests of robots turn it on).
+pub fn fast_config() -> FetchConfig {
+    FetchConfig {
+        timeout: Duration::from_millis(500),
+        backoff: Duration::from_millis(5),
+        retries: 2,
+        respect_robots: false,
+        ..FetchConfig::default()
+    }
+}
+
+/// Requests seen by a test server: how many, when, and how many were in
+/// flight at most.
+#[derive(Clone, Default)]
+pub struct Hits {
+    count: Arc<AtomicUsize>,
+    in_flight: Arc<AtomicUsize>,
+    max_in_flight: Arc<AtomicUsize>,
+    times: Arc<Mutex<Vec<Instant>>>,
+}
+
+impl Hits {
+    /// Records the start of a request; the guard records its end when dropped.
+    pub fn enter(&self) -> InFlight {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        self.times
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Instant::now());
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight {
+            in_flight: self.in_flight.clone(),
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Arrival times, in order.
+    pub fn times(&self) -> Vec<Instant> {
+        let mut times = self.times.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        times.sort();
+        times
+    }
+}
+
+/// Marks one request in flight (see [`Hits::enter`]).
+pub struct InFlight {
+    in_flight: Arc<AtomicUsize>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A GET handler that records each request in `hits` and answers `answer()`.
+pub fn counted_get<R, F>(hits: &Hits, answer: F) -> axum::routing::MethodRouter
+where
+    F: Fn() -> R + Clone + Send + Sync + 'static,
+    R: axum::response::IntoResponse + Send + 'static,
+{
+    let hits = hits.clone();
+    axum::routing::get(move || {
+        let hits = hits.clone();
+        let answer = answer.clone();
+        async move {
+            let _guard = hits.enter();
+            answer()
+        }
+    })
+}
