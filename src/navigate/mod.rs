@@ -1,1 +1,425 @@
-//! navigate (to be built).
+//! The navigator: walks the result pages of one query (seed 003 §4.2).
+//!
+//! A result may be spread over several pages. The navigator hands out the
+//! query's own request first, is told the links of every page fetched, and
+//! queues the links that lead to further result pages of the same query:
+//!
+//! - [`NavigationMode::Off`] (`DB.Navigation: NO`): the first page only.
+//! - [`NavigationMode::Pattern`] (`DB.NavigationURL`): every link whose
+//!   absolute URL matches the pattern, in document order. The pattern is
+//!   resolved against the query's URL when it is relative; each `*` matches
+//!   any run of characters (also none) within one URL component: a path
+//!   segment, a query name or value, never across `/`, `?`, `&` or `#`.
+//!   Everything else must match literally, so a link with extra query
+//!   parameters does not match. A pattern that is no URL follows no links
+//!   ([`NavigationPattern::parse`] reports why).
+//! - [`NavigationMode::Detect`] (neither): the links that look like
+//!   pagination (see [`Navigator::result_page`]).
+//!
+//! Whatever the mode, no URL is fetched twice for a query (URLs are compared
+//! without their fragment and with the query parameters in their order), and
+//! at most `max_pages` pages are fetched, the query's own page included.
+//! A limit of 0 is read as 1: the query's own page is always fetched.
+//! Links are resolved against the URL the page was fetched from (after
+//! redirects); a `<base href>` is not looked at.
+
+use std::collections::{HashSet, VecDeque};
+
+use regex::Regex;
+use url::Url;
+
+use crate::plan::Request;
+
+/// An anchor of a result page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The `href` as written in the page (relative or absolute).
+    pub href: String,
+    /// Its visible text.
+    pub text: String,
+}
+
+/// How the next result pages of a query are found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NavigationMode {
+    /// `DB.Navigation: NO`: results are never paged.
+    Off,
+    /// `DB.NavigationURL`: a URL with `*` for each changing parameter.
+    Pattern(String),
+    /// Neither given: the navigator finds the next pages itself.
+    Detect,
+}
+
+/// Why a `DB.NavigationURL` cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NavigationError {
+    #[error("DB.NavigationURL {pattern:?} is not a URL, even relative to {base}: {reason}")]
+    NotAUrl {
+        pattern: String,
+        base: String,
+        reason: String,
+    },
+}
+
+/// A `DB.NavigationURL`, resolved and ready to match links.
+#[derive(Debug, Clone)]
+pub struct NavigationPattern {
+    regex: Regex,
+}
+
+impl NavigationPattern {
+    /// Resolves `pattern` against `base` (the query's URL) and compiles it.
+    pub fn parse(pattern: &str, base: &Url) -> Result<NavigationPattern, NavigationError> {
+        let resolved = base
+            .join(pattern.trim())
+            .map_err(|e| not_a_url(pattern, base, e))?;
+        let text = page_key(&resolved);
+        let mut regex = String::from("^");
+        for (i, literal) in text.split('*').enumerate() {
+            if i > 0 {
+                regex.push_str("[^/?&#]*");
+            }
+            regex.push_str(&regex::escape(literal));
+        }
+        regex.push('$');
+        let regex = Regex::new(&regex).map_err(|e| not_a_url(pattern, base, e))?;
+        Ok(NavigationPattern { regex })
+    }
+
+    /// True when the (absolute) URL is one of the pattern's pages.
+    pub fn matches(&self, url: &Url) -> bool {
+        self.regex.is_match(&page_key(url))
+    }
+}
+
+fn not_a_url(pattern: &str, base: &Url, reason: impl std::fmt::Display) -> NavigationError {
+    NavigationError::NotAUrl {
+        pattern: pattern.to_string(),
+        base: base.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// The mode with its working state.
+#[derive(Debug)]
+enum Walk {
+    Off,
+    Pattern(Option<NavigationPattern>),
+    /// The shape of the pagination links, once known.
+    Detect(Option<Shape>),
+}
+
+/// Walks the result pages of one query.
+#[derive(Debug)]
+pub struct Navigator {
+    walk: Walk,
+    first: Option<Request>,
+    query_url: Url,
+    queue: VecDeque<Url>,
+    /// Keys of every page fetched or queued.
+    seen: HashSet<String>,
+    fetched: u64,
+    max_pages: Option<u64>,
+}
+
+impl Navigator {
+    /// A navigator for the query `first`, fetching at most `max_pages` pages
+    /// (`None`: no limit).
+    pub fn new(mode: NavigationMode, first: Request, max_pages: Option<u64>) -> Navigator {
+        let walk = match mode {
+            NavigationMode::Off => Walk::Off,
+            NavigationMode::Detect => Walk::Detect(None),
+            NavigationMode::Pattern(pattern) => {
+                match NavigationPattern::parse(&pattern, &first.url) {
+                    Ok(pattern) => Walk::Pattern(Some(pattern)),
+                    Err(error) => {
+                        tracing::warn!(%error, "no result pages beyond the first are followed");
+                        Walk::Pattern(None)
+                    }
+                }
+            }
+        };
+        let seen = HashSet::from([page_key(&first.url)]);
+        Navigator {
+            walk,
+            query_url: first.url.clone(),
+            first: Some(first),
+            queue: VecDeque::new(),
+            seen,
+            fetched: 0,
+            max_pages: max_pages.map(|m| m.max(1)),
+        }
+    }
+
+    /// The next page to fetch: the query itself first, then the result pages
+    /// found so far, in the order they were found; `None` when there are no
+    /// more or the page limit is reached.
+    pub fn next_request(&mut self) -> Option<Request> {
+        if let Some(first) = self.first.take() {
+            self.fetched = 1;
+            return Some(first);
+        }
+        if self.limit_reached() {
+            return None;
+        }
+        let url = self.queue.pop_front()?;
+        self.fetched += 1;
+        Some(Request::get(url))
+    }
+
+    /// Takes in what the page just fetched (from `url`, after redirects)
+    /// links to, and queues the result pages among them.
+    ///
+    /// In [`NavigationMode::Detect`] a link leads to a result page when
+    ///
+    /// - it is an `http(s)` link to the query's own host (and port), not
+    ///   `javascript:`, `mailto:` or a fragment of the same page;
+    /// - its text is a page number (`2`, `[2]`, `(2)`, `Seite 2`, `page 2`),
+    ///   a range of results (`11-20`, `11 – 20`), or says "next" (`next`,
+    ///   `weiter`, `nächste`, `vor`, `more`, `mehr`, `»`, `›`, `>`, `→`,
+    ///   ...), and says nothing of "previous" (`zurück`, `vorherige`, `prev`,
+    ///   `back`, `«`, `‹`, `<`, `first`, `erste`, ...);
+    /// - it is not labelled `1` (or a range starting at 1): that is the first
+    ///   page, already fetched, perhaps by a POST under another URL;
+    /// - it has the shape of the query's pagination links. Following seed
+    ///   004, the links of one navigation share a structure; here the shape of
+    ///   a URL is its path with digits blanked plus the names of its query
+    ///   parameters. The shape is fixed on the first page that has candidates:
+    ///   the shape of its first "next" link, else the shape most of its
+    ///   candidate links (counting distinct targets) have. This keeps out
+    ///   number-labelled links of other kinds, such as "show 10 / 20 / 50 per
+    ///   page".
+    pub fn result_page(&mut self, url: &Url, links: &[Link]) {
+        self.seen.insert(page_key(url));
+        let found: Vec<Url> = match &mut self.walk {
+            Walk::Off | Walk::Pattern(None) => return,
+            Walk::Pattern(Some(pattern)) => links
+                .iter()
+                .filter_map(|link| absolute(url, &link.href))
+                .filter(|target| pattern.matches(target))
+                .collect(),
+            Walk::Detect(shape) => detect(&self.query_url, url, links, shape),
+        };
+        for target in found {
+            let key = page_key(&target);
+            if self.seen.insert(key) {
+                let mut target = target;
+                target.set_fragment(None);
+                self.queue.push_back(target);
+            }
+        }
+    }
+
+    /// Pages handed out by [`Navigator::next_request`] so far, the first
+    /// included.
+    pub fn pages_fetched(&self) -> u64 {
+        self.fetched
+    }
+
+    /// True when the page limit stopped the walk while result pages were
+    /// still waiting: the query's result is incomplete.
+    pub fn cut_short(&self) -> bool {
+        self.limit_reached() && !self.queue.is_empty()
+    }
+
+    fn limit_reached(&self) -> bool {
+        self.max_pages.is_some_and(|max| self.fetched >= max)
+    }
+}
+
+/// A URL as compared for "already fetched": without fragment, and without
+/// an empty `?`.
+fn page_key(url: &Url) -> String {
+    let mut url = url.clone();
+    url.set_fragment(None);
+    if url.query() == Some("") {
+        url.set_query(None);
+    }
+    url.into()
+}
+
+/// The absolute `http(s)` URL of an `href`, or `None` for scripts, mail,
+/// fragments of the same page and unparsable references.
+fn absolute(page: &Url, href: &str) -> Option<Url> {
+    let href = href.trim();
+    if href.is_empty() || href.starts_with('#') {
+        return None;
+    }
+    let target = page.join(href).ok()?;
+    matches!(target.scheme(), "http" | "https").then_some(target)
+}
+
+/// Structure shared by the pagination links of one query (see
+/// [`Navigator::result_page`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Shape {
+    path: String,
+    params: Vec<String>,
+}
+
+impl Shape {
+    fn of(url: &Url) -> Shape {
+        let path = url
+            .path()
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect();
+        let mut params: Vec<String> = url.query_pairs().map(|(k, _)| k.into_owned()).collect();
+        params.sort();
+        params.dedup();
+        Shape { path, params }
+    }
+}
+
+/// What a link's text says about where it leads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Label {
+    Page(u64),
+    Next,
+    Previous,
+    Other,
+}
+
+const NEXT_WORDS: &[&str] = &[
+    "next",
+    "weiter",
+    "weitere",
+    "nächste",
+    "nächster",
+    "naechste",
+    "vor",
+    "vorwärts",
+    "more",
+    "mehr",
+    "»",
+    "›",
+    ">",
+    ">>",
+    "→",
+    "suivant",
+    "siguiente",
+];
+
+const PREVIOUS_WORDS: &[&str] = &[
+    "previous",
+    "prev",
+    "back",
+    "zurück",
+    "zurueck",
+    "vorherige",
+    "vorheriger",
+    "vorige",
+    "first",
+    "erste",
+    "anfang",
+    "«",
+    "‹",
+    "<",
+    "<<",
+    "←",
+    "précédent",
+    "anterior",
+];
+
+/// Reads a link's visible text.
+fn label(text: &str) -> Label {
+    let text = text.to_lowercase();
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | '(' | ')' | '|' | ':' | '.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() {
+        return Label::Other;
+    }
+    let has = |list: &[&str]| {
+        words.iter().any(|w| {
+            list.contains(w)
+                // "»»", "weiter»": arrows glued to a word or repeated.
+                || list
+                    .iter()
+                    .any(|m| !m.chars().any(char::is_alphanumeric) && w.contains(m))
+        })
+    };
+    if has(PREVIOUS_WORDS) {
+        return Label::Previous;
+    }
+    if has(NEXT_WORDS) {
+        return Label::Next;
+    }
+    let words: Vec<&str> = words
+        .into_iter()
+        .filter(|w| !matches!(*w, "seite" | "page" | "s" | "p" | "nr"))
+        .collect();
+    let number = match words.as_slice() {
+        [one] => one.split(['-', '–']).map(str::trim).collect::<Vec<_>>(),
+        [from, dash, _to] if matches!(*dash, "-" | "–" | "bis" | "to") => vec![*from],
+        _ => return Label::Other,
+    };
+    match number.as_slice() {
+        [n] | [n, _] if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
+            n.parse().map_or(Label::Other, Label::Page)
+        }
+        _ => Label::Other,
+    }
+}
+
+/// The result pages a page links to, by the heuristics documented at
+/// [`Navigator::result_page`]; fixes the pagination shape on first use.
+fn detect(query: &Url, page: &Url, links: &[Link], shape: &mut Option<Shape>) -> Vec<Url> {
+    let own = page_key(page);
+    let mut candidates: Vec<(Url, Label)> = Vec::new();
+    for link in links {
+        let Some(target) = absolute(page, &link.href) else {
+            continue;
+        };
+        if target.host_str() != query.host_str() || target.port() != query.port() {
+            continue;
+        }
+        if page_key(&target) == own {
+            continue;
+        }
+        match label(&link.text) {
+            Label::Next => candidates.push((target, Label::Next)),
+            Label::Page(n) if n >= 2 => candidates.push((target, Label::Page(n))),
+            _ => {}
+        }
+    }
+    if shape.is_none() {
+        *shape = pagination_shape(&candidates);
+    }
+    let Some(shape) = shape.as_ref() else {
+        return Vec::new();
+    };
+    candidates
+        .into_iter()
+        .filter(|(target, _)| Shape::of(target) == *shape)
+        .map(|(target, _)| target)
+        .collect()
+}
+
+/// The shape of the first "next" link, else the shape with the most distinct
+/// targets (the earliest one on a tie); `None` without candidates.
+fn pagination_shape(candidates: &[(Url, Label)]) -> Option<Shape> {
+    if let Some((next, _)) = candidates.iter().find(|(_, l)| *l == Label::Next) {
+        return Some(Shape::of(next));
+    }
+    let mut groups: Vec<(Shape, HashSet<String>)> = Vec::new();
+    for (target, _) in candidates {
+        let shape = Shape::of(target);
+        let key = page_key(target);
+        match groups.iter_mut().find(|(s, _)| *s == shape) {
+            Some((_, targets)) => {
+                targets.insert(key);
+            }
+            None => groups.push((shape, HashSet::from([key]))),
+        }
+    }
+    groups
+        .into_iter()
+        .enumerate()
+        .max_by_key(|(i, (_, targets))| (targets.len(), std::cmp::Reverse(*i)))
+        .map(|(_, (shape, _))| shape)
+}
+
+#[cfg(test)]
+mod tests;

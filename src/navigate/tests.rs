@@ -1,0 +1,286 @@
+use super::*;
+use crate::plan::Method;
+
+fn url(s: &str) -> Url {
+    Url::parse(s).expect("test URL")
+}
+
+fn link(href: &str, text: &str) -> Link {
+    Link {
+        href: href.to_string(),
+        text: text.to_string(),
+    }
+}
+
+fn query() -> Request {
+    Request::get(url("http://hotels.example/search?region=Usedom"))
+}
+
+/// Hands out requests until the navigator stops, answering each page with
+/// the links `site` gives for its URL; returns the URLs fetched.
+fn walk(nav: &mut Navigator, site: impl Fn(&Url) -> Vec<Link>) -> Vec<String> {
+    let mut fetched = Vec::new();
+    while let Some(request) = nav.next_request() {
+        assert!(fetched.len() < 100, "runaway navigation");
+        let links = site(&request.url);
+        nav.result_page(&request.url, &links);
+        fetched.push(request.url.to_string());
+    }
+    fetched
+}
+
+/// The URLs the navigator still hands out, without fetching anything.
+fn remaining(nav: &mut Navigator) -> Vec<Url> {
+    std::iter::from_fn(|| nav.next_request().map(|r| r.url)).collect()
+}
+
+#[test]
+fn labels_are_read_as_a_reader_would() {
+    assert_eq!(label("2"), Label::Page(2));
+    assert_eq!(label(" [3] "), Label::Page(3));
+    assert_eq!(label("(4)"), Label::Page(4));
+    assert_eq!(label("Seite 5"), Label::Page(5));
+    assert_eq!(label("11-20"), Label::Page(11));
+    assert_eq!(label("21 – 30"), Label::Page(21));
+    assert_eq!(label("weiter »"), Label::Next);
+    assert_eq!(label("Nächste Seite"), Label::Next);
+    assert_eq!(label("»»"), Label::Next);
+    assert_eq!(label(">"), Label::Next);
+    assert_eq!(label("more results"), Label::Next);
+    assert_eq!(label("« zurück"), Label::Previous);
+    assert_eq!(label("< prev"), Label::Previous);
+    assert_eq!(label("Vorherige"), Label::Previous);
+    assert_eq!(label("erste Seite"), Label::Previous);
+    assert_eq!(label("Hotel Seeblick"), Label::Other);
+    assert_eq!(label("10 pro Seite"), Label::Other);
+    assert_eq!(label(""), Label::Other);
+    assert_eq!(label("2a"), Label::Other);
+}
+
+#[test]
+fn off_fetches_the_first_page_only() {
+    let mut nav = Navigator::new(NavigationMode::Off, query(), None);
+    let fetched = walk(&mut nav, |_| vec![link("?region=Usedom&page=2", "2")]);
+    assert_eq!(fetched, vec!["http://hotels.example/search?region=Usedom"]);
+    assert_eq!(nav.pages_fetched(), 1);
+    assert!(!nav.cut_short());
+}
+
+#[test]
+fn first_request_is_handed_out_unchanged() {
+    let post = Request {
+        method: Method::Post,
+        url: url("http://hotels.example/search"),
+        body: Some(b"region=Usedom".to_vec()),
+        content_type: Some("application/x-www-form-urlencoded".into()),
+    };
+    let mut nav = Navigator::new(NavigationMode::Detect, post.clone(), Some(5));
+    assert_eq!(nav.next_request(), Some(post));
+    // A link back to the form's action is not a result page.
+    nav.result_page(
+        &url("http://hotels.example/search"),
+        &[link("/search", "2"), link("/search?page=2", "2")],
+    );
+    let next = nav.next_request().expect("page 2");
+    assert_eq!(next.method, Method::Get);
+    assert_eq!(next.url.as_str(), "http://hotels.example/search?page=2");
+    assert_eq!(next.body, None);
+    assert_eq!(nav.next_request(), None);
+}
+
+/// A result of `pages` pages at `/search?region=Usedom&page=N`, each with a
+/// window of page numbers, "zurück"/"weiter" links and some noise.
+fn paged_site(pages: u32) -> impl Fn(&Url) -> Vec<Link> {
+    move |at: &Url| {
+        let n: u32 = at
+            .query_pairs()
+            .find(|(k, _)| k == "page")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1);
+        let page = |p: u32| format!("search?region=Usedom&page={p}");
+        let mut links = vec![
+            link("/", "Startseite"),
+            link("#top", "2"),
+            link("javascript:more()", "weiter"),
+            link("mailto:info@hotels.example", "2"),
+            link("http://elsewhere.example/search?page=2", "2"),
+            link("/hotel/2", "Hotel Seeblick"),
+            link("search?region=Usedom&per_page=20", "20"),
+            link("search?region=Usedom&per_page=50", "50"),
+        ];
+        if n > 1 {
+            links.push(link(&page(n - 1), "« zurück"));
+            links.push(link(&page(1), "1"));
+        }
+        for p in n.saturating_sub(2).max(1)..=(n + 2).min(pages) {
+            links.push(link(&page(p), &p.to_string()));
+        }
+        if n < pages {
+            links.push(link(&format!("{}#results", page(n + 1)), "weiter »"));
+        }
+        links
+    }
+}
+
+#[test]
+fn detect_walks_every_page_once_in_order() {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
+    let fetched = walk(&mut nav, paged_site(10));
+    let mut expected = vec!["http://hotels.example/search?region=Usedom".to_string()];
+    expected
+        .extend((2..=10).map(|p| format!("http://hotels.example/search?region=Usedom&page={p}")));
+    assert_eq!(fetched, expected);
+    assert_eq!(nav.pages_fetched(), 10);
+    assert!(!nav.cut_short());
+}
+
+#[test]
+fn max_pages_counts_the_first_page_and_reports_the_cut() {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), Some(3));
+    let fetched = walk(&mut nav, paged_site(10));
+    assert_eq!(fetched.len(), 3);
+    assert_eq!(nav.pages_fetched(), 3);
+    assert!(nav.cut_short());
+}
+
+#[test]
+fn limit_that_is_exactly_enough_is_not_a_cut() {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), Some(3));
+    walk(&mut nav, paged_site(3));
+    assert_eq!(nav.pages_fetched(), 3);
+    assert!(!nav.cut_short());
+}
+
+#[test]
+fn zero_limit_still_fetches_the_query() {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), Some(0));
+    assert_eq!(walk(&mut nav, paged_site(4)).len(), 1);
+    assert!(nav.cut_short());
+}
+
+#[test]
+fn detect_follows_a_lone_next_link_and_ignores_other_numbers() {
+    // Result pages found only through "nächste"; the number links are of
+    // another shape (per-page sizes) and must not be followed.
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
+    let fetched = walk(&mut nav, |at| {
+        let n: u32 = at
+            .path_segments()
+            .and_then(|mut s| s.nth(1))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        let mut links = vec![
+            link("/size?n=10", "10"),
+            link("/size?n=20", "20"),
+            link("/size?n=50", "50"),
+        ];
+        if n < 4 {
+            links.push(link(&format!("/results/{}", n + 1), "nächste"));
+        }
+        links
+    });
+    assert_eq!(
+        fetched,
+        vec![
+            "http://hotels.example/search?region=Usedom",
+            "http://hotels.example/results/2",
+            "http://hotels.example/results/3",
+            "http://hotels.example/results/4",
+        ]
+    );
+}
+
+#[test]
+fn detect_takes_the_larger_group_of_numbered_links() {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
+    nav.next_request();
+    nav.result_page(
+        &query().url,
+        &[
+            link("/size?n=20", "20"),
+            link("/p/2", "2"),
+            link("/p/3", "3"),
+            link("/size?n=50", "50"),
+            link("/p/4", "4"),
+        ],
+    );
+    let next: Vec<String> = remaining(&mut nav)
+        .iter()
+        .map(|u| u.path().to_string())
+        .collect();
+    assert_eq!(next, vec!["/p/2", "/p/3", "/p/4"]);
+}
+
+#[test]
+fn a_page_reached_through_a_redirect_is_not_fetched_again() {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
+    nav.next_request();
+    // The query was redirected to page=1 style URL; page 2 links back to it.
+    let landed = url("http://hotels.example/search?region=Usedom&page=1");
+    nav.result_page(&landed, &[link("?region=Usedom&page=2", "2")]);
+    let page2 = nav.next_request().expect("page 2");
+    nav.result_page(
+        &page2.url,
+        &[
+            link("?region=Usedom&page=1", "« zurück"),
+            link("?region=Usedom&page=1#top", "Anfang"),
+            link("?region=Usedom&page=2", "2"),
+        ],
+    );
+    assert_eq!(nav.next_request(), None);
+}
+
+#[test]
+fn pattern_follows_matching_links_in_document_order() {
+    let mode = NavigationMode::Pattern("search?region=*&page=*".into());
+    let mut nav = Navigator::new(mode, query(), None);
+    nav.next_request();
+    nav.result_page(
+        &query().url,
+        &[
+            link("search?region=Usedom&page=3", "drei"),
+            link("/search?region=Usedom&page=2#x", ""),
+            link("search?region=Usedom&page=2", "2"),
+            link("search?region=Usedom&page=4&sort=name", "4"),
+            link("search?region=Usedom&per_page=20", "20"),
+            link("/other/search?region=Usedom&page=5", "5"),
+            link("http://elsewhere.example/search?region=Usedom&page=6", "6"),
+        ],
+    );
+    let next: Vec<String> = remaining(&mut nav).iter().map(Url::to_string).collect();
+    assert_eq!(
+        next,
+        vec![
+            "http://hotels.example/search?region=Usedom&page=3",
+            "http://hotels.example/search?region=Usedom&page=2",
+        ]
+    );
+}
+
+#[test]
+fn pattern_star_stays_within_one_component() {
+    let base = url("http://hotels.example/search");
+    let pattern = NavigationPattern::parse("/results/*/page-*.html", &base).expect("pattern");
+    assert!(pattern.matches(&url("http://hotels.example/results/usedom/page-2.html")));
+    assert!(pattern.matches(&url("http://hotels.example/results/usedom/page-.html")));
+    assert!(!pattern.matches(&url("http://hotels.example/results/a/b/page-2.html")));
+    assert!(!pattern.matches(&url("http://hotels.example/results/usedom/page-2.htm")));
+    let absolute =
+        NavigationPattern::parse("http://other.example/q?from=*", &base).expect("pattern");
+    assert!(absolute.matches(&url("http://other.example/q?from=10")));
+    assert!(!absolute.matches(&url("http://other.example/q?from=10&x=1")));
+}
+
+#[test]
+fn unusable_pattern_is_reported_and_follows_nothing() {
+    let base = url("http://hotels.example/search");
+    let error = NavigationPattern::parse("http://[broken/*", &base).unwrap_err();
+    assert!(error.to_string().contains("DB.NavigationURL"), "{error}");
+    let mut nav = Navigator::new(
+        NavigationMode::Pattern("http://[broken/*".into()),
+        query(),
+        None,
+    );
+    let fetched = walk(&mut nav, paged_site(3));
+    assert_eq!(fetched.len(), 1);
+}
