@@ -16,6 +16,10 @@
 //! - [`NavigationMode::Detect`] (neither): the links that look like
 //!   pagination (see [`Navigator::result_page`]).
 //!
+//! In both modes a link labelled `1` (or a range starting at 1, `1-10`) or
+//! labelled "previous" or "first" (see [`Navigator::result_page`]) is taken
+//! for a way back to a page fetched before — the query's own page perhaps
+//! under another URL, as when the query was a POST — and is not followed.
 //! Whatever the mode, no URL is fetched twice for a query (URLs are compared
 //! without their fragment and with the query parameters in their order), and
 //! at most `max_pages` pages are fetched, the query's own page included.
@@ -179,8 +183,7 @@ impl Navigator {
     ///   `weiter`, `nächste`, `vor`, `more`, `mehr`, `»`, `›`, `>`, `→`,
     ///   ...), and says nothing of "previous" (`zurück`, `vorherige`, `prev`,
     ///   `back`, `«`, `‹`, `<`, `first`, `erste`, ...);
-    /// - it is not labelled `1` (or a range starting at 1): that is the first
-    ///   page, already fetched, perhaps by a POST under another URL;
+    /// - it is not labelled `1` (see the module documentation);
     /// - it has the shape of the query's pagination links. Following seed
     ///   004, the links of one navigation share a structure; here the shape of
     ///   a URL is its path with digits blanked plus the names of its query
@@ -195,6 +198,7 @@ impl Navigator {
             Walk::Off | Walk::Pattern(None) => return,
             Walk::Pattern(Some(pattern)) => links
                 .iter()
+                .filter(|link| !matches!(label(&link.text), Label::Page(1) | Label::Previous))
                 .filter_map(|link| absolute(url, &link.href))
                 .filter(|target| pattern.matches(target))
                 .collect(),

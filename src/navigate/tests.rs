@@ -239,6 +239,8 @@ fn pattern_follows_matching_links_in_document_order() {
         &query().url,
         &[
             link("search?region=Usedom&page=3", "drei"),
+            link("search?region=Usedom&page=1", "1"),
+            link("search?region=Usedom&page=0", "« zurück"),
             link("/search?region=Usedom&page=2#x", ""),
             link("search?region=Usedom&page=2", "2"),
             link("search?region=Usedom&page=4&sort=name", "4"),
