@@ -432,3 +432,64 @@ async fn unavailable_robots_txt_disallows_the_host_for_the_run() {
     assert_eq!(site.robots.count(), 3);
     assert_eq!(site.pages.count(), 0);
 }
+
+#[tokio::test]
+async fn retry_after_of_a_503_is_waited_for() {
+    let hits = Hits::default();
+    let counted = hits.clone();
+    let router = Router::new().route(
+        "/busy",
+        get(move || {
+            let hits = counted.clone();
+            async move {
+                let _guard = hits.enter();
+                if hits.count() == 1 {
+                    (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        [("retry-after", "1")],
+                        "busy",
+                    )
+                } else {
+                    (StatusCode::OK, [("retry-after", "0")], "free")
+                }
+            }
+        }),
+    );
+    let addr = serve(router).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher
+        .get(&url(addr, "/busy"))
+        .await
+        .expect("second attempt");
+    assert_eq!(response.body, b"free");
+    let times = hits.times();
+    assert_eq!(times.len(), 2);
+    let waited = times[1] - times[0];
+    assert!(waited >= Duration::from_millis(950), "waited {waited:?}");
+}
+
+#[tokio::test]
+async fn only_http_urls_are_fetched() {
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let target = url::Url::parse("file:///etc/passwd").expect("url");
+    let error = fetcher.get(&target).await.unwrap_err();
+    assert!(matches!(error, FetchError::Scheme { .. }), "{error:?}");
+    assert_eq!(fetcher.stats().requests, 0);
+}
+
+#[tokio::test]
+async fn robots_crawl_delay_spaces_the_requests() {
+    let site = RobotsSite::start((StatusCode::OK, "User-agent: *\nCrawl-delay: 0.3\n")).await;
+    for path in ["/a", "/b", "/c"] {
+        site.fetcher
+            .get(&url(site.addr, path))
+            .await
+            .expect("allowed");
+    }
+    let times = site.pages.times();
+    assert_eq!(times.len(), 3);
+    for pair in times.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(gap >= Duration::from_millis(280), "gap {gap:?}");
+    }
+}

@@ -12,7 +12,8 @@
 //!   or the robots.txt `Crawl-delay` when that is longer, capped at
 //!   [`MAX_CRAWL_DELAY`]),
 //! - retries with exponential backoff on 5xx answers, timeouts, refused or
-//!   reset connections and truncated bodies (never on 4xx),
+//!   reset connections and truncated bodies (never on 4xx); a 5xx that asks
+//!   for a longer pause in `Retry-After` (seconds) gets it, up to one minute,
 //! - follows redirects itself, so that the user's credentials are chosen anew
 //!   for every hop and never travel to another host,
 //! - reads the body as a stream and stops as soon as it exceeds
@@ -28,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
+use reqwest::header::{HeaderMap, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use tokio::sync::{OnceCell, Semaphore};
 use tokio::time::Instant;
 use url::Url;
@@ -183,6 +184,9 @@ pub enum FetchError {
     Robots { url: Url },
     #[error("{url}: {message}")]
     Redirect { url: Url, message: String },
+    /// Only `http` and `https` URLs are fetched.
+    #[error("{url}: only http and https URLs can be fetched")]
+    Scheme { url: Url },
 }
 
 /// Counters of one fetcher (and its clones), for the run's summary.
@@ -289,6 +293,16 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     message
 }
 
+/// The pause a 5xx answer asks for in `Retry-After` (seconds; the HTTP-date
+/// form is not read), honoured up to [`MAX_BACKOFF`].
+fn retry_after(headers: &HeaderMap) -> Duration {
+    headers
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(Duration::ZERO, Duration::from_secs)
+}
+
 fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
@@ -346,6 +360,11 @@ impl Fetcher {
 
     async fn follow(&self, request: &Request) -> Result<Response, FetchError> {
         let config = &self.inner.config;
+        if !matches!(request.url.scheme(), "http" | "https") {
+            return Err(FetchError::Scheme {
+                url: request.url.clone(),
+            });
+        }
         let mut hop = request.clone();
         let mut seen: HashSet<(Method, Url)> = HashSet::from([(hop.method, hop.url.clone())]);
         let mut redirects = 0usize;
@@ -430,9 +449,11 @@ impl Fetcher {
         loop {
             attempt += 1;
             let last = attempt > config.retries;
+            let mut asked = Duration::ZERO;
             match self.attempt(hop, limit).await {
                 Ok(received) if received.status >= 500 && !last => {
                     tracing::debug!(url = %hop.url, status = received.status, attempt, "retrying");
+                    asked = retry_after(&received.headers);
                 }
                 Ok(received) => return Ok((received, attempt)),
                 Err(error) if error.retryable() && !last => {
@@ -442,12 +463,8 @@ impl Fetcher {
             }
             self.inner.counters.retries.fetch_add(1, Ordering::Relaxed);
             let factor = 2u32.saturating_pow(attempt - 1);
-            let pause = config
-                .backoff
-                .checked_mul(factor)
-                .unwrap_or(MAX_BACKOFF)
-                .min(MAX_BACKOFF);
-            tokio::time::sleep(pause).await;
+            let backoff = config.backoff.checked_mul(factor).unwrap_or(MAX_BACKOFF);
+            tokio::time::sleep(backoff.max(asked).min(MAX_BACKOFF)).await;
         }
     }
 
