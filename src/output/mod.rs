@@ -1,1 +1,3 @@
-//! output (to be built).
+//! Output: SOIF and JSON export of the gatherer database, and search.
+
+pub mod soif;
