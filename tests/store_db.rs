@@ -38,10 +38,7 @@ fn outcome(
     pages: Vec<PageRecord>,
     values: &[(&str, &str)],
 ) -> QueryOutcome {
-    let mut fragment = IndexFragment::new();
-    for (a, v) in values {
-        fragment.add(a, v);
-    }
+    let fragment: IndexFragment = values.iter().copied().collect();
     QueryOutcome {
         key: key.into(),
         ordinal: 0,

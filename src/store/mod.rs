@@ -41,7 +41,8 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
-    fn as_str(self) -> &'static str {
+    /// `database`, `cooperative` or `page` (as stored and exported to JSON).
+    pub fn as_str(self) -> &'static str {
         match self {
             SourceKind::Database => "database",
             SourceKind::Cooperative => "cooperative",

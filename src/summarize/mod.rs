@@ -135,6 +135,17 @@ impl IndexFragment {
     }
 }
 
+impl<A: AsRef<str>, V: AsRef<str>> FromIterator<(A, V)> for IndexFragment {
+    /// A fragment of `(attribute, value)` pairs, added in order (see [`IndexFragment::add`]).
+    fn from_iter<I: IntoIterator<Item = (A, V)>>(pairs: I) -> IndexFragment {
+        let mut fragment = IndexFragment::new();
+        for (attr, value) in pairs {
+            fragment.add(attr.as_ref(), value.as_ref());
+        }
+        fragment
+    }
+}
+
 /// What can go wrong on either side of the cooperative path.
 #[derive(Debug, thiserror::Error)]
 pub enum SummarizeError {
