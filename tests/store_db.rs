@@ -131,7 +131,8 @@ fn values_are_stored_once_with_the_first_query_as_provenance() {
 #[test]
 fn a_failed_query_is_not_finished_and_its_retry_replaces_its_pages() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("g.sqlite")).unwrap();
+    let path = dir.path().join("g.sqlite");
+    let mut store = Store::open(&path).unwrap();
     let id = store.upsert_source(&cityworld()).unwrap();
     let failed = outcome(
         "region=Usedom",
@@ -157,6 +158,12 @@ fn a_failed_query_is_not_finished_and_its_retry_replaces_its_pages() {
     let stats = store.stats(id).unwrap();
     assert_eq!((stats.queries_done, stats.queries_failed), (1, 0));
     assert_eq!((stats.pages, stats.bytes), (2, 350));
+    let (attempts, error): (u32, Option<String>) = raw(&path)
+        .query_row("SELECT attempts, error FROM queries", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((attempts, error), (2, None), "attempts add up across runs");
 }
 
 #[test]

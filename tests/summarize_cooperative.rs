@@ -111,3 +111,66 @@ async fn an_http_error_is_reported() {
     assert!(matches!(err, SummarizeError::Fetch(_)), "{err}");
     assert!(err.to_string().contains("404"), "{err}");
 }
+
+fn form_info() -> gather::store::SourceInfo {
+    gather::store::SourceInfo {
+        url: "http://127.0.0.1/cityworld/auswahl.pl".into(),
+        kind: gather::store::SourceKind::Database,
+        title: Some("CityWorld - Hotels und Pensionen".into()),
+        description: Some("Hotelführer M-V".into()),
+        keywords: Some("Hotel, Zimmer".into()),
+        text: None,
+    }
+}
+
+#[tokio::test]
+async fn gather_cooperative_stores_the_answer_with_the_form() {
+    let (url, _) = serve().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = gather::store::Store::open(&dir.path().join("g.sqlite")).unwrap();
+    let summary = gather::summarize::gather_cooperative(
+        &fetcher(),
+        &mut store,
+        &form_info(),
+        &url,
+        "/cityworld.DBContent",
+    )
+    .await
+    .unwrap();
+    assert_eq!((summary.new_values, summary.values), (8, 8));
+    let sources = store.sources().unwrap();
+    assert_eq!(sources.len(), 1);
+    assert_eq!(sources[0].info.kind, gather::store::SourceKind::Cooperative);
+    assert_eq!(sources[0].info.title, form_info().title);
+    let stats = store.stats(summary.source).unwrap();
+    assert_eq!((stats.pages, stats.bytes), (1, GOOD.len() as u64));
+    let values = store.values(summary.source).unwrap();
+    assert_eq!(values["region.region"], ["Fischland", "Rügen", "Usedom"]);
+    let hits = gather::output::search(&store, &["Prerow".to_string()]).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(
+        hits[0].provenance.as_deref(),
+        Some(format!("{url}?config=%2Fcityworld.DBContent").as_str())
+    );
+
+    let mut out = Vec::new();
+    gather::output::export_soif(&store, &mut out).unwrap();
+    let objects = gather::output::soif::parse(&out).unwrap();
+    assert_eq!(
+        objects[0].get("DB.hotel.ort").unwrap(),
+        "Binz\nGöhren\nPrerow\nSellin\nZingst".as_bytes()
+    );
+}
+
+#[tokio::test]
+async fn gather_cooperative_stores_nothing_from_a_malformed_answer() {
+    let (url, _) = serve().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = gather::store::Store::open(&dir.path().join("g.sqlite")).unwrap();
+    let err =
+        gather::summarize::gather_cooperative(&fetcher(), &mut store, &form_info(), &url, "bad")
+            .await
+            .unwrap_err();
+    assert!(matches!(err, SummarizeError::Soif { .. }), "{err}");
+    assert!(store.sources().unwrap().is_empty());
+}

@@ -116,6 +116,30 @@ pub struct PageRecord {
     pub elapsed_ms: u64,
 }
 
+impl PageRecord {
+    /// The record of a fetched page: its final URL, status, body size and
+    /// SHA-256, fetched now, in `elapsed`.
+    pub fn from_response(
+        response: &crate::fetch::Response,
+        elapsed: std::time::Duration,
+    ) -> PageRecord {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(&response.body);
+        let sha256 = digest.iter().fold(String::with_capacity(64), |mut hex, b| {
+            hex.push_str(&format!("{b:02x}"));
+            hex
+        });
+        PageRecord {
+            url: response.url.to_string(),
+            status: response.status,
+            bytes: response.body.len() as u64,
+            sha256,
+            fetched_at: now(),
+            elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+        }
+    }
+}
+
 /// The outcome of one query: what [`Store::record_query`] writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryOutcome {
@@ -335,8 +359,11 @@ impl Store {
     /// (new ones get this query as provenance; known ones keep theirs).
     /// Returns how many values were new.
     ///
-    /// The values of a failed query are kept too (they were seen); the query
-    /// stays failed and is sent again on the next run.
+    /// Recording a query again (a retry in a later run) updates its state,
+    /// error and description, adds its attempts to those of earlier runs and
+    /// keeps the time it was first started. The values of a failed query are
+    /// kept too (they were seen); the query stays failed and is sent again on
+    /// the next run.
     pub fn record_query(
         &mut self,
         source: SourceId,

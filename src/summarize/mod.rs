@@ -17,7 +17,10 @@ use unicode_normalization::UnicodeNormalization;
 mod cooperative;
 mod provider;
 
-pub use cooperative::{cooperative, CooperativeAnswer};
+pub use cooperative::{
+    cooperative, fragment_from_soif, gather_cooperative, request_url, CooperativeAnswer,
+    CooperativeSummary,
+};
 pub use provider::provider_soif;
 
 /// A value as it is indexed: Unicode NFC, every run of white space (Unicode
@@ -165,8 +168,6 @@ pub enum SummarizeError {
         attribute: String,
         offset: usize,
     },
-    #[error("summarizer URL {url}: {message}")]
-    BadUrl { url: String, message: String },
     #[error("DBContent document: {0}")]
     Document(String),
     #[error("provider database: table {table:?} does not exist")]
@@ -185,6 +186,8 @@ pub enum SummarizeError {
         #[source]
         source: rusqlite::Error,
     },
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     #[error("cannot write SOIF: {0}")]
     Write(#[from] crate::output::soif::SoifWriteError),
 }
