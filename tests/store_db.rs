@@ -244,7 +244,7 @@ fn a_newer_schema_is_refused() {
 }
 
 #[test]
-fn open_existing_creates_nothing() {
+fn open_existing_creates_nothing_and_foreign_databases_are_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.sqlite");
     let err = Store::open_existing(&missing).err().expect("missing file");

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! A stream is zero or more objects, back to back (no blank line between
-//! them). [`parse`] accepts exactly what [`write`] produces:
+//! them). [`parse`] accepts exactly what [`write()`] produces:
 //!
 //! - `@`, the template type (not empty, no white space, no `{` `}`), ` { `,
 //!   the URL (not empty, no white space), `\n`;

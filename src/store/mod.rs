@@ -266,10 +266,17 @@ impl Store {
                 supported: schema::VERSION,
             });
         }
-        if version == 0 && !create {
-            return Err(StoreError::NotGatherDatabase {
-                path: path.to_path_buf(),
-            });
+        if version == 0 {
+            // Version 0 is a new, empty file; a file that already holds
+            // tables belongs to something else and is left alone.
+            let tables: i64 = conn
+                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                .map_err(err("reading the schema"))?;
+            if tables > 0 || !create {
+                return Err(StoreError::NotGatherDatabase {
+                    path: path.to_path_buf(),
+                });
+            }
         }
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(err("switching to WAL"))?;
