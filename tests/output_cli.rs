@@ -110,6 +110,16 @@ fn search_prints_a_table_and_exits_1_when_nothing_is_found() {
         "{}",
         stderr(&o)
     );
+    let o = gather(&["search", "--db", db, "--json", "binz"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let hit: serde_json::Value = serde_json::from_str(stdout(&o).trim_end()).unwrap();
+    assert_eq!(
+        hit,
+        serde_json::json!({
+            "term": "binz", "source": "http://127.0.0.1:8080/cityworld/", "attribute": "ort",
+            "value": "Binz", "provenance": "region=R%C3%BCgen", "query": "region=Rügen"
+        })
+    );
     let o = gather(&["search", "--db", db, "Rostock"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(o.stdout.is_empty());
