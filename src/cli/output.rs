@@ -1,16 +1,25 @@
-//! `gather export`, `gather search`.
+//! `gather export`, `gather search`, `gather summarize`.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::metadata::DbContent;
+use crate::output::{self, OutputError};
+use crate::store::Store;
+use crate::summarize::provider_soif;
+
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {
+    /// Harvest SOIF, one object per source.
     Soif,
+    /// JSON Lines, one object per source.
     Json,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
+    /// The gatherer's database (must exist).
     #[arg(long, default_value = "gather.sqlite")]
     pub db: PathBuf,
     #[arg(long, value_enum, default_value = "soif")]
@@ -19,32 +28,140 @@ pub struct ExportArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
+    /// The gatherer's database (must exist).
     #[arg(long, default_value = "gather.sqlite")]
     pub db: PathBuf,
+    /// Words or phrases to look for (a trailing `*` searches a prefix).
     #[arg(required = true)]
     pub terms: Vec<String>,
+    /// Print the hits as JSON Lines instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run_export(_args: &ExportArgs) -> ExitCode {
-    eprintln!("gather export: not built yet");
-    super::exit(super::FAILED)
+fn open(db: &std::path::Path, command: &str) -> Result<Store, ExitCode> {
+    Store::open_existing(db).map_err(|e| {
+        eprintln!("gather {command}: {e}");
+        super::exit(super::BAD_INPUT)
+    })
 }
 
-pub fn run_search(_args: &SearchArgs) -> ExitCode {
-    eprintln!("gather search: not built yet");
-    super::exit(super::FAILED)
+fn finish(command: &str, result: Result<(), OutputError>) -> ExitCode {
+    match result {
+        Ok(()) => super::exit(super::OK),
+        Err(e) if e.is_broken_pipe() => super::exit(super::OK),
+        Err(e) => {
+            eprintln!("gather {command}: {e}");
+            super::exit(super::FAILED)
+        }
+    }
+}
+
+/// Writes the whole database to standard output. Exit status 2 when the
+/// database does not exist or is not a gatherer database (nothing is
+/// created), 1 when reading or writing fails.
+pub fn run_export(args: &ExportArgs) -> ExitCode {
+    let store = match open(&args.db, "export") {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = match args.format {
+        Format::Soif => output::export_soif(&store, &mut out),
+        Format::Json => output::export_json(&store, &mut out),
+    }
+    .and_then(|()| out.flush().map_err(OutputError::from));
+    finish("export", result)
+}
+
+/// Prints the hits for the terms. Exit status, as `grep` has it: 0 when
+/// something was found, 1 when no term was found anywhere (or reading
+/// failed), 2 when the database does not exist. A term that finds nothing
+/// while others do is named on standard error.
+pub fn run_search(args: &SearchArgs) -> ExitCode {
+    let store = match open(&args.db, "search") {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let hits = match output::search(&store, &args.terms) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("gather search: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
+    for term in &args.terms {
+        if !hits.iter().any(|h| &h.term == term) {
+            eprintln!("gather search: no value holds {term:?}");
+        }
+    }
+    if hits.is_empty() {
+        return super::exit(super::FAILED);
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = if args.json {
+        hits.iter().try_for_each(|h| {
+            serde_json::to_writer(&mut out, h)?;
+            out.write_all(b"\n").map_err(OutputError::from)
+        })
+    } else {
+        output::write_hits(&hits, &mut out).map_err(OutputError::from)
+    }
+    .and_then(|()| out.flush().map_err(OutputError::from));
+    finish("search", result)
 }
 
 #[derive(Debug, clap::Args)]
 pub struct SummarizeArgs {
     /// The DBContent document naming the tables and attributes to publish.
     pub dbcontent: PathBuf,
-    /// The provider's SQLite database.
+    /// The provider's SQLite database (opened read-only).
     #[arg(long)]
     pub database: PathBuf,
+    /// Answer as a CGI program: a `Content-Type` header before the SOIF.
+    #[arg(long)]
+    pub cgi: bool,
 }
 
-pub fn run_summarize(_args: &SummarizeArgs) -> ExitCode {
-    eprintln!("gather summarize: not built yet");
-    super::exit(super::FAILED)
+/// Prints the SOIF object of a DBContent document (the provider's
+/// summarizer). Exit status 2 for a bad document, a missing database or a
+/// table/attribute the database does not have; 1 when writing fails.
+pub fn run_summarize(args: &SummarizeArgs) -> ExitCode {
+    let bad = |message: String| {
+        eprintln!("gather summarize: {message}");
+        super::exit(super::BAD_INPUT)
+    };
+    let text = match std::fs::read_to_string(&args.dbcontent) {
+        Ok(t) => t,
+        Err(e) => return bad(format!("{}: {e}", args.dbcontent.display())),
+    };
+    let doc = match DbContent::parse(&text) {
+        Ok(d) => d,
+        Err(e) => return bad(format!("{}: {e}", args.dbcontent.display())),
+    };
+    let flags =
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = match rusqlite::Connection::open_with_flags(&args.database, flags) {
+        Ok(db) => db,
+        Err(e) => return bad(format!("{}: {e}", args.database.display())),
+    };
+    let soif = match provider_soif(&doc, &db) {
+        Ok(s) => s,
+        Err(e) => return bad(format!("{}: {e}", args.dbcontent.display())),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let header: &[u8] = if args.cgi {
+        b"Content-Type: text/plain; charset=utf-8\r\n\r\n"
+    } else {
+        b""
+    };
+    let result = out
+        .write_all(header)
+        .and_then(|()| out.write_all(&soif))
+        .and_then(|()| out.flush())
+        .map_err(OutputError::from);
+    finish("summarize", result)
 }

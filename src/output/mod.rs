@@ -1,1 +1,215 @@
-//! output (to be built).
+//! Output: the gatherer database as SOIF or JSON, and search over it.
+
+use std::io::Write;
+
+use crate::store::{SourceKind, SourceRecord, Store, StoreError};
+
+pub mod soif;
+
+pub use crate::store::Hit;
+
+/// What can go wrong while writing output.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("source {url}: {source}")]
+    Soif {
+        url: String,
+        #[source]
+        source: soif::SoifWriteError,
+    },
+    #[error("writing output: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("writing JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl OutputError {
+    /// Whether the reader went away (`gather export | head`): not worth an
+    /// error message.
+    pub fn is_broken_pipe(&self) -> bool {
+        use std::io::ErrorKind::BrokenPipe;
+        match self {
+            OutputError::Io(e)
+            | OutputError::Soif {
+                source: soif::SoifWriteError::Io(e),
+                ..
+            } => e.kind() == BrokenPipe,
+            OutputError::Json(e) => e.io_error_kind() == Some(BrokenPipe),
+            OutputError::Store(_) | OutputError::Soif { .. } => false,
+        }
+    }
+}
+
+/// The name gather gives itself in `Gatherer-Name`.
+pub const GATHERER_NAME: &str = "gather";
+
+/// The SOIF object of one source.
+///
+/// Attributes, in this order (each only where it has a value):
+/// `Type` (`DBContent` for database and cooperative sources, `HTML` for
+/// ordinary pages), `Title`, `Description`, `Keywords`, `Update-Time` (Unix
+/// seconds of the source's last gathering), `Gatherer-Name` (`gather`),
+/// `Gatherer-Version` (this crate's version), `File-Size` (bytes of all pages
+/// fetched for the source), `Incomplete` (why the content is incomplete, when a
+/// limit or failed queries cut the gathering short), `Full-Text` (an ordinary
+/// page's text), then `DB.<attribute>` for every attribute in the order of
+/// the names' UTF-8 bytes, its distinct values one per line, sorted by their
+/// UTF-8 bytes. The template type is `FILE`.
+pub fn source_object(
+    store: &Store,
+    source: &SourceRecord,
+) -> Result<soif::SoifObject, OutputError> {
+    let stats = store.stats(source.id)?;
+    let info = &source.info;
+    let mut attributes: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut put = |name: &str, value: Option<&str>| {
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            attributes.push((name.to_string(), v.as_bytes().to_vec()));
+        }
+    };
+    let kind = match info.kind {
+        SourceKind::Database | SourceKind::Cooperative => "DBContent",
+        SourceKind::Page => "HTML",
+    };
+    put("Type", Some(kind));
+    put("Title", info.title.as_deref());
+    put("Description", info.description.as_deref());
+    put("Keywords", info.keywords.as_deref());
+    put("Update-Time", Some(&source.updated_at.to_string()));
+    put("Gatherer-Name", Some(GATHERER_NAME));
+    put("Gatherer-Version", Some(env!("CARGO_PKG_VERSION")));
+    put("File-Size", Some(&stats.bytes.to_string()));
+    put("Incomplete", source.incomplete.as_deref());
+    put("Full-Text", info.text.as_deref());
+    for (attribute, values) in store.values(source.id)? {
+        attributes.push((format!("DB.{attribute}"), values.join("\n").into_bytes()));
+    }
+    Ok(soif::SoifObject {
+        template: "FILE".to_string(),
+        url: info.url.clone(),
+        attributes,
+    })
+}
+
+/// Writes one SOIF object per source (see [`source_object`]), sources in the
+/// order of their URLs.
+pub fn export_soif(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
+    for source in store.sources()? {
+        let object = source_object(store, &source)?;
+        soif::write(&object, out).map_err(|e| OutputError::Soif {
+            url: source.info.url.clone(),
+            source: e,
+        })?;
+    }
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct JsonSource<'a> {
+    url: &'a str,
+    kind: &'static str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    keywords: Option<&'a str>,
+    update_time: i64,
+    attributes: std::collections::BTreeMap<String, Vec<String>>,
+    stats: JsonStats<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonStats<'a> {
+    queries_done: u64,
+    queries_failed: u64,
+    pages: u64,
+    bytes: u64,
+    incomplete: Option<&'a str>,
+}
+
+/// Writes one JSON object per source per line (JSON Lines), sources in the
+/// order of their URLs: `url`, `kind` (`database`, `cooperative`, `page`),
+/// `title`, `description`, `keywords` (null when absent), `update_time` (Unix
+/// seconds), `attributes` (attribute → its distinct values sorted by UTF-8
+/// bytes; names without the `DB.` prefix), `stats` (`queries_done`,
+/// `queries_failed`, `pages`, `bytes`, `incomplete`: the reason or null).
+pub fn export_json(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
+    for source in store.sources()? {
+        let stats = store.stats(source.id)?;
+        let info = &source.info;
+        let line = JsonSource {
+            url: &info.url,
+            kind: info.kind.as_str(),
+            title: info.title.as_deref(),
+            description: info.description.as_deref(),
+            keywords: info.keywords.as_deref(),
+            update_time: source.updated_at,
+            attributes: store.values(source.id)?,
+            stats: JsonStats {
+                queries_done: stats.queries_done,
+                queries_failed: stats.queries_failed,
+                pages: stats.pages,
+                bytes: stats.bytes,
+                incomplete: source.incomplete.as_deref(),
+            },
+        };
+        serde_json::to_writer(&mut *out, &line)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// For each term, the values that hold it: which source and attribute, the
+/// value, and the query that surfaced it first. Terms are searched as whole
+/// words (a phrase for several words), case-insensitively and with Latin
+/// diacritics folded (`rugen` finds `Rügen`); a trailing `*` searches a
+/// prefix (`Rüg*`). Hits come term by term, in the terms' order.
+pub fn search(store: &Store, terms: &[String]) -> Result<Vec<Hit>, OutputError> {
+    let mut hits = Vec::new();
+    for term in terms {
+        hits.extend(store.search(term)?);
+    }
+    Ok(hits)
+}
+
+/// Writes hits as a table with a header line, columns separated by two
+/// spaces and padded to their widest cell: TERM, SOURCE, ATTRIBUTE, VALUE,
+/// QUERY (the query's description, else the recorded provenance, else `-`).
+pub fn write_hits(hits: &[Hit], out: &mut impl Write) -> std::io::Result<()> {
+    let header = ["TERM", "SOURCE", "ATTRIBUTE", "VALUE", "QUERY"];
+    let rows: Vec<[&str; 5]> = hits
+        .iter()
+        .map(|h| {
+            let query = h
+                .query
+                .as_deref()
+                .or(h.provenance.as_deref())
+                .unwrap_or("-");
+            [
+                h.term.as_str(),
+                h.source.as_str(),
+                h.attribute.as_str(),
+                h.value.as_str(),
+                query,
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for row in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if i + 1 < row.len() {
+                let pad = widths[i] - cell.chars().count() + 2;
+                line.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}

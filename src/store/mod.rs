@@ -1,1 +1,739 @@
-//! store (to be built).
+//! The gatherer database: SQLite (WAL, `synchronous=NORMAL`), one file.
+//!
+//! It holds the sources (form pages, cooperative providers, ordinary pages),
+//! every query sent for a source with its state, every page fetched, and the
+//! distinct values found per source and attribute, each with the key of the
+//! query that surfaced it first (its provenance). An FTS5 index over the values
+//! answers searches.
+//!
+//! Crash safety: [`Store::record_query`] writes a query's pages, its values
+//! and its state in one transaction, so a killed process leaves every query
+//! either done with all its values and pages, or not done at all; a rerun
+//! skips the done ones ([`Store::finished_queries`]). Values are normalized
+//! (see [`crate::summarize::normalize`]) and unique per source and attribute,
+//! so they are never stored twice.
+//!
+//! Schema versions live in `PRAGMA user_version`; opening a database written by
+//! a newer gather is refused.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
+
+use crate::summarize::{normalize, IndexFragment};
+
+mod schema;
+
+/// The row id of a source.
+pub type SourceId = i64;
+
+/// What a source is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SourceKind {
+    /// A query form gathered through its metadata (or a spec).
+    Database,
+    /// A provider whose summarizer answered with SOIF.
+    Cooperative,
+    /// An ordinary page (no `DB.` metadata): its text is indexed.
+    Page,
+}
+
+impl SourceKind {
+    /// `database`, `cooperative` or `page` (as stored and exported to JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Database => "database",
+            SourceKind::Cooperative => "cooperative",
+            SourceKind::Page => "page",
+        }
+    }
+
+    fn parse(s: &str) -> Option<SourceKind> {
+        match s {
+            "database" => Some(SourceKind::Database),
+            "cooperative" => Some(SourceKind::Cooperative),
+            "page" => Some(SourceKind::Page),
+            _ => None,
+        }
+    }
+}
+
+/// What is known about a source; `url` identifies it (the form's URL for a
+/// database source).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    pub url: String,
+    pub kind: SourceKind,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub keywords: Option<String>,
+    /// The page's text (main content where boilerplate removal applies), for
+    /// ordinary pages.
+    pub text: Option<String>,
+}
+
+/// A source as stored, for export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRecord {
+    pub id: SourceId,
+    pub info: SourceInfo,
+    /// Unix seconds of the last [`Store::upsert_source`].
+    pub updated_at: i64,
+    /// Why the gathered content is incomplete, when it is.
+    pub incomplete: Option<String>,
+}
+
+/// The state of one query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QueryState {
+    Pending,
+    Done,
+    Failed,
+}
+
+impl QueryState {
+    fn as_str(self) -> &'static str {
+        match self {
+            QueryState::Pending => "pending",
+            QueryState::Done => "done",
+            QueryState::Failed => "failed",
+        }
+    }
+}
+
+/// One fetched page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRecord {
+    pub url: String,
+    pub status: u16,
+    pub bytes: u64,
+    /// SHA-256 of the body, lower-case hex.
+    pub sha256: String,
+    /// Unix seconds.
+    pub fetched_at: i64,
+    pub elapsed_ms: u64,
+}
+
+impl PageRecord {
+    /// The record of a fetched page: its final URL, status, body size and
+    /// SHA-256, fetched now, in `elapsed`.
+    pub fn from_response(
+        response: &crate::fetch::Response,
+        elapsed: std::time::Duration,
+    ) -> PageRecord {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(&response.body);
+        let sha256 = digest.iter().fold(String::with_capacity(64), |mut hex, b| {
+            hex.push_str(&format!("{b:02x}"));
+            hex
+        });
+        PageRecord {
+            url: response.url.to_string(),
+            status: response.status,
+            bytes: response.body.len() as u64,
+            sha256,
+            fetched_at: now(),
+            elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+/// The outcome of one query: what [`Store::record_query`] writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryOutcome {
+    /// Identifies the query within its source across runs.
+    pub key: String,
+    /// Its position in the plan.
+    pub ordinal: u64,
+    /// For people, e.g. `region=Rügen`.
+    pub description: String,
+    pub state: QueryState,
+    pub error: Option<String>,
+    pub attempts: u32,
+    /// The result pages fetched for it.
+    pub pages: Vec<PageRecord>,
+    /// The values its result pages gave, merged.
+    pub fragment: IndexFragment,
+}
+
+/// Counts for one source.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SourceStats {
+    pub queries_done: u64,
+    pub queries_failed: u64,
+    pub pages: u64,
+    pub bytes: u64,
+    pub values_per_attribute: BTreeMap<String, u64>,
+    pub incomplete: Option<String>,
+}
+
+/// One search hit: a value holding a term.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Hit {
+    /// The term as the user gave it.
+    pub term: String,
+    /// The source's URL.
+    pub source: String,
+    pub attribute: String,
+    pub value: String,
+    /// The key of the query that surfaced the value first, or the provenance
+    /// given to [`Store::record_values`].
+    pub provenance: Option<String>,
+    /// That query's description (`region=Rügen`), when it is a query.
+    pub query: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("gatherer database {path}: {context}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        context: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("gatherer database {path} does not exist")]
+    Missing { path: PathBuf },
+    #[error("{path} is not a gatherer database (no gather schema in it)")]
+    NotGatherDatabase { path: PathBuf },
+    #[error("gatherer database {path} has schema version {found}; this gather knows versions up to {supported} (written by a newer gather?)")]
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    #[error("gatherer database {path}: no source with id {id}")]
+    UnknownSource { path: PathBuf, id: SourceId },
+    #[error("gatherer database {path}: {message}")]
+    Corrupt { path: PathBuf, message: String },
+    #[error("gatherer database {path}: {what} {value} does not fit into SQLite's 64-bit integers")]
+    TooLarge {
+        path: PathBuf,
+        what: &'static str,
+        value: u64,
+    },
+}
+
+/// The gatherer database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+impl Store {
+    /// Opens the database at `path`, creating it (and its schema) when it
+    /// does not exist, and migrating an older schema.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, OpenFlags::default())
+    }
+
+    /// Opens an existing gatherer database (for export and search): a missing
+    /// file or a file without gather's schema is an error, nothing is created.
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        let flags = OpenFlags::default() - OpenFlags::SQLITE_OPEN_CREATE;
+        let store = Store::open_with(path, flags)?;
+        Ok(store)
+    }
+
+    fn open_with(path: &Path, flags: OpenFlags) -> Result<Store, StoreError> {
+        let create = flags.contains(OpenFlags::SQLITE_OPEN_CREATE);
+        let err = |context: &str| sql_err(path, context.to_string());
+        let conn = Connection::open_with_flags(path, flags).map_err(err("opening"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(err("setting the busy timeout"))?;
+        // Reading the schema version first tells a non-database file apart.
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err("reading the schema version"))?;
+        if version > schema::VERSION {
+            return Err(StoreError::NewerSchema {
+                path: path.to_path_buf(),
+                found: version,
+                supported: schema::VERSION,
+            });
+        }
+        if version == 0 {
+            // Version 0 is a new, empty file; a file that already holds
+            // tables belongs to something else and is left alone.
+            let tables: i64 = conn
+                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                .map_err(err("reading the schema"))?;
+            if tables > 0 || !create {
+                return Err(StoreError::NotGatherDatabase {
+                    path: path.to_path_buf(),
+                });
+            }
+        }
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(err("switching to WAL"))?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(err("setting synchronous=NORMAL"))?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(err("enabling foreign keys"))?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.migrate(version)?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self, from: i64) -> Result<(), StoreError> {
+        if from == schema::VERSION {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let tx = self.transaction("starting the schema migration")?;
+        for (version, sql) in schema::MIGRATIONS {
+            if *version > from {
+                tx.execute_batch(sql).map_err(sql_err(
+                    &path,
+                    format!("migrating the schema to version {version}"),
+                ))?;
+            }
+        }
+        tx.pragma_update(None, "user_version", schema::VERSION)
+            .map_err(sql_err(&path, "writing the schema version"))?;
+        tx.commit()
+            .map_err(sql_err(&path, "committing the schema migration"))
+    }
+
+    fn transaction(&mut self, context: &str) -> Result<Transaction<'_>, StoreError> {
+        let path = self.path.clone();
+        self.conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql_err(&path, context))
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Adds a source or, when its URL is known, refreshes its kind, title,
+    /// description, keywords, text and update time. Returns its id.
+    pub fn upsert_source(&mut self, info: &SourceInfo) -> Result<SourceId, StoreError> {
+        self.conn
+            .query_row(
+                "INSERT INTO sources (url, kind, title, description, keywords, text, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (url) DO UPDATE SET
+                   kind = excluded.kind, title = excluded.title,
+                   description = excluded.description, keywords = excluded.keywords,
+                   text = excluded.text, updated_at = excluded.updated_at
+                 RETURNING id",
+                params![
+                    info.url,
+                    info.kind.as_str(),
+                    info.title,
+                    info.description,
+                    info.keywords,
+                    info.text,
+                    now()
+                ],
+                |r| r.get(0),
+            )
+            .map_err(sql_err(&self.path, format!("storing source {}", info.url)))
+    }
+
+    /// The keys of the source's queries that are done.
+    pub fn finished_queries(&self, source: SourceId) -> Result<HashSet<String>, StoreError> {
+        let keys = self.rows(
+            &format!("reading the done queries of source {source}"),
+            "SELECT key FROM queries WHERE source_id = ?1 AND state = 'done'",
+            [source],
+            |r| r.get::<_, String>(0),
+        )?;
+        Ok(keys.into_iter().collect())
+    }
+
+    /// Records a query in one transaction: its state, its pages (replacing
+    /// the pages of an earlier attempt of the same query) and its values
+    /// (new ones get this query as provenance; known ones keep theirs).
+    /// Returns how many values were new.
+    ///
+    /// Recording a query again (a retry in a later run) updates its state,
+    /// error and description, adds its attempts to those of earlier runs and
+    /// keeps the time it was first started. The values of a failed query are
+    /// kept too (they were seen); the query stays failed and is sent again on
+    /// the next run.
+    pub fn record_query(
+        &mut self,
+        source: SourceId,
+        outcome: &QueryOutcome,
+    ) -> Result<u64, StoreError> {
+        self.check_source(source)?;
+        let path = self.path.clone();
+        let context = format!("recording query {:?} of source {source}", outcome.key);
+        let err = |e| sql_err(&path, &context)(e);
+        let ordinal = to_i64(&path, "query ordinal", outcome.ordinal)?;
+        let tx = self.transaction(&context)?;
+        let time = now();
+        let query_id: i64 = tx
+            .query_row(
+                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 ON CONFLICT (source_id, key) DO UPDATE SET
+                   ordinal = excluded.ordinal, description = excluded.description,
+                   state = excluded.state, error = excluded.error,
+                   attempts = queries.attempts + excluded.attempts,
+                   finished_at = excluded.finished_at
+                 RETURNING id",
+                params![
+                    source,
+                    outcome.key,
+                    ordinal,
+                    outcome.description,
+                    outcome.state.as_str(),
+                    outcome.error,
+                    outcome.attempts,
+                    time,
+                    (outcome.state != QueryState::Pending).then_some(time),
+                ],
+                |r| r.get(0),
+            )
+            .map_err(err)?;
+        tx.execute("DELETE FROM pages WHERE query_id = ?1", [query_id])
+            .map_err(err)?;
+        for page in &outcome.pages {
+            insert_page(&tx, &path, source, Some(query_id), page)?;
+        }
+        let added =
+            insert_values(&tx, source, Some(&outcome.key), &outcome.fragment).map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(added)
+    }
+
+    /// Records values outside a query (values the provider lists, a
+    /// cooperative summarizer's answer) with the given provenance, in one
+    /// transaction. Returns how many were new.
+    pub fn record_values(
+        &mut self,
+        source: SourceId,
+        provenance: Option<&str>,
+        fragment: &IndexFragment,
+    ) -> Result<u64, StoreError> {
+        self.check_source(source)?;
+        let path = self.path.clone();
+        let context = format!("recording the values of source {source}");
+        let tx = self.transaction(&context)?;
+        let added =
+            insert_values(&tx, source, provenance, fragment).map_err(sql_err(&path, &context))?;
+        tx.commit().map_err(sql_err(&path, &context))?;
+        Ok(added)
+    }
+
+    /// Records a page fetched for a source outside its queries (the form
+    /// page, a configuration file, a summarizer's answer). A page with the
+    /// same URL recorded earlier outside the queries is replaced, so reruns do
+    /// not count it twice.
+    pub fn record_page(&mut self, source: SourceId, page: &PageRecord) -> Result<(), StoreError> {
+        self.check_source(source)?;
+        let path = self.path.clone();
+        let context = format!("recording page {} of source {source}", page.url);
+        let tx = self.transaction(&context)?;
+        tx.execute(
+            "DELETE FROM pages WHERE source_id = ?1 AND query_id IS NULL AND url = ?2",
+            params![source, page.url],
+        )
+        .map_err(sql_err(&path, &context))?;
+        insert_page(&tx, &path, source, None, page)?;
+        tx.commit().map_err(sql_err(&path, &context))
+    }
+
+    /// Marks the source's content as incomplete (a limit cut the gathering
+    /// short, queries failed) with the reason, or as complete with `None`.
+    pub fn set_incomplete(
+        &mut self,
+        source: SourceId,
+        reason: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let changed = self
+            .conn
+            .execute(
+                "UPDATE sources SET incomplete = ?2, incomplete_reason = ?3 WHERE id = ?1",
+                params![source, reason.is_some(), reason],
+            )
+            .map_err(sql_err(&self.path, format!("marking source {source}")))?;
+        if changed == 0 {
+            return Err(self.unknown(source));
+        }
+        Ok(())
+    }
+
+    /// Counts for one source.
+    pub fn stats(&self, source: SourceId) -> Result<SourceStats, StoreError> {
+        let context = format!("counting for source {source}");
+        let e = || sql_err(&self.path, &context);
+        let incomplete: Option<Option<String>> = self
+            .conn
+            .query_row(
+                "SELECT CASE WHEN incomplete THEN coalesce(incomplete_reason, '') END FROM sources WHERE id = ?1",
+                [source],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(e())?;
+        let Some(incomplete) = incomplete else {
+            return Err(self.unknown(source));
+        };
+        let (queries_done, queries_failed): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'failed')
+                 FROM queries WHERE source_id = ?1",
+                [source],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(e())?;
+        let (pages, bytes): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT count(*), coalesce(sum(bytes), 0) FROM pages WHERE source_id = ?1",
+                [source],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(e())?;
+        let values_per_attribute = self
+            .rows(
+                &context,
+                "SELECT attribute, count(*) FROM attribute_values WHERE source_id = ?1 GROUP BY attribute",
+                [source],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)),
+            )?
+            .into_iter()
+            .collect();
+        Ok(SourceStats {
+            queries_done: queries_done as u64,
+            queries_failed: queries_failed as u64,
+            pages: pages as u64,
+            bytes: bytes as u64,
+            values_per_attribute,
+            incomplete,
+        })
+    }
+
+    /// Every source, ordered by URL.
+    pub fn sources(&self) -> Result<Vec<SourceRecord>, StoreError> {
+        let rows = self.rows(
+            "reading the sources",
+            "SELECT id, url, kind, title, description, keywords, text, updated_at,
+                    CASE WHEN incomplete THEN coalesce(incomplete_reason, '') END
+             FROM sources ORDER BY url",
+            [],
+            |r| {
+                Ok((
+                    r.get::<_, String>(2)?,
+                    SourceRecord {
+                        id: r.get(0)?,
+                        info: SourceInfo {
+                            url: r.get(1)?,
+                            kind: SourceKind::Page,
+                            title: r.get(3)?,
+                            description: r.get(4)?,
+                            keywords: r.get(5)?,
+                            text: r.get(6)?,
+                        },
+                        updated_at: r.get(7)?,
+                        incomplete: r.get(8)?,
+                    },
+                ))
+            },
+        )?;
+        rows.into_iter()
+            .map(|(kind, mut record)| {
+                record.info.kind = SourceKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    message: format!("source {} has unknown kind {kind:?}", record.info.url),
+                })?;
+                Ok(record)
+            })
+            .collect()
+    }
+
+    /// The source's values per attribute, each list sorted by UTF-8 bytes.
+    pub fn values(&self, source: SourceId) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the values of source {source}"),
+            "SELECT attribute, value FROM attribute_values WHERE source_id = ?1
+             ORDER BY CAST(attribute AS BLOB), CAST(value AS BLOB)",
+            [source],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        )?;
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (attribute, value) in rows {
+            out.entry(attribute).or_default().push(value);
+        }
+        Ok(out)
+    }
+
+    /// The values that hold `term` (full-text search over the values:
+    /// case-insensitive, diacritics folded for Latin letters, whole words; a
+    /// trailing `*` makes the last word a prefix). Hits are ordered by source
+    /// URL, attribute and value. A term with no word in it finds nothing.
+    pub fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError> {
+        let Some(fts_query) = fts_query(term) else {
+            return Ok(Vec::new());
+        };
+        self.rows(
+            &format!("searching for {term:?}"),
+            "SELECT s.url, v.attribute, v.value, v.query_key, q.description
+             FROM values_fts f
+             JOIN attribute_values v ON v.id = f.rowid
+             JOIN sources s ON s.id = v.source_id
+             LEFT JOIN queries q ON q.source_id = v.source_id AND q.key = v.query_key
+             WHERE values_fts MATCH ?1
+             ORDER BY s.url, CAST(v.attribute AS BLOB), CAST(v.value AS BLOB)",
+            [fts_query],
+            |r| {
+                Ok(Hit {
+                    term: term.to_string(),
+                    source: r.get(0)?,
+                    attribute: r.get(1)?,
+                    value: r.get(2)?,
+                    provenance: r.get(3)?,
+                    query: r.get(4)?,
+                })
+            },
+        )
+    }
+
+    /// Runs a query and collects its rows.
+    fn rows<T>(
+        &self,
+        context: &str,
+        sql: &str,
+        params: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut stmt| stmt.query_map(params, row)?.collect())
+            .map_err(sql_err(&self.path, context))
+    }
+
+    fn check_source(&self, source: SourceId) -> Result<(), StoreError> {
+        let known = self
+            .conn
+            .query_row("SELECT 1 FROM sources WHERE id = ?1", [source], |_| Ok(()))
+            .optional()
+            .map_err(sql_err(&self.path, format!("looking up source {source}")))?;
+        match known {
+            Some(()) => Ok(()),
+            None => Err(self.unknown(source)),
+        }
+    }
+
+    fn unknown(&self, id: SourceId) -> StoreError {
+        StoreError::UnknownSource {
+            path: self.path.clone(),
+            id,
+        }
+    }
+}
+
+/// An FTS5 query matching `term` in the value column: the term's words as
+/// one phrase (quoted, so no FTS5 syntax in a term can break the query), a
+/// trailing `*` kept as a prefix marker. `None` when the term has no word.
+fn fts_query(term: &str) -> Option<String> {
+    let normalized = normalize(term);
+    let (body, prefix) = match normalized.strip_suffix('*') {
+        Some(rest) => (rest.trim_end(), true),
+        None => (normalized.as_str(), false),
+    };
+    if !body.chars().any(char::is_alphanumeric) {
+        return None;
+    }
+    let quoted = format!("\"{}\"", body.replace('"', "\"\""));
+    Some(format!(
+        "value : {quoted}{}",
+        if prefix { " *" } else { "" }
+    ))
+}
+
+fn sql_err(path: &Path, context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> StoreError {
+    let path = path.to_path_buf();
+    let context = context.into();
+    move |source| StoreError::Sqlite {
+        path,
+        context,
+        source,
+    }
+}
+
+fn to_i64(path: &Path, what: &'static str, value: u64) -> Result<i64, StoreError> {
+    i64::try_from(value).map_err(|_| StoreError::TooLarge {
+        path: path.to_path_buf(),
+        what,
+        value,
+    })
+}
+
+fn insert_page(
+    tx: &Transaction<'_>,
+    path: &Path,
+    source: SourceId,
+    query: Option<i64>,
+    page: &PageRecord,
+) -> Result<(), StoreError> {
+    let bytes = to_i64(path, "page size", page.bytes)?;
+    let elapsed = to_i64(path, "elapsed milliseconds", page.elapsed_ms)?;
+    tx.prepare_cached(
+        "INSERT INTO pages (source_id, query_id, url, status, bytes, sha256, fetched_at, elapsed_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )
+    .and_then(|mut stmt| {
+        stmt.execute(params![
+            source,
+            query,
+            page.url,
+            page.status,
+            bytes,
+            page.sha256,
+            page.fetched_at,
+            elapsed
+        ])
+    })
+    .map_err(sql_err(path, format!("recording page {}", page.url)))?;
+    Ok(())
+}
+
+/// Inserts the fragment's values that are new for the source; returns how
+/// many were. Values are normalized again, so a fragment built elsewhere
+/// cannot bring in a second spelling of a known value.
+fn insert_values(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    provenance: Option<&str>,
+    fragment: &IndexFragment,
+) -> Result<u64, rusqlite::Error> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR IGNORE INTO attribute_values (source_id, attribute, value, query_key)
+         VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut added = 0u64;
+    for (attribute, values) in fragment.iter() {
+        for value in values {
+            let value = normalize(value);
+            if value.is_empty() {
+                continue;
+            }
+            added += stmt.execute(params![source, attribute, value, provenance])? as u64;
+        }
+    }
+    Ok(added)
+}

@@ -1,0 +1,74 @@
+//! The schema of the gatherer database and its migrations.
+
+/// The schema version this gather writes (`PRAGMA user_version`).
+pub const VERSION: i64 = 1;
+
+/// `(version, SQL that brings version - 1 to version)`, in order.
+pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1)];
+
+const V1: &str = "
+CREATE TABLE sources (
+    id                INTEGER PRIMARY KEY,
+    url               TEXT NOT NULL UNIQUE,
+    kind              TEXT NOT NULL CHECK (kind IN ('database', 'cooperative', 'page')),
+    title             TEXT,
+    description       TEXT,
+    keywords          TEXT,
+    text              TEXT,
+    updated_at        INTEGER NOT NULL,
+    incomplete        INTEGER NOT NULL DEFAULT 0,
+    incomplete_reason TEXT
+);
+
+CREATE TABLE queries (
+    id          INTEGER PRIMARY KEY,
+    source_id   INTEGER NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    key         TEXT NOT NULL,
+    ordinal     INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
+    error       TEXT,
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (source_id, key)
+);
+
+CREATE TABLE pages (
+    id         INTEGER PRIMARY KEY,
+    source_id  INTEGER NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    query_id   INTEGER REFERENCES queries (id) ON DELETE CASCADE,
+    url        TEXT NOT NULL,
+    status     INTEGER NOT NULL,
+    bytes      INTEGER NOT NULL,
+    sha256     TEXT NOT NULL,
+    fetched_at INTEGER NOT NULL,
+    elapsed_ms INTEGER NOT NULL
+);
+CREATE INDEX pages_by_source ON pages (source_id);
+CREATE INDEX pages_by_query ON pages (query_id);
+
+-- The distinct values per source and attribute; query_key is the key of the
+-- query that surfaced the value first (or another provenance).
+CREATE TABLE attribute_values (
+    id        INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    attribute TEXT NOT NULL,
+    value     TEXT NOT NULL,
+    query_key TEXT,
+    UNIQUE (source_id, attribute, value)
+);
+
+CREATE VIRTUAL TABLE values_fts USING fts5 (
+    value, attribute, source_id UNINDEXED,
+    content = 'attribute_values', content_rowid = 'id'
+);
+CREATE TRIGGER attribute_values_ai AFTER INSERT ON attribute_values BEGIN
+    INSERT INTO values_fts (rowid, value, attribute, source_id)
+    VALUES (new.id, new.value, new.attribute, new.source_id);
+END;
+CREATE TRIGGER attribute_values_ad AFTER DELETE ON attribute_values BEGIN
+    INSERT INTO values_fts (values_fts, rowid, value, attribute, source_id)
+    VALUES ('delete', old.id, old.value, old.attribute, old.source_id);
+END;
+";

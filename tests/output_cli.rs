@@ -1,0 +1,165 @@
+//! `gather export`, `gather search` and `gather summarize` as a user runs them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use gather::store::{QueryOutcome, QueryState, SourceInfo, SourceKind, Store};
+use gather::summarize::IndexFragment;
+
+fn gather(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gather"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn gathered(path: &Path) {
+    let mut store = Store::open(path).unwrap();
+    let id = store
+        .upsert_source(&SourceInfo {
+            url: "http://127.0.0.1:8080/cityworld/".into(),
+            kind: SourceKind::Database,
+            title: Some("CityWorld".into()),
+            description: None,
+            keywords: None,
+            text: None,
+        })
+        .unwrap();
+    let mut fragment = IndexFragment::new();
+    fragment.add("ort", "Binz");
+    fragment.add("ort", "Sellin");
+    store
+        .record_query(
+            id,
+            &QueryOutcome {
+                key: "region=R%C3%BCgen".into(),
+                ordinal: 0,
+                description: "region=Rügen".into(),
+                state: QueryState::Done,
+                error: None,
+                attempts: 1,
+                pages: vec![],
+                fragment,
+            },
+        )
+        .unwrap();
+}
+
+#[test]
+fn export_writes_soif_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    gathered(&db);
+    let db = db.to_str().unwrap();
+    let o = gather(&["export", "--db", db]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("@FILE { http://127.0.0.1:8080/cityworld/\nType{9}:\tDBContent\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("DB.ort{11}:\tBinz\nSellin\n}\n"), "{text}");
+    let o = gather(&["export", "--db", db, "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).trim_end()).unwrap();
+    assert_eq!(
+        line["attributes"]["ort"],
+        serde_json::json!(["Binz", "Sellin"])
+    );
+}
+
+#[test]
+fn a_missing_database_is_an_error_and_is_not_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("nothing.sqlite");
+    for args in [
+        vec!["export", "--db", db.to_str().unwrap()],
+        vec!["search", "--db", db.to_str().unwrap(), "Binz"],
+    ] {
+        let o = gather(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains("does not exist"), "{}", stderr(&o));
+        assert!(o.stdout.is_empty());
+    }
+    assert!(!db.exists());
+}
+
+#[test]
+fn search_prints_a_table_and_exits_1_when_nothing_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    gathered(&db);
+    let db = db.to_str().unwrap();
+    let o = gather(&["search", "--db", db, "sellin", "Rostock"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "TERM    SOURCE                            ATTRIBUTE  VALUE   QUERY\n\
+         sellin  http://127.0.0.1:8080/cityworld/  ort        Sellin  region=Rügen\n"
+    );
+    assert!(
+        stderr(&o).contains("no value holds \"Rostock\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = gather(&["search", "--db", db, "--json", "binz"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let hit: serde_json::Value = serde_json::from_str(stdout(&o).trim_end()).unwrap();
+    assert_eq!(
+        hit,
+        serde_json::json!({
+            "term": "binz", "source": "http://127.0.0.1:8080/cityworld/", "attribute": "ort",
+            "value": "Binz", "provenance": "region=R%C3%BCgen", "query": "region=Rügen"
+        })
+    );
+    let o = gather(&["search", "--db", db, "Rostock"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn summarize_prints_the_providers_soif() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = dir.path().join("cityworld.sqlite");
+    rusqlite::Connection::open(&provider)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE hotel (name TEXT, ort TEXT);
+             INSERT INTO hotel VALUES ('Hotel Arkona', 'Binz'), ('Seeblick', 'Sellin'), ('Meer', 'Binz');",
+        )
+        .unwrap();
+    let doc = dir.path().join("cityworld.DBContent");
+    std::fs::write(
+        &doc,
+        "Summarizer: http://127.0.0.1/cgi-bin/summarize\n\
+         URL: http://127.0.0.1:8080/cityworld/\n\
+         Title: CityWorld\n\
+         Database: cityworld\n\
+         Table: hotel\n\
+         Attribute: ort\n",
+    )
+    .unwrap();
+    let (doc, provider) = (doc.to_str().unwrap(), provider.to_str().unwrap());
+    let o = gather(&["summarize", doc, "--database", provider]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "@FILE { http://127.0.0.1:8080/cityworld/\nhotel.ort{11}:\tBinz\nSellin\n}\n"
+    );
+    let o = gather(&["summarize", doc, "--database", provider, "--cgi"]);
+    assert!(stdout(&o).starts_with("Content-Type: text/plain; charset=utf-8\r\n\r\n@FILE {"));
+
+    let missing = dir.path().join("missing.sqlite");
+    let o = gather(&["summarize", doc, "--database", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing.sqlite"), "{}", stderr(&o));
+    assert!(!missing.exists());
+}
