@@ -438,3 +438,57 @@ pub(crate) fn error_page(title: &str, text: &str) -> String {
     out.push_str("</BODY>\n</HTML>\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latin1_bytes_and_references_for_the_rest() {
+        assert_eq!(latin1("Rügen, Darß"), b"R\xFCgen, Dar\xDF");
+        assert_eq!(latin1("7 € ☺"), b"7 &#8364; &#9786;");
+        assert_eq!(latin1("\u{80}"), b"&#128;");
+        let all: Vec<u8> = (0..=255).collect();
+        let text = from_latin1(&all);
+        assert_eq!(text.chars().count(), 256);
+        let printable: Vec<u8> = all
+            .iter()
+            .copied()
+            .filter(|b| !(0x80..0xA0).contains(b))
+            .collect();
+        assert_eq!(latin1(&from_latin1(&printable)), printable);
+    }
+
+    #[test]
+    fn forms_are_read_and_written_in_latin1() {
+        assert_eq!(
+            parse_form(b"region=R%FCgen&ort=Waren+%28M%FCritz%29&leer&preis="),
+            vec![
+                ("region".to_string(), "Rügen".to_string()),
+                ("ort".to_string(), "Waren (Müritz)".to_string()),
+                ("leer".to_string(), String::new()),
+                ("preis".to_string(), String::new()),
+            ]
+        );
+        assert_eq!(form_encode("Rostock und Umgebung"), "Rostock+und+Umgebung");
+        assert_eq!(
+            form_encode("Fischland-Darß-Zingst"),
+            "Fischland-Dar%DF-Zingst"
+        );
+        assert_eq!(form_encode("a&b=c"), "a%26b%3Dc");
+        let round = parse_form(format!("x={}", form_encode("Röbel/Müritz + Plau")).as_bytes());
+        assert_eq!(round[0].1, "Röbel/Müritz + Plau");
+    }
+
+    #[test]
+    fn meta_tags_keep_quotes_intact() {
+        assert_eq!(
+            meta("DB.Result.ort", "a = \"#FF8000\""),
+            "<META NAME=\"DB.Result.ort\" CONTENT='a = \"#FF8000\"'>\n"
+        );
+        assert_eq!(
+            meta("DB.Result.x", "b = 'y' & c"),
+            "<META NAME=\"DB.Result.x\" CONTENT=\"b = 'y' &amp; c\">\n"
+        );
+    }
+}
