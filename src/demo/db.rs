@@ -258,13 +258,7 @@ pub(crate) fn search(conn: &Connection, search: &Search) -> rusqlite::Result<Fou
             Err(_) => true,
         })
         .collect::<rusqlite::Result<_>>()?;
-    hotels.sort_by(|a, b| {
-        (sort_key(&a.ort), sort_key(&a.name), a.id).cmp(&(
-            sort_key(&b.ort),
-            sort_key(&b.name),
-            b.id,
-        ))
-    });
+    hotels.sort_by_cached_key(|h| (sort_key(&h.ort), sort_key(&h.name), h.id));
     Ok(Found {
         region: region.map(|(_, name)| name),
         hotels,
