@@ -885,3 +885,38 @@ async fn shutdown_removes_the_data_directory_it_created() {
         "a given directory is kept"
     );
 }
+
+#[tokio::test]
+async fn bad_configurations_are_refused_without_leftovers() {
+    let config = DemoConfig {
+        page_size: 0,
+        hotels: 10,
+        ..DemoConfig::default()
+    };
+    let dir = config.data_dir.clone();
+    let Err(error) = DemoSite::start(config).await else {
+        panic!("page_size 0 accepted");
+    };
+    assert!(error.to_string().contains("page_size"), "{error:#}");
+    assert!(!dir.exists());
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = taken.local_addr().expect("addr").port();
+    let config = DemoConfig {
+        port,
+        hotels: 10,
+        ..DemoConfig::default()
+    };
+    let dir = config.data_dir.clone();
+    let Err(error) = DemoSite::start(config).await else {
+        panic!("a port in use accepted");
+    };
+    assert!(
+        format!("{error:#}").contains(&format!("127.0.0.1:{port}")),
+        "{error:#}"
+    );
+    assert!(
+        !dir.exists(),
+        "the data directory made for the site is removed"
+    );
+}

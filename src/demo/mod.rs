@@ -159,7 +159,24 @@ pub struct DemoSite {
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
     /// The data directory, when the site created it (removed on shutdown).
-    owned_dir: Option<PathBuf>,
+    /// Declared last: dropped after the server has been told to stop.
+    _owned_dir: OwnedDir,
+}
+
+/// A directory the site created, removed when this is dropped.
+struct OwnedDir(Option<PathBuf>);
+
+impl Drop for OwnedDir {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            if let Err(e) = std::fs::remove_dir_all(&dir) {
+                tracing::warn!(
+                    "cannot remove the demo data directory {}: {e}",
+                    dir.display()
+                );
+            }
+        }
+    }
 }
 
 impl DemoSite {
@@ -169,8 +186,9 @@ impl DemoSite {
         if config.page_size == 0 {
             anyhow::bail!("demo site: page_size must be at least 1");
         }
+        // Dropped on any error below, which removes a directory made here.
         let owned_dir = if config.data_dir.exists() {
-            None
+            OwnedDir(None)
         } else {
             std::fs::create_dir_all(&config.data_dir).with_context(|| {
                 format!(
@@ -178,10 +196,10 @@ impl DemoSite {
                     config.data_dir.display()
                 )
             })?;
-            Some(config.data_dir.clone())
+            OwnedDir(Some(config.data_dir.clone()))
         };
         let database = config.data_dir.join("cityworld.sqlite");
-        let prepared = {
+        let (expected, conn, regions, largest) = {
             let database = database.clone();
             let (hotels, seed) = (config.hotels, config.seed);
             tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
@@ -195,16 +213,7 @@ impl DemoSite {
                 Ok((expected, conn, regions, largest))
             })
             .await
-            .context("database generation did not finish")?
-        };
-        let (expected, conn, regions, largest) = match prepared {
-            Ok(prepared) => prepared,
-            Err(e) => {
-                if let Some(dir) = &owned_dir {
-                    let _ = std::fs::remove_dir_all(dir);
-                }
-                return Err(e);
-            }
+            .context("database generation did not finish")??
         };
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
             .await
@@ -242,7 +251,7 @@ impl DemoSite {
             expected,
             stop: Some(stop),
             task: Some(task),
-            owned_dir,
+            _owned_dir: owned_dir,
         })
     }
 
@@ -304,14 +313,6 @@ impl Drop for DemoSite {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
-        }
-        if let Some(dir) = self.owned_dir.take() {
-            if let Err(e) = std::fs::remove_dir_all(&dir) {
-                tracing::warn!(
-                    "cannot remove the demo data directory {}: {e}",
-                    dir.display()
-                );
-            }
         }
     }
 }
