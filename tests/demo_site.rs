@@ -675,6 +675,10 @@ async fn post_form_is_answered_only_to_post() {
         .expect("the POST is logged");
     assert_eq!(entry.target, "/cgi-bin/suche.pl");
     assert_eq!(entry.body, body);
+    assert!(entry.headers.contains(&(
+        "content-type".to_string(),
+        "application/x-www-form-urlencoded".to_string()
+    )));
     let gets: Vec<&str> = log
         .iter()
         .filter(|r| r.method == "GET")
@@ -721,6 +725,16 @@ async fn private_configuration_needs_credentials() {
     )
     .await;
     assert_eq!(allowed.status, 200);
+    let authorised: Vec<bool> = site
+        .requests()
+        .iter()
+        .map(|r| r.headers.iter().any(|(name, _)| name == "authorization"))
+        .collect();
+    assert_eq!(
+        authorised,
+        vec![false, true, true],
+        "the log keeps the headers"
+    );
     assert_eq!(allowed.content_type, "text/plain; charset=ISO-8859-1");
     assert!(!has_utf8_sequences(&allowed.bytes));
     let text = allowed.text();

@@ -146,6 +146,9 @@ pub struct LoggedRequest {
     pub target: String,
     /// The request body (empty for GET).
     pub body: Vec<u8>,
+    /// The request headers, names in lower case, in the order received
+    /// (values that are not visible ASCII are kept as Latin-1 text).
+    pub headers: Vec<(String, String)>,
     /// When it arrived.
     pub at: SystemTime,
 }

@@ -86,6 +86,16 @@ async fn log_request(State(site): State<Shared>, request: Request, next: Next) -
             .path_and_query()
             .map_or_else(|| parts.uri.path().to_string(), |pq| pq.to_string()),
         body: body.to_vec(),
+        headers: parts
+            .headers
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.as_str().to_string(),
+                    pages::from_latin1(value.as_bytes()),
+                )
+            })
+            .collect(),
         at: SystemTime::now(),
     };
     if let Ok(mut log) = site.log.lock() {
@@ -432,18 +442,33 @@ async fn private_config(State(site): State<Shared>, headers: HeaderMap) -> Respo
 }
 
 /// The configuration documents the summarizer can read, by the path a
-/// `config` parameter names (absolute, relative to `/cgi-bin/`, or a full URL
-/// on this server).
+/// `config` parameter names: resolved against the summarizer's own URL, so
+/// `cityworld.txt`, `/cgi-bin/cityworld.txt`, `../cityworld.DBContent` and a
+/// full URL on this server all work.
 fn summarizer_config_document(site: &Site, config: &str) -> Option<String> {
-    let path = match Url::parse(config) {
-        Ok(url) if url.origin() == site.base.origin() => url.path().to_string(),
-        Ok(_) => return None,
-        Err(_) if config.starts_with('/') => config.to_string(),
-        Err(_) => format!("/cgi-bin/{config}"),
-    };
-    match path.as_str() {
-        "/cityworld.DBContent" => Some(dbcontent_text(site)),
-        "/cgi-bin/cityworld.txt" => Some(summarizer_config_text()),
+    match summarizer_config_path(&site.base, config)? {
+        ConfigDocument::DbContent => Some(dbcontent_text(site)),
+        ConfigDocument::SummarizerConfig => Some(summarizer_config_text()),
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum ConfigDocument {
+    /// `/cityworld.DBContent`
+    DbContent,
+    /// `/cgi-bin/cityworld.txt`
+    SummarizerConfig,
+}
+
+fn summarizer_config_path(base: &Url, config: &str) -> Option<ConfigDocument> {
+    let summarizer = base.join("/cgi-bin/Ora-DB.pl").ok()?;
+    let resolved = summarizer.join(config.trim()).ok()?;
+    if resolved.origin() != base.origin() {
+        return None;
+    }
+    match resolved.path() {
+        "/cityworld.DBContent" => Some(ConfigDocument::DbContent),
+        "/cgi-bin/cityworld.txt" => Some(ConfigDocument::SummarizerConfig),
         _ => None,
     }
 }
@@ -529,4 +554,38 @@ fn provider_summary(
 ) -> Result<Vec<u8>, SummaryFailure> {
     let _ = (document, conn);
     Err(SummaryFailure::NotInstalled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summarizer_configs_resolve_against_the_summarizer() {
+        let base = Url::parse("http://127.0.0.1:8080/").expect("url");
+        let path = |config: &str| summarizer_config_path(&base, config);
+        assert_eq!(
+            path("cityworld.txt"),
+            Some(ConfigDocument::SummarizerConfig)
+        );
+        assert_eq!(
+            path("/cgi-bin/cityworld.txt"),
+            Some(ConfigDocument::SummarizerConfig)
+        );
+        assert_eq!(
+            path("../cityworld.DBContent"),
+            Some(ConfigDocument::DbContent)
+        );
+        assert_eq!(
+            path("/cityworld.DBContent"),
+            Some(ConfigDocument::DbContent)
+        );
+        assert_eq!(
+            path("http://127.0.0.1:8080/cityworld.DBContent"),
+            Some(ConfigDocument::DbContent)
+        );
+        assert_eq!(path("http://example.org/cityworld.DBContent"), None);
+        assert_eq!(path("/private/cityworld.txt"), None);
+        assert_eq!(path("/etc/passwd"), None);
+    }
 }
