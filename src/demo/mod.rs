@@ -11,8 +11,8 @@
 //! | `/` | start page linking the form pages, `/about.html`, `/kontakt.html` |
 //! | `/cityworld/` | [`Variant::Listed`]: regions listed in `DB.Result.region` |
 //! | `/cityworld2/` | [`Variant::Extracted`]: region read after the `Seitenanfang` anchor, prefix `html.body->table[1].` |
-//! | `/paged/` | [`Variant::Paged`]: paged results, no navigation metadata |
-//! | `/navurl/` | [`Variant::NavigationUrl`]: paged results with `DB.NavigationURL` and `DB.MaxPages` |
+//! | `/paged/` | [`Variant::Paged`]: variant 1's rules, paged results, no `DB.Navigation*` |
+//! | `/navurl/` | [`Variant::NavigationUrl`]: variant 2's rules, paged results, `DB.NavigationURL` and `DB.MaxPages` |
 //! | `/post/` | [`Variant::Post`]: the form sent with POST to `/cgi-bin/suche.pl` |
 //! | `/secure/` | [`Variant::ConfigAuth`]: only `DB.ConfigFile` → `/private/cityworld.txt` (HTTP Basic) |
 //! | `/cityworld.DBContent` | [`Variant::Cooperative`]: the DBContent document of seed §2 |
@@ -24,8 +24,12 @@
 //! Decisions where the seed is silent: prices are whole DM per night (the seed
 //! is from 1999); `ort` matches the beginning of a town's name, ignoring case;
 //! an unknown region gives an empty result page (status 200) that still names
-//! the region asked for; a page number past the last page gives an empty
-//! result page; POST results live at their own script, which refuses GET, so
+//! the region asked for; result pages are numbered from 1 (`seite=0` or a
+//! non-number is a 400), and a page number past the last page gives an empty
+//! result page, which is where a gatherer following `DB.NavigationURL` stops;
+//! `DB.MaxPages` is the largest region's page count plus that empty page,
+//! rounded up to a multiple of ten; a result page lists a town row again at
+//! the top of a page when the town continues from the previous one; POST results live at their own script, which refuses GET, so
 //! a gatherer that ignores the form's method notices.
 
 mod data;
