@@ -22,7 +22,8 @@
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |
 //!
 //! Decisions where the seed is silent: prices are whole DM per night (the seed
-//! is from 1999); `ort` matches the beginning of a town's name, ignoring case;
+//! is from 1999); `ort` matches the beginning of a town's name, ignoring case,
+//! within the chosen region (a search without `region` covers all regions);
 //! an unknown region gives an empty result page (status 200) that still names
 //! the region asked for; result pages are numbered from 1 (`seite=0` or a
 //! non-number is a 400), and a page number past the last page gives an empty
