@@ -504,16 +504,10 @@ async fn summarizer(State(site): State<Shared>, uri: Uri) -> Response {
     let site = site.clone();
     let answer = tokio::task::spawn_blocking(move || match site.conn.lock() {
         Ok(conn) => provider_summary(&document, &conn),
-        Err(_) => Err(SummaryFailure::Failed(
-            "the database connection is unusable after a failed query".into(),
-        )),
+        Err(_) => Err("the database connection is unusable after a failed query".to_string()),
     })
     .await
-    .unwrap_or_else(|e| {
-        Err(SummaryFailure::Failed(format!(
-            "summarizer task failed: {e}"
-        )))
-    });
+    .unwrap_or_else(|e| Err(format!("summarizer task failed: {e}")));
     match answer {
         Ok(soif) => (
             StatusCode::OK,
@@ -521,12 +515,7 @@ async fn summarizer(State(site): State<Shared>, uri: Uri) -> Response {
             soif,
         )
             .into_response(),
-        Err(SummaryFailure::NotInstalled) => error(
-            StatusCode::NOT_IMPLEMENTED,
-            "Summarizer nicht installiert",
-            "Der Summarizer Ora-DB.pl ist auf diesem Server noch nicht installiert.",
-        ),
-        Err(SummaryFailure::Failed(message)) => error(
+        Err(message) => error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "Fehler im Summarizer",
             &message,
@@ -534,26 +523,13 @@ async fn summarizer(State(site): State<Shared>, uri: Uri) -> Response {
     }
 }
 
-/// Why the summarizer gave no SOIF.
-enum SummaryFailure {
-    /// No summarizer is wired in yet (501).
-    NotInstalled,
-    /// The summarizer failed (500, with the reason).
-    Failed(String),
-}
-
-/// INTEGRATION POINT — the provider's summarizer.
-///
-/// To be wired to `crate::summarize::provider_soif(document, conn)` (SOIF
-/// bytes of the configured tables and attributes, soif.md), mapping its error
-/// to `SummaryFailure::Failed(error.to_string())`. Until then the summarizer
-/// answers 501 Not Implemented.
+/// The provider's summarizer: the SOIF of the configured tables and
+/// attributes (soif.md), as `gather summarize` prints it.
 fn provider_summary(
     document: &crate::metadata::DbContent,
     conn: &Connection,
-) -> Result<Vec<u8>, SummaryFailure> {
-    let _ = (document, conn);
-    Err(SummaryFailure::NotInstalled)
+) -> Result<Vec<u8>, String> {
+    crate::summarize::provider_soif(document, conn).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
