@@ -13,33 +13,19 @@ use super::{Attr, Node, Page, SPACE_BEFORE};
 const NONE: u32 = u32::MAX;
 
 /// Label ids fixed for every page.
-#[allow(dead_code)]
 pub(crate) const PCDATA: u32 = 0;
-#[allow(dead_code)]
 pub(crate) const SCRIPT: u32 = 1;
-#[allow(dead_code)]
 pub(crate) const STYLE: u32 = 2;
-#[allow(dead_code)]
 pub(crate) const HTML: u32 = 3;
-#[allow(dead_code)]
 pub(crate) const HEAD: u32 = 4;
-#[allow(dead_code)]
 pub(crate) const BODY: u32 = 5;
-#[allow(dead_code)]
 pub(crate) const TABLE: u32 = 6;
-#[allow(dead_code)]
 pub(crate) const TR: u32 = 7;
-#[allow(dead_code)]
 pub(crate) const THEAD: u32 = 8;
-#[allow(dead_code)]
 pub(crate) const TBODY: u32 = 9;
-#[allow(dead_code)]
 pub(crate) const TFOOT: u32 = 10;
-#[allow(dead_code)]
 pub(crate) const A: u32 = 11;
-#[allow(dead_code)]
 pub(crate) const TITLE: u32 = 12;
-#[allow(dead_code)]
 pub(crate) const META: u32 = 13;
 
 fn fixed_labels() -> Vec<(Option<LocalName>, &'static str)> {

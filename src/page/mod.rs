@@ -32,7 +32,6 @@ const SPACE_BEFORE: u32 = 1 << 31;
 
 /// One node of the tree, 20 bytes.
 #[derive(Debug, Clone, Copy)]
-#[allow(dead_code)]
 struct Node {
     /// Label id (index into `Page::labels`), plus the `SPACE_BEFORE` bit.
     label: u32,
@@ -99,7 +98,6 @@ const INLINE: &[&str] = &[
     "var", "wbr", "label", "nobr",
 ];
 
-#[allow(dead_code)] // TEMP: the HEL evaluator uses the crate-internal part
 impl Page {
     /// Parses HTML text (any real-world HTML; never fails).
     pub fn parse(html: &str) -> Page {
@@ -264,15 +262,13 @@ impl Page {
 
     /// The children labelled `label`; inside a `table`, the rows of its row
     /// groups count as its own rows (hel.md §1).
-    pub(crate) fn child_matches(&self, node: u32, label: u32, out: &mut Vec<u32>) {
-        let row_groups = label == TR && self.label_of(node) == TABLE;
-        for c in self.children(node) {
-            let l = self.label_of(c);
-            if l == label {
-                out.push(c);
-            } else if row_groups && matches!(l, THEAD | TBODY | TFOOT) {
-                out.extend(self.children(c).filter(|&r| self.label_of(r) == TR));
-            }
+    pub(crate) fn child_matches(&self, node: u32, label: u32) -> ChildMatches<'_> {
+        ChildMatches {
+            page: self,
+            label,
+            row_groups: label == TR && self.label_of(node) == TABLE,
+            outer: self.children(node),
+            inner: None,
         }
     }
 
@@ -378,7 +374,6 @@ impl Page {
     }
 }
 
-#[allow(dead_code)]
 fn is_void(label: &str) -> bool {
     matches!(
         label,
@@ -403,7 +398,6 @@ fn is_void(label: &str) -> bool {
     )
 }
 
-#[allow(dead_code)]
 fn escape(out: &mut String, s: &str, attr: bool) {
     for ch in s.chars() {
         match ch {
@@ -433,6 +427,37 @@ impl Iterator for Children<'_> {
         let c = self.next;
         self.next = self.page.nodes[c as usize].end;
         Some(c)
+    }
+}
+
+/// The children of a node with one label (see `Page::child_matches`).
+pub(crate) struct ChildMatches<'a> {
+    page: &'a Page,
+    label: u32,
+    row_groups: bool,
+    outer: Children<'a>,
+    inner: Option<Children<'a>>,
+}
+
+impl Iterator for ChildMatches<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        loop {
+            if let Some(inner) = &mut self.inner {
+                match inner.find(|&r| self.page.label_of(r) == TR) {
+                    Some(r) => return Some(r),
+                    None => self.inner = None,
+                }
+            }
+            let c = self.outer.next()?;
+            let l = self.page.label_of(c);
+            if l == self.label {
+                return Some(c);
+            }
+            if self.row_groups && matches!(l, THEAD | TBODY | TFOOT) {
+                self.inner = Some(self.page.children(c));
+            }
+        }
     }
 }
 

@@ -108,8 +108,7 @@ fn row_groups_are_transparent_for_tr() {
          <tfoot><tr><td>f</td></tr></tfoot></table>",
     );
     let table = page.with_label(TABLE)[0];
-    let mut rows = Vec::new();
-    page.child_matches(table, TR, &mut rows);
+    let rows: Vec<u32> = page.child_matches(table, TR).collect();
     let texts: Vec<String> = rows.iter().map(|&r| page.text_of(r)).collect();
     assert_eq!(texts, ["h", "1", "f"]);
 }
@@ -133,8 +132,7 @@ fn malformed_markup_still_gives_a_tree() {
     );
     let tables = page.with_label(TABLE);
     assert_eq!(tables.len(), 2);
-    let mut rows = Vec::new();
-    page.child_matches(tables[0], TR, &mut rows);
+    let rows: Vec<u32> = page.child_matches(tables[0], TR).collect();
     assert_eq!(rows.len(), 2);
     assert_eq!(page.text_of(rows[0]), "ab");
     assert_eq!(page.text_of(rows[1]), "innerc");
