@@ -442,7 +442,7 @@ fn add_control(doc: &Document, elements: &mut Vec<Element>, node: &Node, labels:
                     value: attr("value"),
                 },
                 "submit" => ElementKind::Submit {
-                    value: node.attr("value").unwrap_or("Submit").to_string(),
+                    value: attr("value"),
                     image: false,
                 },
                 "image" => ElementKind::Submit {
