@@ -174,6 +174,19 @@ pub enum MetadataError {
     Invalid { name: String, message: String },
 }
 
+impl MetadataError {
+    /// The DB name concerned (as metadata.md writes it, or as the entry wrote it).
+    pub fn name(&self) -> &str {
+        match self {
+            MetadataError::UnknownName { name }
+            | MetadataError::Value { name, .. }
+            | MetadataError::Rule { name, .. }
+            | MetadataError::Pattern { name, .. }
+            | MetadataError::Invalid { name, .. } => name,
+        }
+    }
+}
+
 /// A problem with where it was found.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{origin}: {error}")]
@@ -182,8 +195,10 @@ pub struct Problem {
     pub error: MetadataError,
 }
 
-/// The names of metadata.md §2, after the `DB.` prefix.
-enum Name<'a> {
+/// The names of metadata.md §2, as read from a meta tag, a configuration
+/// line (where `DB.` is optional) or a spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Name<'a> {
     ConfigFile,
     QueryScript,
     QueryElement,
@@ -198,7 +213,9 @@ enum Name<'a> {
     Summarizer,
 }
 
-fn classify(name: &str) -> Option<Name<'_>> {
+/// The DB name an entry's name stands for (case-insensitive, `DB.`
+/// optional); `None` for an unknown name.
+pub fn classify(name: &str) -> Option<Name<'_>> {
     let name = name.trim();
     let base = match name.get(..3) {
         Some(p) if p.eq_ignore_ascii_case("db.") => &name[3..],
@@ -392,7 +409,8 @@ fn kind_key(canonical: &str) -> Option<String> {
     (canonical == "DB.QueryElement").then(|| "DB.QueryElements".to_string())
 }
 
-fn canonical_name(kind: &Name<'_>) -> String {
+/// The name as metadata.md writes it (`DB.QueryElement.region`).
+pub fn canonical_name(kind: &Name<'_>) -> String {
     match kind {
         Name::ConfigFile => "DB.ConfigFile".into(),
         Name::QueryScript => "DB.QueryScript".into(),
@@ -409,7 +427,9 @@ fn canonical_name(kind: &Name<'_>) -> String {
     }
 }
 
-fn read_result(
+/// Reads a `DB.Result.<attribute>` value as a rule or a value list (see
+/// the module docs), with the `DB.Result` prefix in force.
+pub(crate) fn read_result(
     value: &str,
     hint: Option<ValueKind>,
     prefix: Option<&str>,
