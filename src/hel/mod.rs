@@ -1,12 +1,45 @@
-//! HEL, the HTML Extraction Language of W4F (seed §4.3, spec/hel.md).
+//! HEL, the HTML Extraction Language of W4F (seed §4.3, spec/hel.md): the
+//! language of every `DB.Result.*` rule.
 //!
-//! PLACEHOLDER INTERFACE: replaced by the real grammar, checker and evaluator.
+//! A rule is parsed (grammar `grammar/hel.pest`) and checked completely —
+//! syntax, variables, conditions, regexes — by [`Rule::parse`], before any
+//! page is fetched; [`Rule::eval`] then never fails: a path that leads nowhere
+//! is null.
+//!
+//! Decisions where hel.md is silent:
+//! - A relative rule without a `DB.Result` prefix starts at the root:
+//!   `body.h1.txt` reads as `html.body.h1.txt`.
+//! - A relative rule starting with a label takes the separator the prefix ends
+//!   with (`html.body->table[1].` + `tr[0]…` = `…table[1].tr[0]…`); a prefix
+//!   ending in neither `.` nor `->` is followed by a child step. A prefix
+//!   cannot use variables.
+//! - W4F's `value = … ;` form is accepted: the name and the `;` are ignored.
+//! - A multi-valued index that matches nothing gives the empty list `[]`;
+//!   a position of an `[n,m,k]` list that does not exist gives null there;
+//!   a range is cut at the last match.
+//! - In a literal, `\'` (or `\"` in a double-quoted one) is the quote
+//!   character; every other backslash is kept as written, so `'U\.S\.'` is
+//!   the regex `U\.S\.` for `=~`.
+//! - In `match/…/` and `split/…/`, `\/` is a slash.
+//! - A condition whose path gives null holds for no operator (`!=` and `!~`
+//!   need a value to compare); empty strings are values.
+//! - `.numberOf(tr)` of a table counts the rows of its row groups, like a
+//!   `.tr` step; of a `pcdata` node it is `"0"`.
+//! - Variable names are case-sensitive; labels, attribute names and keywords
+//!   are not.
+
+mod error;
+mod eval;
+mod parse;
 
 use serde::Serialize;
 
 use crate::page::Page;
 
-/// A nested string list, the value of a rule (hel.md §6).
+pub use error::RuleError;
+
+/// A nested string list, the value of a rule (hel.md §6); serialised to JSON
+/// as `null`, `"s"` or `[…]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Nsl {
@@ -32,58 +65,40 @@ impl Nsl {
     }
 }
 
-/// A rule that failed to parse or check.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{message}\n  {rule}\n  {caret:>width$}", caret = "^", width = column)]
-pub struct RuleError {
-    pub rule: String,
-    /// Byte offset of the fault in `rule`.
-    pub offset: usize,
-    /// 1-based line and column.
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
 /// A parsed and checked rule.
 #[derive(Debug, Clone)]
 pub struct Rule {
     source: String,
+    ast: parse::Ast,
 }
 
 impl Rule {
+    /// Parses and checks an absolute rule (or a relative one, read from the root).
     pub fn parse(source: &str) -> Result<Rule, RuleError> {
         Rule::parse_with_prefix(source, None)
     }
 
-    /// Parses a rule, applying a `DB.Result` prefix to it and its conditions
-    /// when they are relative.
+    /// Parses and checks a rule, applying a `DB.Result` prefix to it and its
+    /// conditions when they are relative. Errors point into the text the user
+    /// wrote: the rule, or the prefix.
     pub fn parse_with_prefix(source: &str, prefix: Option<&str>) -> Result<Rule, RuleError> {
-        let props = [".txt", ".src", ".getattr(", ".numberof("];
-        let lower = source.to_ascii_lowercase();
-        if props.iter().any(|p| lower.contains(p)) {
-            Ok(Rule {
-                source: match prefix {
-                    Some(p) if !lower.trim_start().starts_with("html") => format!("{p}{source}"),
-                    _ => source.to_string(),
-                },
-            })
-        } else {
-            Err(RuleError {
-                rule: source.to_string(),
-                offset: source.len(),
-                line: 1,
-                column: source.len() + 1,
-                message: "expected a property (.txt, .src, .getAttr, .numberOf)".into(),
-            })
-        }
+        let ast = parse::parse(source, prefix)?;
+        Ok(Rule {
+            source: source.to_string(),
+            ast,
+        })
     }
 
+    /// The rule as written (without the prefix).
     pub fn source(&self) -> &str {
         &self.source
     }
 
-    pub fn eval(&self, _page: &Page) -> Nsl {
-        Nsl::Null
+    /// The rule's value on a page.
+    pub fn eval(&self, page: &Page) -> Nsl {
+        eval::eval(&self.ast, page)
     }
 }
+
+#[cfg(test)]
+mod tests;

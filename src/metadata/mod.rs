@@ -1,5 +1,494 @@
 //! DB metadata: what a provider says about its form (spec/metadata.md).
+//!
+//! Metadata comes as a list of [`Entry`]s — `DB.*` meta tags of a page, the
+//! lines of a configuration file, the keys of a YAML spec — each with the
+//! place it came from. [`Metadata::from_entries`] reads them in order and
+//! reports every problem with that place.
+//!
+//! Decisions where metadata.md is silent:
+//! - The entries of a configuration file follow the page's meta tags, as if
+//!   appended to the page: a later value overrides an earlier one, so the
+//!   file wins, and a `DB.Result` prefix set in the page applies to the
+//!   file's relative rules until the file sets its own.
+//! - `DB.QueryElement` and `DB.QueryElements` set the same list; the last
+//!   one given wins.
+//! - A `DB.Result.<attribute>` named twice keeps its first position in the
+//!   result order and the last value.
+//! - A `DB.Result.<attribute>` value that does not parse as a HEL rule is a
+//!   value list — unless it looks like a rule (starts with `html.` or
+//!   `html->`, contains `->`, `.txt`, `.src`, `.getAttr(` or `.numberOf(`):
+//!   then it is reported as a rule that does not parse.
 
 mod dbcontent;
+mod html;
+mod pattern;
+mod values;
+
+use std::collections::BTreeMap;
+use std::fmt;
 
 pub use dbcontent::{DbContent, DbContentError, DbTable};
+pub use html::{read_meta_tags, PageMeta};
+pub use pattern::{Pattern, PatternError};
+pub use values::{
+    parse_domain, parse_lines, parse_list, parse_navigation_url, parse_number, parse_query_script,
+    parse_url, parse_yes_no, quote_item, DomainValue, Line, LineError, ValueError,
+};
+
+use crate::hel::{Rule, RuleError};
+use crate::plan::Method;
+
+/// Where a piece of metadata was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A `<META>` tag of a page; the line is a best effort.
+    MetaTag { page: String, line: Option<usize> },
+    /// A `Name: value` line of a configuration file.
+    ConfigLine { file: String, line: usize },
+    /// A key of a YAML spec (`results[2].rule`, `domains.region`).
+    SpecKey { file: String, key: String },
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::MetaTag {
+                page,
+                line: Some(line),
+            } => write!(f, "{page} line {line} (meta tag)"),
+            Origin::MetaTag { page, line: None } => write!(f, "{page} (meta tag)"),
+            Origin::ConfigLine { file, line } => write!(f, "{file} line {line}"),
+            Origin::SpecKey { file, key } => write!(f, "{file} key {key}"),
+        }
+    }
+}
+
+/// How a value is to be read when its writer said so (YAML specs do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    Rule,
+    Values,
+}
+
+/// One `Name: value` of metadata, with where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The name as written (`DB.Result.ort`, or `Result.ort` in a file).
+    pub name: String,
+    pub value: String,
+    pub origin: Origin,
+    /// Set by specs, whose `rule:`/`values:` keys say what a value is.
+    pub hint: Option<ValueKind>,
+}
+
+/// The values a query element takes: listed by the provider, or generated
+/// from a simple regex.
+#[derive(Debug, Clone)]
+pub enum Domain {
+    Values(Vec<String>),
+    Pattern(Pattern),
+}
+
+impl Domain {
+    /// Number of values.
+    pub fn len(&self) -> u64 {
+        match self {
+            Domain::Values(v) => v.len() as u64,
+            Domain::Pattern(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value with this index, generated on demand for a pattern.
+    pub fn get(&self, index: u64) -> Option<String> {
+        match self {
+            Domain::Values(v) => usize::try_from(index).ok().and_then(|i| v.get(i)).cloned(),
+            Domain::Pattern(p) => p.get(index),
+        }
+    }
+
+    /// The value as it is written in metadata.
+    pub fn to_value(&self) -> String {
+        match self {
+            Domain::Values(v) => v
+                .iter()
+                .map(|s| quote_item(s))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Domain::Pattern(p) => format!("/{}/", p.source()),
+        }
+    }
+}
+
+/// One `DB.Result.<attribute>`.
+#[derive(Debug, Clone)]
+pub struct ResultSpec {
+    pub attribute: String,
+    pub kind: ResultKind,
+}
+
+/// A result attribute is extracted by a rule, or indexed as listed.
+#[derive(Debug, Clone)]
+pub enum ResultKind {
+    Rule(Rule),
+    Values(Vec<String>),
+}
+
+/// Everything a provider said, parsed and checked.
+#[derive(Debug, Clone, Default)]
+pub struct Metadata {
+    pub config_file: Option<String>,
+    pub query_script: Option<(String, Option<Method>)>,
+    pub query_elements: Vec<String>,
+    /// `DB.QueryElement.<element>`, by element.
+    pub domains: BTreeMap<String, Domain>,
+    pub max_queries: Option<u64>,
+    pub max_pages: Option<u64>,
+    /// Document order, `DB.Result` prefixes applied.
+    pub results: Vec<ResultSpec>,
+    pub navigation_url: Option<String>,
+    /// `DB.Navigation`: `Some(false)` for NO, `Some(true)` for YES.
+    pub navigation: Option<bool>,
+    pub summarizer: Option<String>,
+    /// Where each name that was used was written (key: the canonical name,
+    /// e.g. `DB.QueryElements`, `DB.QueryElement.region`), for messages
+    /// about problems found later (a query element the form lacks).
+    pub origins: BTreeMap<String, Origin>,
+}
+
+/// What is wrong with one piece of metadata.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum MetadataError {
+    #[error("unknown name {name:?}; the DB names are DB.ConfigFile, DB.QueryScript, DB.QueryElement, DB.QueryElements, DB.QueryElement.<element>, DB.MaxQueries, DB.MaxPages, DB.Result, DB.Result.<attribute>, DB.NavigationURL, DB.Navigation, DB.Summarizer")]
+    UnknownName { name: String },
+    #[error("{name}: {error}")]
+    Value { name: String, error: ValueError },
+    #[error("{name}: the rule does not parse at line {}, column {} of the rule: {error}", error.line, error.column)]
+    Rule { name: String, error: RuleError },
+    #[error("{name}: {error}")]
+    Pattern { name: String, error: PatternError },
+    #[error("{name}: {message}")]
+    Invalid { name: String, message: String },
+}
+
+impl MetadataError {
+    /// The DB name concerned (as metadata.md writes it, or as the entry wrote it).
+    pub fn name(&self) -> &str {
+        match self {
+            MetadataError::UnknownName { name }
+            | MetadataError::Value { name, .. }
+            | MetadataError::Rule { name, .. }
+            | MetadataError::Pattern { name, .. }
+            | MetadataError::Invalid { name, .. } => name,
+        }
+    }
+}
+
+/// A problem with where it was found.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{origin}: {error}")]
+pub struct Problem {
+    pub origin: Origin,
+    pub error: MetadataError,
+}
+
+/// The names of metadata.md §2, as read from a meta tag, a configuration
+/// line (where `DB.` is optional) or a spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Name<'a> {
+    ConfigFile,
+    QueryScript,
+    QueryElement,
+    QueryElements,
+    Domain(&'a str),
+    MaxQueries,
+    MaxPages,
+    Result,
+    ResultAttribute(&'a str),
+    NavigationUrl,
+    Navigation,
+    Summarizer,
+}
+
+/// The DB name an entry's name stands for (case-insensitive, `DB.`
+/// optional); `None` for an unknown name.
+pub fn classify(name: &str) -> Option<Name<'_>> {
+    let name = name.trim();
+    let base = match name.get(..3) {
+        Some(p) if p.eq_ignore_ascii_case("db.") => &name[3..],
+        _ => name,
+    };
+    let lower = base.to_ascii_lowercase();
+    let suffix = |prefix: &str| {
+        lower
+            .starts_with(prefix)
+            .then(|| &base[prefix.len()..])
+            .filter(|s| !s.is_empty())
+    };
+    Some(match lower.as_str() {
+        "configfile" => Name::ConfigFile,
+        "queryscript" => Name::QueryScript,
+        "queryelement" => Name::QueryElement,
+        "queryelements" => Name::QueryElements,
+        "maxqueries" => Name::MaxQueries,
+        "maxpages" => Name::MaxPages,
+        "result" => Name::Result,
+        "navigationurl" => Name::NavigationUrl,
+        "navigation" => Name::Navigation,
+        "summarizer" => Name::Summarizer,
+        _ => {
+            if let Some(e) = suffix("queryelement.") {
+                Name::Domain(e)
+            } else if let Some(a) = suffix("result.") {
+                Name::ResultAttribute(a)
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+/// True when a value is meant as a HEL rule (see the module docs).
+fn looks_like_rule(value: &str) -> bool {
+    let v = value.trim_start().to_ascii_lowercase();
+    v.starts_with("html.")
+        || v.starts_with("html->")
+        || v.contains("->")
+        || [".txt", ".src", ".getattr(", ".numberof("]
+            .iter()
+            .any(|p| v.contains(p))
+}
+
+impl Metadata {
+    /// Reads entries in document order. Returns what could be read and every
+    /// problem found; the metadata is usable only when there are none.
+    pub fn from_entries(entries: &[Entry]) -> (Metadata, Vec<Problem>) {
+        let mut md = Metadata::default();
+        let mut problems = Vec::new();
+        let mut prefix: Option<String> = None;
+        for entry in entries {
+            let mut problem = |error: MetadataError| {
+                problems.push(Problem {
+                    origin: entry.origin.clone(),
+                    error,
+                })
+            };
+            let Some(kind) = classify(&entry.name) else {
+                problem(MetadataError::UnknownName {
+                    name: entry.name.clone(),
+                });
+                continue;
+            };
+            let canonical = canonical_name(&kind);
+            let value_err = |error: ValueError| MetadataError::Value {
+                name: canonical.clone(),
+                error,
+            };
+            let value = entry.value.as_str();
+            let outcome: Result<(), MetadataError> = match kind {
+                Name::ConfigFile => parse_url(value)
+                    .map(|u| md.config_file = Some(u))
+                    .map_err(value_err),
+                Name::Summarizer => parse_url(value)
+                    .map(|u| md.summarizer = Some(u))
+                    .map_err(value_err),
+                Name::QueryScript => parse_query_script(value)
+                    .map(|s| md.query_script = Some(s))
+                    .map_err(value_err),
+                Name::QueryElement | Name::QueryElements => {
+                    parse_list(value).map_err(value_err).and_then(|list| {
+                        if matches!(kind, Name::QueryElement) && list.len() > 1 {
+                            return Err(MetadataError::Invalid {
+                                name: canonical.clone(),
+                                message: format!(
+                                    "names {} elements; use DB.QueryElements for more than one",
+                                    list.len()
+                                ),
+                            });
+                        }
+                        let mut unique: Vec<String> = Vec::new();
+                        for e in list {
+                            if unique.contains(&e) {
+                                return Err(MetadataError::Invalid {
+                                    name: canonical.clone(),
+                                    message: format!("names the element {e:?} twice"),
+                                });
+                            }
+                            unique.push(e);
+                        }
+                        md.query_elements = unique;
+                        Ok(())
+                    })
+                }
+                Name::Domain(element) => {
+                    let parsed = match entry.hint {
+                        Some(ValueKind::Values) => parse_list(value).map(DomainValue::Values),
+                        _ => parse_domain(value),
+                    };
+                    parsed.map_err(value_err).and_then(|d| {
+                        let domain = match d {
+                            DomainValue::Values(v) => Domain::Values(v),
+                            DomainValue::Pattern(p, _) => {
+                                Domain::Pattern(Pattern::parse(&p).map_err(|error| {
+                                    MetadataError::Pattern {
+                                        name: canonical.clone(),
+                                        error,
+                                    }
+                                })?)
+                            }
+                        };
+                        md.domains.insert(element.to_string(), domain);
+                        Ok(())
+                    })
+                }
+                Name::MaxQueries => parse_number(value)
+                    .map(|n| md.max_queries = Some(n))
+                    .map_err(value_err),
+                Name::MaxPages => parse_number(value)
+                    .map(|n| md.max_pages = Some(n))
+                    .map_err(value_err),
+                Name::Result => {
+                    let p = value.trim();
+                    prefix = (!p.is_empty()).then(|| p.to_string());
+                    Ok(())
+                }
+                Name::ResultAttribute(attribute) => {
+                    read_result(value, entry.hint, prefix.as_deref(), &canonical).map(|kind| {
+                        let spec = ResultSpec {
+                            attribute: attribute.to_string(),
+                            kind,
+                        };
+                        match md.results.iter_mut().find(|r| r.attribute == attribute) {
+                            Some(existing) => *existing = spec,
+                            None => md.results.push(spec),
+                        }
+                    })
+                }
+                Name::NavigationUrl => parse_navigation_url(value)
+                    .map(|u| md.navigation_url = Some(u))
+                    .map_err(value_err),
+                Name::Navigation => parse_yes_no(value)
+                    .map(|b| md.navigation = Some(b))
+                    .map_err(value_err),
+            };
+            match outcome {
+                Ok(()) => {
+                    let key = match kind_key(&canonical) {
+                        Some(k) => k,
+                        None => canonical.clone(),
+                    };
+                    md.origins.insert(key, entry.origin.clone());
+                }
+                Err(e) => problem(e),
+            }
+        }
+        (md, problems)
+    }
+
+    /// Like [`Metadata::from_entries`], but only metadata without problems.
+    pub fn parse(entries: &[Entry]) -> Result<Metadata, Vec<Problem>> {
+        let (md, problems) = Metadata::from_entries(entries);
+        if problems.is_empty() {
+            Ok(md)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Where `DB.QueryElement`/`DB.QueryElements` was written.
+    pub fn query_elements_origin(&self) -> Option<&Origin> {
+        self.origins.get("DB.QueryElements")
+    }
+}
+
+/// `DB.QueryElement` and `DB.QueryElements` share one origin key.
+fn kind_key(canonical: &str) -> Option<String> {
+    (canonical == "DB.QueryElement").then(|| "DB.QueryElements".to_string())
+}
+
+/// The name as metadata.md writes it (`DB.QueryElement.region`).
+pub fn canonical_name(kind: &Name<'_>) -> String {
+    match kind {
+        Name::ConfigFile => "DB.ConfigFile".into(),
+        Name::QueryScript => "DB.QueryScript".into(),
+        Name::QueryElement => "DB.QueryElement".into(),
+        Name::QueryElements => "DB.QueryElements".into(),
+        Name::Domain(e) => format!("DB.QueryElement.{e}"),
+        Name::MaxQueries => "DB.MaxQueries".into(),
+        Name::MaxPages => "DB.MaxPages".into(),
+        Name::Result => "DB.Result".into(),
+        Name::ResultAttribute(a) => format!("DB.Result.{a}"),
+        Name::NavigationUrl => "DB.NavigationURL".into(),
+        Name::Navigation => "DB.Navigation".into(),
+        Name::Summarizer => "DB.Summarizer".into(),
+    }
+}
+
+/// Reads a `DB.Result.<attribute>` value as a rule or a value list (see
+/// the module docs), with the `DB.Result` prefix in force.
+pub(crate) fn read_result(
+    value: &str,
+    hint: Option<ValueKind>,
+    prefix: Option<&str>,
+    name: &str,
+) -> Result<ResultKind, MetadataError> {
+    let as_rule = || {
+        Rule::parse_with_prefix(value.trim(), prefix).map_err(|error| MetadataError::Rule {
+            name: name.to_string(),
+            error,
+        })
+    };
+    let as_values = || {
+        parse_list(value).map_err(|error| MetadataError::Value {
+            name: name.to_string(),
+            error,
+        })
+    };
+    match hint {
+        Some(ValueKind::Rule) => as_rule().map(ResultKind::Rule),
+        Some(ValueKind::Values) => as_values().map(ResultKind::Values),
+        None => match as_rule() {
+            Ok(rule) => Ok(ResultKind::Rule(rule)),
+            Err(e) if looks_like_rule(value) => Err(e),
+            Err(_) => as_values().map(ResultKind::Values),
+        },
+    }
+}
+
+/// Reads a configuration file: an HTML document with the same meta tags,
+/// or `Name: value` lines (see [`parse_lines`]).
+pub fn read_config_file(text: &str, file: &str) -> Result<Vec<Entry>, Box<Problem>> {
+    if text.trim_start().starts_with('<') {
+        return Ok(read_meta_tags(text, file).entries);
+    }
+    let lines = parse_lines(text).map_err(|e| {
+        Box::new(Problem {
+            origin: Origin::ConfigLine {
+                file: file.to_string(),
+                line: e.line,
+            },
+            error: MetadataError::Invalid {
+                name: "configuration file".into(),
+                message: format!("column {}: {}", e.column, e.message),
+            },
+        })
+    })?;
+    Ok(lines
+        .into_iter()
+        .map(|l| Entry {
+            name: l.name,
+            value: l.value,
+            origin: Origin::ConfigLine {
+                file: file.to_string(),
+                line: l.line,
+            },
+            hint: None,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,18 +1,498 @@
 //! The page tree of hel.md §1.
 //!
-//! PLACEHOLDER INTERFACE: replaced by the arena tree built from html5ever.
+//! A page is parsed by html5ever's HTML5 tree builder (so real-world HTML with
+//! unclosed tags, misnested tables and stray end tags gives the tree a browser
+//! would build) straight into an arena laid out in pre-order: a node's index
+//! is its place in document order, its subtree is the index range
+//! `index..end`, and the nodes of every label are listed in document order.
+//! That makes `->` steps a binary search and `.txt` a linear scan.
+//!
+//! Decisions where hel.md is silent:
+//! - White space is Unicode white space (`&nbsp;` included): a text node of
+//!   only white space is not part of the tree, but `.txt` still reads it as a
+//!   space between the texts around it (`<b>a</b> <i>b</i>` gives `a b`).
+//! - Text on both sides of a comment stays two `pcdata` nodes.
+//! - `.txt` of an element leaves out the text of `script` and `style`
+//!   elements below it (their own `pcdata` nodes can still be addressed).
+//! - `<noscript>` content is parsed as markup: a gatherer runs no scripts.
+//! - A `<template>`'s contents are its children.
+//! - `.src` is the node re-serialised from the tree (attribute values and text
+//!   escaped, white-space-only text between elements written as one space,
+//!   comments left out), not a slice of the original bytes.
 
-/// A parsed page.
-#[derive(Debug, Default)]
-pub struct Page {}
+mod build;
+
+pub(crate) use build::{
+    A, BODY, META, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TITLE, TR,
+};
+
+/// Set on a node's label when white space (a dropped text node) came just
+/// before it in document order.
+const SPACE_BEFORE: u32 = 1 << 31;
+
+/// One node of the tree, 20 bytes.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// Label id (index into `Page::labels`), plus the `SPACE_BEFORE` bit.
+    label: u32,
+    /// Parent index (`u32::MAX` for the root).
+    parent: u32,
+    /// One past the last node of the subtree.
+    end: u32,
+    /// Text: byte range in `Page::buf`. Element: range in `Page::attrs`.
+    a: u32,
+    b: u32,
+}
+
+impl Node {
+    fn label(&self) -> u32 {
+        self.label & !SPACE_BEFORE
+    }
+    fn space_before(&self) -> bool {
+        self.label & SPACE_BEFORE != 0
+    }
+}
+
+/// An attribute: name label id and the value's byte range in `Page::buf`.
+#[derive(Debug, Clone, Copy)]
+struct Attr {
+    name: u32,
+    start: u32,
+    end: u32,
+}
+
+/// A parsed page: the labelled, ordered tree of hel.md §1.
+#[derive(Debug, Clone)]
+pub struct Page {
+    nodes: Vec<Node>,
+    attrs: Vec<Attr>,
+    /// All text and attribute values.
+    buf: String,
+    /// Lower-case labels (element and attribute names); id 0 is `pcdata`.
+    labels: Vec<Box<str>>,
+    /// Node ids grouped by label, each group in document order.
+    by_label: Vec<u32>,
+    /// Start of each label's group in `by_label` (one more entry than labels).
+    label_start: Vec<u32>,
+}
+
+/// A link of a page: every `<a href>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The `href` attribute as written (surrounding white space removed).
+    pub href: String,
+    /// The anchor's text (`.txt`).
+    pub text: String,
+}
+
+impl Default for Page {
+    fn default() -> Page {
+        Page::parse("")
+    }
+}
+
+/// Elements whose boundaries separate words in `Page::text`.
+const INLINE: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd",
+    "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u",
+    "var", "wbr", "label", "nobr",
+];
 
 impl Page {
-    pub fn parse(_html: &str) -> Page {
-        Page {}
+    /// Parses HTML text (any real-world HTML; never fails).
+    pub fn parse(html: &str) -> Page {
+        build::parse(html)
     }
 
-    /// Decodes (see `charset`) and parses.
+    /// Decodes the bytes the way a browser does (BOM, then the `charset` of the
+    /// HTTP `Content-Type`, then `<meta>`, see `crate::charset`) and parses.
     pub fn from_bytes(bytes: &[u8], content_type: Option<&str>) -> Page {
         Page::parse(&crate::charset::decode(bytes, content_type).text)
     }
+
+    /// The text of the first `<title>` (in the head if there is one there),
+    /// white space collapsed; `None` without a title.
+    pub fn title(&self) -> Option<String> {
+        let titles = self.with_label(TITLE);
+        let head_end = self.nodes.get(1).map_or(0, |n| n.end);
+        let t = titles
+            .iter()
+            .find(|&&t| t < head_end)
+            .or_else(|| titles.first())?;
+        Some(self.text_of(*t))
+    }
+
+    /// The `content` of the first `<meta name=…>` whose name matches `name`
+    /// case-insensitively, as written.
+    pub fn meta_content(&self, name: &str) -> Option<String> {
+        let name_id = self.label_id("name")?;
+        let content_id = self.label_id("content")?;
+        self.with_label(META).iter().find_map(|&m| {
+            let n = self.attr(m, name_id)?;
+            if n.trim().eq_ignore_ascii_case(name) {
+                Some(self.attr(m, content_id).unwrap_or("").to_string())
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The text of the body, white space collapsed, with a space where a
+    /// block element (anything but inline markup such as `a`, `b`, `span`,
+    /// `font`) begins or ends; scripts and styles left out.
+    pub fn text(&self) -> String {
+        let body = self.body();
+        let inline: Vec<u32> = INLINE.iter().filter_map(|l| self.label_id(l)).collect();
+        let mut out = TextCollector::default();
+        let mut open_blocks: Vec<u32> = Vec::new();
+        let end = self.nodes[body as usize].end;
+        let mut i = body + 1;
+        while i < end {
+            while open_blocks.last().is_some_and(|&e| i >= e) {
+                open_blocks.pop();
+                out.space();
+            }
+            let n = self.nodes[i as usize];
+            if n.space_before() {
+                out.space();
+            }
+            match n.label() {
+                PCDATA => out.push(self.raw_text(i)),
+                SCRIPT | STYLE => {
+                    i = n.end;
+                    continue;
+                }
+                l if !inline.contains(&l) => {
+                    out.space();
+                    open_blocks.push(n.end);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        out.finish()
+    }
+
+    /// Every `<a href>` in document order.
+    pub fn links(&self) -> Vec<Link> {
+        let Some(href) = self.label_id("href") else {
+            return Vec::new();
+        };
+        self.with_label(A)
+            .iter()
+            .filter_map(|&a| {
+                Some(Link {
+                    href: self.attr(a, href)?.trim().to_string(),
+                    text: self.text_of(a),
+                })
+            })
+            .collect()
+    }
+
+    /// The bytes this page's tree holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.attrs.capacity() * std::mem::size_of::<Attr>()
+            + self.buf.capacity()
+            + self.labels.capacity() * std::mem::size_of::<Box<str>>()
+            + self.labels.iter().map(|l| l.len()).sum::<usize>()
+            + (self.by_label.capacity() + self.label_start.capacity()) * 4
+    }
+
+    // ---- crate-internal access for HEL ----
+
+    /// The root (`html`).
+    pub(crate) const ROOT: u32 = 0;
+
+    /// The id of a lower-case label or attribute name on this page.
+    pub(crate) fn label_id(&self, label: &str) -> Option<u32> {
+        self.labels
+            .iter()
+            .position(|l| **l == *label)
+            .map(|p| p as u32)
+    }
+
+    /// A node's label id.
+    pub(crate) fn label_of(&self, node: u32) -> u32 {
+        self.nodes[node as usize].label()
+    }
+
+    /// A node's label.
+    pub(crate) fn label_name(&self, node: u32) -> &str {
+        &self.labels[self.label_of(node) as usize]
+    }
+
+    /// The parent of a node (`None` for the root).
+    pub(crate) fn parent(&self, node: u32) -> Option<u32> {
+        let p = self.nodes[node as usize].parent;
+        (p != u32::MAX).then_some(p)
+    }
+
+    /// The body element.
+    pub(crate) fn body(&self) -> u32 {
+        self.children(Self::ROOT)
+            .find(|&c| self.label_of(c) == BODY)
+            .unwrap_or(Self::ROOT)
+    }
+
+    /// The nodes labelled `label`, in document order.
+    pub(crate) fn with_label(&self, label: u32) -> &[u32] {
+        let l = label as usize;
+        if l + 1 >= self.label_start.len() {
+            return &[];
+        }
+        &self.by_label[self.label_start[l] as usize..self.label_start[l + 1] as usize]
+    }
+
+    /// The nodes labelled `label` after `node` in document order (first its
+    /// descendants, then everything after it).
+    pub(crate) fn following(&self, node: u32, label: u32) -> &[u32] {
+        let all = self.with_label(label);
+        &all[all.partition_point(|&n| n <= node)..]
+    }
+
+    /// The children of a node.
+    pub(crate) fn children(&self, node: u32) -> Children<'_> {
+        Children {
+            page: self,
+            next: node + 1,
+            end: self.nodes[node as usize].end,
+        }
+    }
+
+    /// The children labelled `label`; inside a `table`, the rows of its row
+    /// groups count as its own rows (hel.md §1).
+    pub(crate) fn child_matches(&self, node: u32, label: u32) -> ChildMatches<'_> {
+        ChildMatches {
+            page: self,
+            label,
+            row_groups: label == TR && self.label_of(node) == TABLE,
+            outer: self.children(node),
+            inner: None,
+        }
+    }
+
+    /// The value of an attribute (by name id).
+    pub(crate) fn attr(&self, node: u32, name: u32) -> Option<&str> {
+        let n = self.nodes[node as usize];
+        if n.label() == PCDATA {
+            return None;
+        }
+        self.attrs[n.a as usize..n.b as usize]
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| &self.buf[a.start as usize..a.end as usize])
+    }
+
+    /// The text of a `pcdata` node as written.
+    fn raw_text(&self, node: u32) -> &str {
+        let n = self.nodes[node as usize];
+        &self.buf[n.a as usize..n.b as usize]
+    }
+
+    /// `.txt`: the node's text, white space collapsed and trimmed.
+    pub(crate) fn text_of(&self, node: u32) -> String {
+        let n = self.nodes[node as usize];
+        if n.label() == PCDATA {
+            let mut out = TextCollector::default();
+            out.push(self.raw_text(node));
+            return out.finish();
+        }
+        let mut out = TextCollector::default();
+        let mut i = node + 1;
+        while i < n.end {
+            let c = self.nodes[i as usize];
+            if c.space_before() {
+                out.space();
+            }
+            match c.label() {
+                PCDATA => out.push(self.raw_text(i)),
+                SCRIPT | STYLE => {
+                    i = c.end;
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        out.finish()
+    }
+
+    /// `.src`: the node's outer HTML, serialised from the tree.
+    pub(crate) fn outer_html(&self, node: u32) -> String {
+        let end = self.nodes[node as usize].end;
+        let mut out = String::new();
+        let mut open: Vec<u32> = Vec::new();
+        let mut i = node;
+        let close = |out: &mut String, page: &Page, e: u32| {
+            if !is_void(page.label_name(e)) {
+                out.push_str("</");
+                out.push_str(page.label_name(e));
+                out.push('>');
+            }
+        };
+        while i < end {
+            while let Some(&top) = open.last() {
+                if i < self.nodes[top as usize].end {
+                    break;
+                }
+                open.pop();
+                close(&mut out, self, top);
+            }
+            let n = self.nodes[i as usize];
+            if n.space_before() && i != node {
+                out.push(' ');
+            }
+            if n.label() == PCDATA {
+                let raw = self
+                    .parent(i)
+                    .is_some_and(|p| matches!(self.label_of(p), SCRIPT | STYLE));
+                if raw {
+                    out.push_str(self.raw_text(i));
+                } else {
+                    escape(&mut out, self.raw_text(i), false);
+                }
+            } else {
+                out.push('<');
+                out.push_str(self.label_name(i));
+                for a in &self.attrs[n.a as usize..n.b as usize] {
+                    out.push(' ');
+                    out.push_str(&self.labels[a.name as usize]);
+                    out.push_str("=\"");
+                    escape(&mut out, &self.buf[a.start as usize..a.end as usize], true);
+                    out.push('"');
+                }
+                out.push('>');
+                open.push(i);
+            }
+            i += 1;
+        }
+        while let Some(top) = open.pop() {
+            close(&mut out, self, top);
+        }
+        out
+    }
 }
+
+fn is_void(label: &str) -> bool {
+    matches!(
+        label,
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+            | "basefont"
+            | "bgsound"
+            | "frame"
+            | "keygen"
+    )
+}
+
+fn escape(out: &mut String, s: &str, attr: bool) {
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' if !attr => out.push_str("&lt;"),
+            '>' if !attr => out.push_str("&gt;"),
+            '"' if attr => out.push_str("&quot;"),
+            '\u{a0}' => out.push_str("&nbsp;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// The children of a node, in order.
+pub(crate) struct Children<'a> {
+    page: &'a Page,
+    next: u32,
+    end: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.next >= self.end {
+            return None;
+        }
+        let c = self.next;
+        self.next = self.page.nodes[c as usize].end;
+        Some(c)
+    }
+}
+
+/// The children of a node with one label (see `Page::child_matches`).
+pub(crate) struct ChildMatches<'a> {
+    page: &'a Page,
+    label: u32,
+    row_groups: bool,
+    outer: Children<'a>,
+    inner: Option<Children<'a>>,
+}
+
+impl Iterator for ChildMatches<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        loop {
+            if let Some(inner) = &mut self.inner {
+                match inner.find(|&r| self.page.label_of(r) == TR) {
+                    Some(r) => return Some(r),
+                    None => self.inner = None,
+                }
+            }
+            let c = self.outer.next()?;
+            let l = self.page.label_of(c);
+            if l == self.label {
+                return Some(c);
+            }
+            if self.row_groups && matches!(l, THEAD | TBODY | TFOOT) {
+                self.inner = Some(self.page.children(c));
+            }
+        }
+    }
+}
+
+/// Collects text with white space collapsed to single spaces and trimmed.
+#[derive(Default)]
+struct TextCollector {
+    out: String,
+    pending_space: bool,
+}
+
+impl TextCollector {
+    fn space(&mut self) {
+        self.pending_space = true;
+    }
+
+    fn push(&mut self, text: &str) {
+        for word_or_space in text.split_inclusive(char::is_whitespace) {
+            let word = word_or_space.trim_end_matches(char::is_whitespace);
+            if !word.is_empty() {
+                if self.pending_space && !self.out.is_empty() {
+                    self.out.push(' ');
+                }
+                self.out.push_str(word);
+                self.pending_space = false;
+            }
+            if word.len() != word_or_space.len() {
+                self.pending_space = true;
+            }
+        }
+    }
+
+    fn finish(self) -> String {
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests;

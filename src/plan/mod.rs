@@ -1,6 +1,409 @@
 //! The request generator (seed §4.2, §4.4): from a form and its metadata to
-//! the list of queries to send.
+//! the queries to send.
+//!
+//! The queries are the Cartesian product of the query elements' domains, in
+//! a stable order: the first query element varies slowest, like nested
+//! loops written in the order of `DB.QueryElements`; each domain in its own
+//! order (the form's, the listed one, or the simple regex's). Every other
+//! element keeps the value a browser would submit when the user changes
+//! nothing. The plan counts its queries first and builds each one only when
+//! asked for it, so a plan of 10^9 queries holds none of them.
 
+mod encode;
 mod request;
 
+use std::fmt;
+
+use encoding_rs::Encoding;
+use sha2::{Digest, Sha256};
+use url::Url;
+
+pub use encode::urlencoded;
 pub use request::{Method, Request};
+
+use crate::form::{ElementKind, Enctype, Form};
+use crate::metadata::{Domain, Metadata, Origin};
+
+/// The queries for one source, generated on demand.
+#[derive(Debug, Clone)]
+pub struct QueryPlan {
+    action: Url,
+    method: Method,
+    enctype: Enctype,
+    encoding: &'static Encoding,
+    slots: Vec<Slot>,
+    elements: Vec<(String, Domain)>,
+    total: u64,
+    len: u64,
+    cap: Option<Cap>,
+}
+
+/// Where a limit on the number of queries comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cap {
+    pub limit: u64,
+    /// `DB.MaxQueries` or `--max-queries`.
+    pub by: CapSource,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapSource {
+    Provider,
+    User,
+}
+
+impl fmt::Display for Cap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.by {
+            CapSource::Provider => write!(f, "DB.MaxQueries {}", self.limit),
+            CapSource::User => write!(f, "--max-queries {}", self.limit),
+        }
+    }
+}
+
+impl Cap {
+    /// The smaller of the provider's and the user's limit.
+    pub fn smaller(provider: Option<u64>, user: Option<u64>) -> Option<Cap> {
+        let p = provider.map(|limit| Cap {
+            limit,
+            by: CapSource::Provider,
+        });
+        let u = user.map(|limit| Cap {
+            limit,
+            by: CapSource::User,
+        });
+        match (p, u) {
+            (Some(p), Some(u)) => Some(if u.limit < p.limit { u } else { p }),
+            (p, u) => p.or(u),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Slot {
+    Fixed(String, String),
+    Query(usize),
+}
+
+/// One query: the values of the query elements and the request that sends them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    /// Position in the plan's order, from 0.
+    pub ordinal: u64,
+    /// Query element → value, in the order of `DB.QueryElements`.
+    pub values: Vec<(String, String)>,
+    pub request: Request,
+}
+
+impl Query {
+    /// A key that identifies the query across runs: the SHA-256 (hex) of
+    /// method, URL and body.
+    pub fn key(&self) -> String {
+        let mut h = Sha256::new();
+        h.update(self.request.method.to_string().as_bytes());
+        h.update(b"\n");
+        h.update(self.request.url.as_str().as_bytes());
+        h.update(b"\n");
+        if let Some(body) = &self.request.body {
+            h.update(body);
+        }
+        encode::hex(&h.finalize())
+    }
+}
+
+/// Why no plan can be made.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PlanError {
+    #[error("query element {element:?} is not an element of the form (its elements: {available})")]
+    UnknownElement { element: String, available: String },
+    #[error("query element {element:?} is a {kind}, whose domain is undetermined: give its values or a simple regex in DB.QueryElement.{element}")]
+    Undetermined { element: String, kind: &'static str },
+    #[error("the page has no form: query element {element:?} needs DB.QueryScript and its values in DB.QueryElement.{element}")]
+    NoForm { element: String },
+    #[error("DB.QueryElement.{element}: /{pattern}/ expands to {count} values, more than the limit {cap}; lower the pattern or raise the limit")]
+    PatternTooLarge {
+        element: String,
+        pattern: String,
+        count: u64,
+        cap: Cap,
+    },
+    #[error(
+        "the Cartesian product of the query elements' domains has more than {} queries",
+        u64::MAX
+    )]
+    Overflow,
+    #[error("DB.QueryScript {script:?} is not a valid URL: {message}")]
+    Script { script: String, message: String },
+}
+
+/// A plan problem with the metadata it concerns, when known.
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct PlanProblem {
+    pub origin: Option<Origin>,
+    pub error: PlanError,
+}
+
+impl fmt::Display for PlanProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.origin {
+            Some(o) => write!(f, "{o}: {}", self.error),
+            None => write!(f, "{}", self.error),
+        }
+    }
+}
+
+impl QueryPlan {
+    /// Builds the plan for a form (or, without one, for `DB.QueryScript`
+    /// alone) and reports every problem.
+    ///
+    /// `page_url` resolves a relative `DB.QueryScript`; `page_encoding`
+    /// encodes the requests when there is no form. `user_max_queries` is
+    /// the user's `--max-queries`; the smaller of it and `DB.MaxQueries`
+    /// caps the plan.
+    pub fn build(
+        form: Option<&Form>,
+        metadata: &Metadata,
+        page_url: &Url,
+        page_encoding: &'static Encoding,
+        user_max_queries: Option<u64>,
+    ) -> Result<QueryPlan, Vec<PlanProblem>> {
+        let mut problems = Vec::new();
+        let origin_of = |key: &str| metadata.origins.get(key).cloned();
+        let elements_origin = metadata.query_elements_origin().cloned();
+        let cap = Cap::smaller(metadata.max_queries, user_max_queries);
+
+        let (mut action, mut method, enctype, encoding) = match form {
+            Some(f) => (f.action.clone(), f.method, f.enctype, f.encoding),
+            None => (
+                page_url.clone(),
+                Method::Get,
+                Enctype::UrlEncoded,
+                page_encoding.output_encoding(),
+            ),
+        };
+        if let Some((script, script_method)) = &metadata.query_script {
+            match page_url.join(script) {
+                Ok(url) => action = url,
+                Err(e) => problems.push(PlanProblem {
+                    origin: origin_of("DB.QueryScript"),
+                    error: PlanError::Script {
+                        script: script.clone(),
+                        message: e.to_string(),
+                    },
+                }),
+            }
+            if let Some(m) = script_method {
+                method = *m;
+            }
+        }
+
+        // Domains of the query elements.
+        let mut elements = Vec::new();
+        for name in &metadata.query_elements {
+            let given = metadata.domains.get(name).cloned();
+            let domain = match form {
+                Some(f) => match f.element(name) {
+                    None => Err(PlanError::UnknownElement {
+                        element: name.clone(),
+                        available: f.element_names().join(", "),
+                    }),
+                    Some(e) => match (given, e.domain()) {
+                        (Some(d), _) => Ok(d),
+                        (None, Some(values)) => Ok(Domain::Values(values)),
+                        (None, None) => Err(PlanError::Undetermined {
+                            element: name.clone(),
+                            kind: e.kind_name(),
+                        }),
+                    },
+                },
+                None if metadata.query_script.is_some() => given.ok_or(PlanError::NoForm {
+                    element: name.clone(),
+                }),
+                None => Err(PlanError::NoForm {
+                    element: name.clone(),
+                }),
+            };
+            match domain {
+                Ok(Domain::Pattern(p)) if cap.is_some_and(|c| p.len() > c.limit) => {
+                    problems.push(PlanProblem {
+                        origin: origin_of(&format!("DB.QueryElement.{name}")),
+                        error: PlanError::PatternTooLarge {
+                            element: name.clone(),
+                            pattern: p.source().to_string(),
+                            count: p.len(),
+                            cap: cap.unwrap_or(Cap {
+                                limit: 0,
+                                by: CapSource::User,
+                            }),
+                        },
+                    })
+                }
+                Ok(d) => elements.push((name.clone(), d)),
+                Err(error) => problems.push(PlanProblem {
+                    origin: elements_origin.clone(),
+                    error,
+                }),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+
+        // The form data set with a slot for each query element.
+        let mut slots = Vec::new();
+        let query_index = |name: &str| elements.iter().position(|(n, _)| n == name);
+        if let Some(f) = form {
+            let mut submit_seen = false;
+            for e in &f.elements {
+                if let ElementKind::Submit { value, image } = &e.kind {
+                    if submit_seen {
+                        continue;
+                    }
+                    submit_seen = true;
+                    match (image, e.name.is_empty()) {
+                        (true, true) => {
+                            slots.push(Slot::Fixed("x".into(), "0".into()));
+                            slots.push(Slot::Fixed("y".into(), "0".into()));
+                        }
+                        (true, false) => {
+                            slots.push(Slot::Fixed(format!("{}.x", e.name), "0".into()));
+                            slots.push(Slot::Fixed(format!("{}.y", e.name), "0".into()));
+                        }
+                        (false, false) => slots.push(Slot::Fixed(e.name.clone(), value.clone())),
+                        (false, true) => {}
+                    }
+                    continue;
+                }
+                match query_index(&e.name) {
+                    Some(i) => {
+                        if !slots.iter().any(|s| matches!(s, Slot::Query(j) if *j == i)) {
+                            slots.push(Slot::Query(i));
+                        }
+                    }
+                    None => slots.extend(
+                        e.default_values()
+                            .into_iter()
+                            .map(|v| Slot::Fixed(e.name.clone(), v)),
+                    ),
+                }
+            }
+        } else {
+            slots.extend((0..elements.len()).map(Slot::Query));
+        }
+
+        let total = elements
+            .iter()
+            .try_fold(1u64, |acc, (_, d)| acc.checked_mul(d.len()))
+            .ok_or_else(|| {
+                vec![PlanProblem {
+                    origin: elements_origin.clone(),
+                    error: PlanError::Overflow,
+                }]
+            })?;
+        let len = cap.map_or(total, |c| total.min(c.limit));
+        Ok(QueryPlan {
+            action,
+            method,
+            enctype,
+            encoding,
+            slots,
+            elements,
+            total,
+            len,
+            cap,
+        })
+    }
+
+    /// Number of queries that will be sent (after the caps).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of queries the domains give (before the caps).
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// True when a cap leaves queries out: the content will be incomplete.
+    pub fn cut_short(&self) -> bool {
+        self.len < self.total
+    }
+
+    /// The cap in force, if any.
+    pub fn cap(&self) -> Option<Cap> {
+        self.cap
+    }
+
+    pub fn action(&self) -> &Url {
+        &self.action
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    pub fn enctype(&self) -> Enctype {
+        self.enctype
+    }
+
+    pub fn encoding(&self) -> &'static Encoding {
+        self.encoding
+    }
+
+    /// The query elements with their domains, in plan order.
+    pub fn elements(&self) -> &[(String, Domain)] {
+        &self.elements
+    }
+
+    /// The query with this ordinal, built now.
+    pub fn query(&self, ordinal: u64) -> Option<Query> {
+        if ordinal >= self.len {
+            return None;
+        }
+        let mut digits = vec![0u64; self.elements.len()];
+        let mut rest = ordinal;
+        for (i, (_, d)) in self.elements.iter().enumerate().rev() {
+            let n = d.len();
+            digits[i] = rest % n;
+            rest /= n;
+        }
+        let values: Vec<(String, String)> = self
+            .elements
+            .iter()
+            .zip(&digits)
+            .map(|((name, d), &i)| (name.clone(), d.get(i).unwrap_or_default()))
+            .collect();
+        let pairs: Vec<(String, String)> = self
+            .slots
+            .iter()
+            .map(|s| match s {
+                Slot::Fixed(n, v) => (n.clone(), v.clone()),
+                Slot::Query(i) => values[*i].clone(),
+            })
+            .collect();
+        let request = encode::request(
+            &self.action,
+            self.method,
+            self.enctype,
+            self.encoding,
+            &pairs,
+        );
+        Some(Query {
+            ordinal,
+            values,
+            request,
+        })
+    }
+
+    /// All queries in order, each built when the iterator reaches it.
+    pub fn queries(&self) -> impl Iterator<Item = Query> + '_ {
+        (0..self.len).filter_map(move |n| self.query(n))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,560 @@
-//! source (to be built).
+//! One database source: the page, its metadata, its form and its plan.
+//!
+//! [`discover`] fetches a page and tells what it is: a database source with
+//! `DB.*` meta tags, a cooperative provider (a summarizer), or an ordinary
+//! page. [`from_spec`] builds a source from a YAML spec. Both fetch only the
+//! form page and its configuration file, never a query.
+//!
+//! Decisions where metadata.md is silent:
+//! - When a page has several forms, the source uses the first form that has
+//!   every query element (or the one a spec names with `form:`), else the
+//!   first form — and the plan reports the elements it lacks.
+//! - A page with `DB.Summarizer` is cooperative even if it has other DB
+//!   names; its `DB.ConfigFile` is what the summarizer is called with
+//!   (`?config=<path of the file>`), the gatherer does not read it.
+//! - A DBContent document is recognised by not being HTML (by its
+//!   Content-Type, else by not starting with `<`) and by parsing as one
+//!   with a `Summarizer:` line. Its own path is the configuration path.
+
+use std::fmt;
+use std::path::Path;
+
+use url::Url;
+
+use crate::fetch::{FetchError, Fetcher, Response};
+use crate::form::{forms, Form, FormError};
+use crate::metadata::{
+    classify, read_config_file, read_meta_tags, DbContent, Entry, Metadata, Name, Origin, PageMeta,
+    Problem,
+};
+use crate::plan::{PlanError, PlanProblem, QueryPlan};
+use crate::spec::{FormRef, Spec, SpecError};
+
+/// The user's limits.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    /// `--max-queries`; the provider's DB.MaxQueries may be lower.
+    pub max_queries: Option<u64>,
+}
+
+/// What a fetched page turned out to be.
+#[derive(Debug)]
+pub enum Discovery {
+    Database(Box<Source>),
+    Cooperative(Box<CooperativeSource>),
+    Ordinary(Response),
+}
+
+/// A database source described by metadata (meta tags, config file, spec).
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The form page (after redirects).
+    pub url: Url,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub keywords: Option<String>,
+    pub metadata: Metadata,
+    /// The form the queries fill in; `None` when DB.QueryScript stands alone.
+    pub form: Option<Form>,
+    pub plan: QueryPlan,
+    /// Bytes of the form page and the configuration file.
+    pub bytes_fetched: u64,
+    /// The metadata entries in the order they were read (page, then file),
+    /// for `gather spec`.
+    pub entries: Vec<Entry>,
+}
+
+/// A provider that runs a summarizer (seed §2–§3, metadata.md §4).
+#[derive(Debug, Clone)]
+pub struct CooperativeSource {
+    /// The form's URL (DBContent `URL:`, else the page).
+    pub url: Url,
+    pub summarizer: Url,
+    /// Path of the configuration file on the summarizer's server.
+    pub config_path: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub keywords: Option<String>,
+    pub bytes_fetched: u64,
+}
+
+/// One thing wrong with a source; `gather check` lists them all.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceProblem {
+    #[error(transparent)]
+    Metadata(#[from] Problem),
+    #[error(transparent)]
+    Plan(#[from] PlanProblem),
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Form(#[from] FormError),
+    #[error("{origin}: configuration file {url} answered HTTP {status}{}", status_hint(*status, url))]
+    ConfigFile {
+        origin: Origin,
+        url: Url,
+        status: u16,
+    },
+    #[error("{origin}: configuration file: {error}")]
+    ConfigFetch { origin: Origin, error: FetchError },
+    #[error("{origin}: {message}")]
+    Other { origin: Origin, message: String },
+}
+
+fn status_hint(status: u16, url: &Url) -> String {
+    let host = match (url.host_str(), url.port()) {
+        (Some(h), Some(p)) => format!("{h}:{p}"),
+        (Some(h), None) => h.to_string(),
+        _ => "HOST".into(),
+    };
+    match status {
+        404 | 410 => " (not found)".into(),
+        401 => format!(" (authentication required: give credentials with --auth {host}=USER:PASS, or auth: in a spec)"),
+        403 => format!(" (forbidden: the credentials for {host} are not accepted)"),
+        _ => String::new(),
+    }
+}
+
+/// Why a source cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The page itself could not be fetched.
+    #[error("{0}")]
+    Fetch(#[from] FetchError),
+    /// The spec file could not be read.
+    #[error("{0}")]
+    Spec(SpecError),
+    /// The metadata, spec or form has problems; all of them are listed.
+    #[error("{}", list_problems(source_name, problems))]
+    Invalid {
+        source_name: String,
+        problems: Vec<SourceProblem>,
+    },
+}
+
+fn list_problems(source: &str, problems: &[SourceProblem]) -> String {
+    let mut out = format!(
+        "{source}: {} problem{}",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" }
+    );
+    for p in problems {
+        out.push_str("\n  - ");
+        out.push_str(&p.to_string().replace('\n', "\n    "));
+    }
+    out
+}
+
+impl SourceError {
+    /// True when the input is at fault (metadata, spec, config file), as
+    /// opposed to the network.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, SourceError::Fetch(_))
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.url)?;
+        if let Some(t) = &self.title {
+            write!(f, " ({t})")?;
+        }
+        Ok(())
+    }
+}
+
+fn is_html(resp: &Response, text: &str) -> bool {
+    match resp.content_type.as_deref().map(str::to_ascii_lowercase) {
+        Some(ct) if ct.contains("html") || ct.contains("xml") => true,
+        Some(ct) if ct.starts_with("text/plain") => false,
+        _ => text.trim_start().starts_with('<'),
+    }
+}
+
+/// Fetches a page and finds out what it is: DB.Summarizer (+ DB.ConfigFile)
+/// → cooperative; any other DB name → database (its configuration file is
+/// fetched and merged, its form read, its plan made); a DBContent document
+/// → cooperative; anything else → ordinary.
+pub async fn discover(
+    url: &Url,
+    fetcher: &Fetcher,
+    limits: &Limits,
+) -> Result<Discovery, SourceError> {
+    let resp = fetcher.get(url).await?;
+    let decoded = resp.text();
+    if !is_html(&resp, &decoded.text) {
+        return Ok(match DbContent::parse(&decoded.text) {
+            Ok(doc) if doc.summarizer.is_some() => {
+                Discovery::Cooperative(Box::new(from_dbcontent(&resp, doc)?))
+            }
+            _ => Discovery::Ordinary(resp),
+        });
+    }
+    let meta = read_meta_tags(&decoded.text, resp.url.as_str());
+    if meta.entries.is_empty() {
+        return Ok(Discovery::Ordinary(resp));
+    }
+    let has_summarizer = meta
+        .entries
+        .iter()
+        .any(|e| matches!(classify(&e.name), Some(Name::Summarizer)));
+    if has_summarizer {
+        return Ok(Discovery::Cooperative(Box::new(cooperative_from_meta(
+            &resp, &meta,
+        )?)));
+    }
+    let page = Page {
+        url: resp.url.clone(),
+        html: decoded.text,
+        encoding: decoded.encoding,
+        bytes: resp.body.len() as u64,
+    };
+    let source = build(page, meta, None, fetcher, limits, None, None).await?;
+    Ok(Discovery::Database(Box::new(source)))
+}
+
+fn from_dbcontent(resp: &Response, doc: DbContent) -> Result<CooperativeSource, SourceError> {
+    let origin = |line: usize| Origin::ConfigLine {
+        file: resp.url.to_string(),
+        line,
+    };
+    let invalid = |message: String| SourceError::Invalid {
+        source_name: resp.url.to_string(),
+        problems: vec![SourceProblem::Other {
+            origin: origin(1),
+            message,
+        }],
+    };
+    let summarizer_text = doc.summarizer.clone().unwrap_or_default();
+    let summarizer = resp
+        .url
+        .join(&summarizer_text)
+        .map_err(|e| invalid(format!("Summarizer {summarizer_text:?} is not a URL: {e}")))?;
+    let url = match &doc.url {
+        Some(u) => resp
+            .url
+            .join(u)
+            .map_err(|e| invalid(format!("URL {u:?} is not a URL: {e}")))?,
+        None => resp.url.clone(),
+    };
+    Ok(CooperativeSource {
+        url,
+        summarizer,
+        config_path: resp.url.path().to_string(),
+        title: doc.title,
+        description: doc.description,
+        keywords: doc.keywords,
+        bytes_fetched: resp.body.len() as u64,
+    })
+}
+
+fn cooperative_from_meta(
+    resp: &Response,
+    meta: &PageMeta,
+) -> Result<CooperativeSource, SourceError> {
+    let (md, problems) = Metadata::from_entries(&meta.entries);
+    let mut problems: Vec<SourceProblem> = problems.into_iter().map(Into::into).collect();
+    let summarizer_origin = md.origins.get("DB.Summarizer").cloned();
+    let resolve = |value: &Option<String>, name: &str, problems: &mut Vec<SourceProblem>| {
+        let origin = md
+            .origins
+            .get(name)
+            .cloned()
+            .or(summarizer_origin.clone())?;
+        match value {
+            None => {
+                problems.push(SourceProblem::Other {
+                    origin,
+                    message: format!("DB.Summarizer needs {name}: the summarizer is called with the path of the configuration file"),
+                });
+                None
+            }
+            Some(v) => match resp.url.join(v) {
+                Ok(u) => Some(u),
+                Err(e) => {
+                    problems.push(SourceProblem::Other {
+                        origin,
+                        message: format!("{name} {v:?} is not a URL: {e}"),
+                    });
+                    None
+                }
+            },
+        }
+    };
+    let summarizer = resolve(&md.summarizer, "DB.Summarizer", &mut problems);
+    let config = resolve(&md.config_file, "DB.ConfigFile", &mut problems);
+    match (summarizer, config) {
+        (Some(summarizer), Some(config)) if problems.is_empty() => Ok(CooperativeSource {
+            url: resp.url.clone(),
+            summarizer,
+            config_path: config.path().to_string(),
+            title: meta.title.clone(),
+            description: meta.description.clone(),
+            keywords: meta.keywords.clone(),
+            bytes_fetched: resp.body.len() as u64,
+        }),
+        _ => Err(SourceError::Invalid {
+            source_name: resp.url.to_string(),
+            problems,
+        }),
+    }
+}
+
+/// The fetched form page.
+struct Page {
+    url: Url,
+    html: String,
+    encoding: &'static encoding_rs::Encoding,
+    bytes: u64,
+}
+
+/// Builds a database source from the page and its entries (the page's
+/// meta tags, or a spec's entries when given), fetching the configuration file.
+async fn build(
+    page: Page,
+    meta: PageMeta,
+    spec_entries: Option<Vec<Entry>>,
+    fetcher: &Fetcher,
+    limits: &Limits,
+    form_ref: Option<&FormRef>,
+    source_name: Option<String>,
+) -> Result<Source, SourceError> {
+    let source_name = source_name.unwrap_or_else(|| page.url.to_string());
+    let mut entries = spec_entries.unwrap_or_else(|| meta.entries.clone());
+    let mut problems: Vec<SourceProblem> = Vec::new();
+    let mut bytes = page.bytes;
+
+    // The configuration file, named by the page (or spec).
+    let (first, _) = Metadata::from_entries(&entries);
+    if let Some(file) = &first.config_file {
+        let origin = first
+            .origins
+            .get("DB.ConfigFile")
+            .cloned()
+            .unwrap_or(Origin::MetaTag {
+                page: page.url.to_string(),
+                line: None,
+            });
+        match page.url.join(file) {
+            Err(e) => problems.push(SourceProblem::Other {
+                origin,
+                message: format!("DB.ConfigFile {file:?} is not a URL: {e}"),
+            }),
+            Ok(url) => match fetcher.get(&url).await {
+                Ok(resp) => {
+                    bytes += resp.body.len() as u64;
+                    match read_config_file(&resp.text().text, resp.url.as_str()) {
+                        Ok(file_entries) => entries.extend(file_entries),
+                        Err(p) => problems.push(SourceProblem::Metadata(*p)),
+                    }
+                }
+                Err(FetchError::Status { url, status }) => {
+                    problems.push(SourceProblem::ConfigFile {
+                        origin,
+                        url,
+                        status,
+                    })
+                }
+                Err(error) => problems.push(SourceProblem::ConfigFetch { origin, error }),
+            },
+        }
+    }
+
+    let (metadata, md_problems) = Metadata::from_entries(&entries);
+    let failed: Vec<String> = md_problems
+        .iter()
+        .map(|p| p.error.name().to_string())
+        .collect();
+    problems.extend(md_problems.into_iter().map(SourceProblem::Metadata));
+
+    let page_forms = match forms(&page.html, &page.url, page.encoding) {
+        Ok(f) => f,
+        Err(e) => {
+            problems.push(e.into());
+            Vec::new()
+        }
+    };
+    let form = match choose_form(page_forms, &metadata, form_ref) {
+        Ok(f) => f,
+        Err(message) => {
+            problems.push(SourceProblem::Other {
+                origin: Origin::SpecKey {
+                    file: source_name.clone(),
+                    key: "form".into(),
+                },
+                message,
+            });
+            None
+        }
+    };
+
+    let plan = QueryPlan::build(
+        form.as_ref(),
+        &metadata,
+        &page.url,
+        page.encoding,
+        limits.max_queries,
+    );
+    let plan = match plan {
+        Ok(plan) => Some(plan),
+        Err(plan_problems) => {
+            // An element whose DB.QueryElement.<element> was already reported
+            // is not reported again as undetermined.
+            problems.extend(
+                plan_problems
+                    .into_iter()
+                    .filter(|p| match &p.error {
+                        PlanError::Undetermined { element, .. } => {
+                            !failed.contains(&format!("DB.QueryElement.{element}"))
+                        }
+                        _ => true,
+                    })
+                    .map(SourceProblem::Plan),
+            );
+            None
+        }
+    };
+    match plan {
+        Some(plan) if problems.is_empty() => Ok(Source {
+            url: page.url,
+            title: meta.title,
+            description: meta.description,
+            keywords: meta.keywords,
+            metadata,
+            form,
+            plan,
+            bytes_fetched: bytes,
+            entries,
+        }),
+        _ => Err(SourceError::Invalid {
+            source_name,
+            problems,
+        }),
+    }
+}
+
+/// Picks the form the queries fill in (see the module docs).
+fn choose_form(
+    mut page_forms: Vec<Form>,
+    metadata: &Metadata,
+    form_ref: Option<&FormRef>,
+) -> Result<Option<Form>, String> {
+    let index = match form_ref {
+        Some(FormRef::Index(i)) if *i < page_forms.len() => Some(*i),
+        Some(FormRef::Index(i)) => {
+            return Err(format!(
+                "the page has {} form(s), there is no form #{i}",
+                page_forms.len()
+            ))
+        }
+        Some(FormRef::Name(n)) => Some(
+            page_forms
+                .iter()
+                .position(|f| f.name.as_deref() == Some(n) || f.id.as_deref() == Some(n))
+                .ok_or_else(|| format!("the page has no form named {n:?}"))?,
+        ),
+        None => page_forms
+            .iter()
+            .position(|f| {
+                metadata
+                    .query_elements
+                    .iter()
+                    .all(|e| f.element(e).is_some())
+            })
+            .or((!page_forms.is_empty()).then_some(0)),
+    };
+    Ok(index.map(|i| page_forms.swap_remove(i)))
+}
+
+/// Builds a source from a YAML spec: fetches the form page (and the
+/// configuration file the spec names), with the spec's credentials added
+/// to the fetcher's for these requests.
+pub async fn from_spec(
+    path: &Path,
+    fetcher: &Fetcher,
+    limits: &Limits,
+) -> Result<Source, SourceError> {
+    let shown = path.display().to_string();
+    let spec = Spec::load(path).map_err(SourceError::Spec)?;
+    let invalid = |problems: Vec<SourceProblem>| SourceError::Invalid {
+        source_name: shown.clone(),
+        problems,
+    };
+    let entries = spec
+        .entries(&shown)
+        .map_err(|errors| invalid(errors.into_iter().map(SourceProblem::Spec).collect()))?;
+    let credentials = spec
+        .credentials(&shown)
+        .map_err(|e| invalid(vec![SourceProblem::Spec(e)]))?;
+    let url = Url::parse(spec.url.trim()).map_err(|e| {
+        invalid(vec![SourceProblem::Spec(SpecError::Key {
+            path: shown.clone(),
+            key: "url".into(),
+            message: format!("{:?} is not a URL: {e}", spec.url),
+        })])
+    })?;
+    let own;
+    let fetcher = if credentials.is_empty() {
+        fetcher
+    } else {
+        let mut config = fetcher.config().clone();
+        for c in &credentials {
+            config.credentials.add_spec(c).map_err(|message| {
+                invalid(vec![SourceProblem::Spec(SpecError::Key {
+                    path: shown.clone(),
+                    key: "auth".into(),
+                    message,
+                })])
+            })?;
+        }
+        own = Fetcher::new(config).map_err(|e| {
+            invalid(vec![SourceProblem::Spec(SpecError::Key {
+                path: shown.clone(),
+                key: "auth".into(),
+                message: e.to_string(),
+            })])
+        })?;
+        &own
+    };
+    let resp = fetcher.get(&url).await?;
+    let decoded = resp.text();
+    let meta = read_meta_tags(&decoded.text, resp.url.as_str());
+    let page = Page {
+        url: resp.url.clone(),
+        html: decoded.text,
+        encoding: decoded.encoding,
+        bytes: resp.body.len() as u64,
+    };
+    build(
+        page,
+        meta,
+        Some(entries),
+        fetcher,
+        limits,
+        spec.form.as_ref(),
+        Some(shown.clone()),
+    )
+    .await
+}
+
+/// The credentials a spec file gives (`auth`, `auth_env`), to add to the
+/// fetcher that sends the queries.
+pub fn spec_credentials(path: &Path) -> Result<Vec<String>, SpecError> {
+    let spec = Spec::load(path)?;
+    spec.credentials(&path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_and_plans_can_move_between_tasks() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Source>();
+        send_sync::<CooperativeSource>();
+        send_sync::<Metadata>();
+        send_sync::<QueryPlan>();
+        send_sync::<SourceError>();
+    }
+}

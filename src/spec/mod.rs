@@ -1,1 +1,364 @@
-//! spec (to be built).
+//! YAML specs: the operator writes the metadata a provider did not
+//! (metadata.md §1.3). Every DB name has exactly one key; `specs/README.md`
+//! documents the format. A spec becomes the same list of
+//! [`Entry`]s that meta tags give, so it is checked and planned by the very
+//! same code, and each problem names its key (`results[2].rule`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::metadata::{
+    canonical_name, classify, parse_domain, parse_list, quote_item, read_result, DomainValue,
+    Entry, Name, Origin, ResultKind, ValueKind,
+};
+
+/// A source description in YAML.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// The page with the query form.
+    pub url: String,
+    /// Which form of the page: its position (from 0), or its name or id.
+    /// Default: the first form that has all query elements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<FormRef>,
+    /// HTTP Basic credentials, `HOST[:PORT]=USER:PASS`, each sent to its host only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auth: Vec<String>,
+    /// An environment variable that holds `HOST[:PORT]=USER:PASS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_env: Option<String>,
+    /// DB.ConfigFile
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_file: Option<String>,
+    /// DB.QueryScript: `URL` or `URL, POST`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_script: Option<String>,
+    /// DB.QueryElement
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_element: Option<String>,
+    /// DB.QueryElements: a list, or one comma-separated string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_elements: Option<Values>,
+    /// DB.QueryElement.<element>: `/simple regex/`, a comma-separated
+    /// string, or a list of values (taken as they are).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub domains: BTreeMap<String, Values>,
+    /// DB.MaxQueries
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_queries: Option<u64>,
+    /// DB.MaxPages
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pages: Option<u64>,
+    /// DB.Result (`prefix:`) and DB.Result.<attribute> (`attribute:` with
+    /// `rule:` or `values:`), in document order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub results: Vec<ResultItem>,
+    /// DB.NavigationURL
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigation_url: Option<String>,
+    /// DB.Navigation: `yes`/`no` (or `true`/`false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigation: Option<YesNo>,
+    /// DB.Summarizer
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarizer: Option<String>,
+}
+
+/// A form by position or by name/id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FormRef {
+    Index(usize),
+    Name(String),
+}
+
+/// One value string, or a list of values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Values {
+    One(String),
+    List(Vec<String>),
+}
+
+/// YES/NO as a boolean or a word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum YesNo {
+    Bool(bool),
+    Word(String),
+}
+
+/// One item of `results`: a prefix, or an attribute with its rule or values.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultItem {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Values>,
+}
+
+/// A spec that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("spec {path}: {error}")]
+    Io { path: String, error: std::io::Error },
+    /// The YAML error says the line and column.
+    #[error("spec {path}: {error}")]
+    Yaml {
+        path: String,
+        error: serde_yaml::Error,
+    },
+    #[error("spec {path} key {key}: {message}")]
+    Key {
+        path: String,
+        key: String,
+        message: String,
+    },
+}
+
+impl Spec {
+    /// Reads a spec file.
+    pub fn load(path: &Path) -> Result<Spec, SpecError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| SpecError::Io {
+            path: shown.clone(),
+            error,
+        })?;
+        Spec::from_yaml(&text, &shown)
+    }
+
+    /// Parses the YAML text of a spec; `path` names it in messages.
+    pub fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
+        serde_yaml::from_str(text).map_err(|error| SpecError::Yaml {
+            path: path.to_string(),
+            error,
+        })
+    }
+
+    /// The spec as YAML.
+    pub fn to_yaml(&self) -> String {
+        serde_yaml::to_string(self).unwrap_or_default()
+    }
+
+    /// The credentials the spec gives (`auth`, and the variable `auth_env`
+    /// names), as `HOST[:PORT]=USER:PASS`.
+    pub fn credentials(&self, path: &str) -> Result<Vec<String>, SpecError> {
+        let mut out = self.auth.clone();
+        if let Some(var) = &self.auth_env {
+            let value = std::env::var(var).map_err(|_| SpecError::Key {
+                path: path.to_string(),
+                key: "auth_env".into(),
+                message: format!("the environment variable {var} is not set (it should hold HOST[:PORT]=USER:PASS)"),
+            })?;
+            out.push(value);
+        }
+        Ok(out)
+    }
+
+    /// The metadata entries the spec stands for, in the order meta tags
+    /// would give them; `path` is the spec's name in origins.
+    pub fn entries(&self, path: &str) -> Result<Vec<Entry>, Vec<SpecError>> {
+        let mut entries = Vec::new();
+        let mut errors = Vec::new();
+        let mut add = |key: String, name: String, value: String, hint: Option<ValueKind>| {
+            entries.push(Entry {
+                name,
+                value,
+                origin: Origin::SpecKey {
+                    file: path.to_string(),
+                    key,
+                },
+                hint,
+            })
+        };
+        let joined = |v: &Values| match v {
+            Values::One(s) => (s.clone(), None),
+            Values::List(l) => (
+                l.iter()
+                    .map(|s| quote_item(s))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Some(ValueKind::Values),
+            ),
+        };
+        let single = [
+            ("config_file", "DB.ConfigFile", &self.config_file),
+            ("query_script", "DB.QueryScript", &self.query_script),
+            ("query_element", "DB.QueryElement", &self.query_element),
+        ];
+        for (key, name, value) in single {
+            if let Some(v) = value {
+                add(key.into(), name.into(), v.clone(), None);
+            }
+        }
+        if let Some(v) = &self.query_elements {
+            add(
+                "query_elements".into(),
+                "DB.QueryElements".into(),
+                joined(v).0,
+                None,
+            );
+        }
+        for (element, v) in &self.domains {
+            let (value, hint) = joined(v);
+            add(
+                format!("domains.{element}"),
+                format!("DB.QueryElement.{element}"),
+                value,
+                hint,
+            );
+        }
+        for (key, name, value) in [
+            ("max_queries", "DB.MaxQueries", self.max_queries),
+            ("max_pages", "DB.MaxPages", self.max_pages),
+        ] {
+            if let Some(n) = value {
+                add(key.into(), name.into(), n.to_string(), None);
+            }
+        }
+        for (i, item) in self.results.iter().enumerate() {
+            let key = format!("results[{i}]");
+            let mut err = |message: &str| {
+                errors.push(SpecError::Key {
+                    path: path.to_string(),
+                    key: key.clone(),
+                    message: message.to_string(),
+                })
+            };
+            match (&item.prefix, &item.attribute, &item.rule, &item.values) {
+                (Some(p), None, None, None) => {
+                    add(format!("{key}.prefix"), "DB.Result".into(), p.clone(), None)
+                }
+                (None, Some(a), Some(r), None) => add(
+                    format!("{key}.rule"),
+                    format!("DB.Result.{a}"),
+                    r.clone(),
+                    Some(ValueKind::Rule),
+                ),
+                (None, Some(a), None, Some(v)) => add(
+                    format!("{key}.values"),
+                    format!("DB.Result.{a}"),
+                    joined(v).0,
+                    Some(ValueKind::Values),
+                ),
+                (None, Some(_), None, None) => err("an attribute needs 'rule:' or 'values:'"),
+                (None, Some(_), Some(_), Some(_)) => {
+                    err("give either 'rule:' or 'values:', not both")
+                }
+                (Some(_), _, _, _) => err(
+                    "'prefix:' stands alone (it is DB.Result); put the attribute in the next item",
+                ),
+                (None, None, _, _) => err("needs 'prefix:' or 'attribute:'"),
+            }
+        }
+        if let Some(v) = &self.navigation_url {
+            add(
+                "navigation_url".into(),
+                "DB.NavigationURL".into(),
+                v.clone(),
+                None,
+            );
+        }
+        if let Some(v) = &self.navigation {
+            let word = match v {
+                YesNo::Bool(true) => "YES".to_string(),
+                YesNo::Bool(false) => "NO".to_string(),
+                YesNo::Word(w) => w.clone(),
+            };
+            add("navigation".into(), "DB.Navigation".into(), word, None);
+        }
+        if let Some(v) = &self.summarizer {
+            add("summarizer".into(), "DB.Summarizer".into(), v.clone(), None);
+        }
+        if errors.is_empty() {
+            Ok(entries)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The spec equivalent to metadata entries (meta tags, then the lines of
+    /// their configuration file): each value as written, each DB name under
+    /// its key. Entries with an unknown name or a value that does not parse
+    /// are left out; `gather check` reports them.
+    pub fn from_entries(url: &str, entries: &[Entry]) -> Spec {
+        let mut spec = Spec {
+            url: url.to_string(),
+            ..Spec::default()
+        };
+        let mut prefix: Option<String> = None;
+        for e in entries {
+            let Some(name) = classify(&e.name) else {
+                continue;
+            };
+            let v = e.value.clone();
+            match name {
+                Name::ConfigFile => spec.config_file = Some(v),
+                Name::QueryScript => spec.query_script = Some(v),
+                Name::QueryElement | Name::QueryElements => {
+                    spec.query_element = None;
+                    spec.query_elements = parse_list(&v).ok().map(|l| match l.as_slice() {
+                        [one] if matches!(name, Name::QueryElement) => Values::One(one.clone()),
+                        _ => Values::List(l),
+                    });
+                    if let Some(Values::One(one)) = &spec.query_elements {
+                        spec.query_element = Some(one.clone());
+                        spec.query_elements = None;
+                    }
+                }
+                Name::Domain(element) => {
+                    let value = match parse_domain(&v) {
+                        Ok(DomainValue::Pattern(..)) => Values::One(v.trim().to_string()),
+                        Ok(DomainValue::Values(list)) => Values::List(list),
+                        Err(_) => continue,
+                    };
+                    spec.domains.insert(element.to_string(), value);
+                }
+                Name::MaxQueries => spec.max_queries = v.trim().parse().ok(),
+                Name::MaxPages => spec.max_pages = v.trim().parse().ok(),
+                Name::Result => {
+                    let p = v.trim().to_string();
+                    prefix = (!p.is_empty()).then(|| p.clone());
+                    spec.results.push(ResultItem {
+                        prefix: Some(p),
+                        ..ResultItem::default()
+                    });
+                }
+                Name::ResultAttribute(attribute) => {
+                    let item =
+                        match read_result(&v, e.hint, prefix.as_deref(), &canonical_name(&name)) {
+                            Ok(ResultKind::Rule(_)) => ResultItem {
+                                attribute: Some(attribute.to_string()),
+                                rule: Some(v.trim().to_string()),
+                                ..ResultItem::default()
+                            },
+                            Ok(ResultKind::Values(list)) => ResultItem {
+                                attribute: Some(attribute.to_string()),
+                                values: Some(Values::List(list)),
+                                ..ResultItem::default()
+                            },
+                            Err(_) => continue,
+                        };
+                    spec.results.push(item);
+                }
+                Name::NavigationUrl => spec.navigation_url = Some(v.trim().to_string()),
+                Name::Navigation => {
+                    spec.navigation = Some(YesNo::Word(v.trim().to_ascii_uppercase()))
+                }
+                Name::Summarizer => spec.summarizer = Some(v.trim().to_string()),
+            }
+        }
+        spec
+    }
+}
+
+#[cfg(test)]
+mod tests;

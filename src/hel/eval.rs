@@ -1,0 +1,208 @@
+//! Evaluating a checked rule on a page (hel.md §2–§6).
+
+use super::parse::{Ast, Axis, Index, Op, Path, Prop, RegexOp, Tail};
+use super::Nsl;
+use crate::page::{Page, PCDATA};
+
+/// The state of one evaluation.
+struct Eval<'a> {
+    page: &'a Page,
+    ast: &'a Ast,
+    /// The page's id of each label the rule mentions.
+    ids: Vec<Option<u32>>,
+    /// `holds[v][k]`: whether variable v's condition holds for index k.
+    holds: Vec<Vec<Option<bool>>>,
+    /// While a condition is evaluated: its variable and the index tried.
+    env: Option<(usize, usize)>,
+}
+
+/// The rule's value on the page.
+pub(crate) fn eval(ast: &Ast, page: &Page) -> Nsl {
+    let mut e = Eval {
+        page,
+        ast,
+        ids: ast.labels.iter().map(|l| page.label_id(l)).collect(),
+        holds: vec![Vec::new(); ast.vars.len()],
+        env: None,
+    };
+    e.path(&ast.path, 0, Page::ROOT)
+}
+
+impl Eval<'_> {
+    /// Evaluates `p` from step `i` on, at `node`.
+    fn path(&mut self, p: &Path, i: usize, node: u32) -> Nsl {
+        let Some(step) = p.steps.get(i) else {
+            return self.tail(p, node);
+        };
+        let page = self.page;
+        let Some(label) = self.ids[step.label] else {
+            return self.nothing(&step.index);
+        };
+        // The candidates, lazily for the common single index on a child step.
+        let flow: &[u32] = match step.axis {
+            Axis::Flow => page.following(node, label),
+            Axis::Child => &[],
+        };
+        let index = match &step.index {
+            Index::Var { var, .. } if self.env.is_some_and(|(v, _)| v == *var) => {
+                Index::At(self.env.map_or(0, |(_, k)| k))
+            }
+            other => other.clone(),
+        };
+        if let (Axis::Child, Index::At(n)) = (step.axis, &index) {
+            return match page.child_matches(node, label).nth(*n) {
+                Some(c) => self.path(p, i + 1, c),
+                None => Nsl::Null,
+            };
+        }
+        let owned: Vec<u32>;
+        let cands: &[u32] = match step.axis {
+            Axis::Flow => flow,
+            Axis::Child => {
+                owned = page.child_matches(node, label).collect();
+                &owned
+            }
+        };
+        match index {
+            Index::At(n) => match cands.get(n) {
+                Some(&c) => self.path(p, i + 1, c),
+                None => Nsl::Null,
+            },
+            Index::List(ns) => Nsl::List(
+                ns.iter()
+                    .map(|&n| match cands.get(n) {
+                        Some(&c) => self.path(p, i + 1, c),
+                        None => Nsl::Null,
+                    })
+                    .collect(),
+            ),
+            Index::Range(a, b) => {
+                let end = b.map_or(cands.len(), |b| b.saturating_add(1).min(cands.len()));
+                let picked = cands.get(a..end).unwrap_or(&[]);
+                Nsl::List(picked.iter().map(|&c| self.path(p, i + 1, c)).collect())
+            }
+            Index::All => Nsl::List(cands.iter().map(|&c| self.path(p, i + 1, c)).collect()),
+            Index::Var { var, all: false } => {
+                match (0..cands.len()).find(|&k| self.holds(var, k)) {
+                    Some(k) => self.path(p, i + 1, cands[k]),
+                    None => Nsl::Null,
+                }
+            }
+            Index::Var { var, all: true } => {
+                let ks: Vec<usize> = (0..cands.len()).filter(|&k| self.holds(var, k)).collect();
+                Nsl::List(
+                    ks.into_iter()
+                        .map(|k| self.path(p, i + 1, cands[k]))
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    /// The value of a step that matches nothing: null for a single index,
+    /// the empty list for a multi-valued one.
+    fn nothing(&self, index: &Index) -> Nsl {
+        match index {
+            Index::At(_) | Index::Var { all: false, .. } => Nsl::Null,
+            Index::Var { var, .. } if self.env.is_some_and(|(v, _)| v == *var) => Nsl::Null,
+            _ => Nsl::List(Vec::new()),
+        }
+    }
+
+    fn tail(&mut self, p: &Path, node: u32) -> Nsl {
+        let mut value = match &p.tail {
+            Tail::Prop(prop) => self.prop(prop, node),
+            Tail::Fork(branches) => {
+                Nsl::List(branches.iter().map(|b| self.path(b, 0, node)).collect())
+            }
+        };
+        for op in &p.ops {
+            value = apply(op, value);
+        }
+        value
+    }
+
+    fn prop(&self, prop: &Prop, node: u32) -> Nsl {
+        let page = self.page;
+        match prop {
+            Prop::Txt => Nsl::Str(page.text_of(node)),
+            Prop::Src => Nsl::Str(page.outer_html(node)),
+            Prop::GetAttr(name) => match self.ids[*name].and_then(|id| page.attr(node, id)) {
+                Some(v) => Nsl::Str(v.to_string()),
+                None => Nsl::Null,
+            },
+            Prop::NumberOf(label) => {
+                let n = match self.ids[*label] {
+                    Some(l) if page.label_of(node) != PCDATA => page.child_matches(node, l).count(),
+                    _ => 0,
+                };
+                Nsl::Str(n.to_string())
+            }
+        }
+    }
+
+    /// Whether variable `var`'s condition holds with `var = k`.
+    fn holds(&mut self, var: usize, k: usize) -> bool {
+        if let Some(Some(h)) = self.holds[var].get(k) {
+            return *h;
+        }
+        let ast = self.ast;
+        let cond = &ast.conds[var];
+        let saved = self.env.replace((var, k));
+        let value = self.path(&cond.path, 0, Page::ROOT);
+        self.env = saved;
+        let mut any = false;
+        each_str(&value, &mut |s| {
+            any = any
+                || match cond.op {
+                    Op::Eq => s == cond.literal,
+                    Op::Ne => s != cond.literal,
+                    Op::Matches => cond.regex.as_ref().is_some_and(|r| r.is_match(s)),
+                    Op::NotMatches => cond.regex.as_ref().is_some_and(|r| !r.is_match(s)),
+                }
+        });
+        let memo = &mut self.holds[var];
+        if memo.len() <= k {
+            memo.resize(k + 1, None);
+        }
+        memo[k] = Some(any);
+        any
+    }
+}
+
+fn each_str(v: &Nsl, f: &mut impl FnMut(&str)) {
+    match v {
+        Nsl::Null => {}
+        Nsl::Str(s) => f(s),
+        Nsl::List(items) => items.iter().for_each(|i| each_str(i, f)),
+    }
+}
+
+/// Applies `match` or `split` to every string of a value.
+fn apply(op: &RegexOp, v: Nsl) -> Nsl {
+    match v {
+        Nsl::Null => Nsl::Null,
+        Nsl::List(items) => Nsl::List(items.into_iter().map(|i| apply(op, i)).collect()),
+        Nsl::Str(s) => match op {
+            RegexOp::Match(re) if re.captures_len() == 1 => match re.find(&s) {
+                Some(m) => Nsl::Str(m.as_str().to_string()),
+                None => Nsl::Null,
+            },
+            RegexOp::Match(re) => match re.captures(&s) {
+                Some(caps) => Nsl::List(
+                    caps.iter()
+                        .skip(1)
+                        .map(|g| g.map_or(Nsl::Null, |m| Nsl::Str(m.as_str().to_string())))
+                        .collect(),
+                ),
+                None => Nsl::Null,
+            },
+            RegexOp::Split(re) => Nsl::List(
+                re.split(&s)
+                    .filter(|piece| !piece.is_empty())
+                    .map(|piece| Nsl::Str(piece.to_string()))
+                    .collect(),
+            ),
+        },
+    }
+}

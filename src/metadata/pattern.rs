@@ -1,0 +1,392 @@
+//! Simple regexes (metadata.md §2, seed §4.4): finite sets of values to
+//! generate, not to match.
+//!
+//! The pattern is parsed by regex-syntax; its AST is checked for what a
+//! finite set cannot have (`+`, `*`, `{N,}`, `.`, anchors), its HIR is turned
+//! into a generator that counts the values first and then produces the
+//! value with any given index without producing the ones before it.
+//!
+//! Order: classes in ascending code point order, alternatives left to
+//! right, repetitions shortest first, concatenations like an odometer (the
+//! last part varies fastest): `/[A-C]{1,2}/` gives A, B, C, AA, AB, … CC.
+//! A pattern that can spell the same value in two ways (`a|ab?`) yields it
+//! twice: the count is the number of spellings, decided before generation.
+
+use regex_syntax::ast::{self, Ast, RepetitionKind, RepetitionRange};
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// A parsed simple regex with the number of values it expands to.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    gen: Gen,
+}
+
+/// Why a simple regex cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    #[error("/{pattern}/ is not a valid regex at column {column}: {message}")]
+    Syntax {
+        pattern: String,
+        column: usize,
+        message: String,
+    },
+    #[error("/{pattern}/ has an unbounded repetition '{operator}' at column {column}: a simple regex must describe a finite set of values (use {{N,M}})")]
+    Unbounded {
+        pattern: String,
+        column: usize,
+        operator: String,
+    },
+    #[error("/{pattern}/ uses '.' at column {column}: any character is not a finite set of values (use a class like [A-Z])")]
+    AnyChar { pattern: String, column: usize },
+    #[error("/{pattern}/ uses the assertion '{assertion}' at column {column}: a simple regex generates values, anchors and word boundaries mean nothing there")]
+    Assertion {
+        pattern: String,
+        column: usize,
+        assertion: String,
+    },
+    #[error("/{pattern}/ expands to more than {} values", u64::MAX)]
+    Overflow { pattern: String },
+}
+
+impl Pattern {
+    /// Parses and checks a simple regex (the text between the slashes).
+    pub fn parse(source: &str) -> Result<Pattern, PatternError> {
+        let syntax = |column: usize, message: String| PatternError::Syntax {
+            pattern: source.to_string(),
+            column,
+            message,
+        };
+        let ast = ast::parse::Parser::new()
+            .parse(source)
+            .map_err(|e| syntax(e.span().start.column, e.kind().to_string()))?;
+        check_finite(source, &ast)?;
+        let hir = regex_syntax::hir::translate::Translator::new()
+            .translate(source, &ast)
+            .map_err(|e| syntax(e.span().start.column, e.kind().to_string()))?;
+        let gen = Gen::from_hir(&hir).ok_or_else(|| PatternError::Overflow {
+            pattern: source.to_string(),
+        })?;
+        Ok(Pattern {
+            source: source.to_string(),
+            gen,
+        })
+    }
+
+    /// The regex as written, without the slashes.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// How many values the pattern expands to.
+    pub fn len(&self) -> u64 {
+        self.gen.count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value with this index (0-based), or `None` past the end.
+    pub fn get(&self, index: u64) -> Option<String> {
+        if index >= self.len() {
+            return None;
+        }
+        let mut out = String::new();
+        self.gen.write(index, &mut out);
+        Some(out)
+    }
+
+    /// All values, produced one at a time.
+    pub fn values(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+}
+
+fn check_finite(source: &str, ast: &Ast) -> Result<(), PatternError> {
+    match ast {
+        Ast::Dot(span) => Err(PatternError::AnyChar {
+            pattern: source.to_string(),
+            column: span.start.column,
+        }),
+        Ast::Assertion(a) => Err(PatternError::Assertion {
+            pattern: source.to_string(),
+            column: a.span.start.column,
+            assertion: source
+                .get(a.span.start.offset..a.span.end.offset)
+                .unwrap_or_default()
+                .to_string(),
+        }),
+        Ast::Repetition(rep) => {
+            let unbounded = matches!(
+                rep.op.kind,
+                RepetitionKind::ZeroOrMore
+                    | RepetitionKind::OneOrMore
+                    | RepetitionKind::Range(RepetitionRange::AtLeast(_))
+            );
+            if unbounded {
+                return Err(PatternError::Unbounded {
+                    pattern: source.to_string(),
+                    column: rep.op.span.start.column,
+                    operator: source
+                        .get(rep.op.span.start.offset..rep.op.span.end.offset)
+                        .unwrap_or_default()
+                        .to_string(),
+                });
+            }
+            check_finite(source, &rep.ast)
+        }
+        Ast::Group(g) => check_finite(source, &g.ast),
+        Ast::Alternation(alt) => alt.asts.iter().try_for_each(|a| check_finite(source, a)),
+        Ast::Concat(c) => c.asts.iter().try_for_each(|a| check_finite(source, a)),
+        Ast::Empty(_)
+        | Ast::Flags(_)
+        | Ast::Literal(_)
+        | Ast::ClassUnicode(_)
+        | Ast::ClassPerl(_)
+        | Ast::ClassBracketed(_) => Ok(()),
+    }
+}
+
+/// The generator: each node knows how many values it has.
+#[derive(Debug, Clone)]
+enum Gen {
+    Literal(String),
+    Class {
+        ranges: Vec<(char, char)>,
+        count: u64,
+    },
+    Concat {
+        parts: Vec<Gen>,
+        count: u64,
+    },
+    Alternation {
+        alternatives: Vec<Gen>,
+        count: u64,
+    },
+    Repeat {
+        sub: Box<Gen>,
+        min: u32,
+        max: u32,
+        count: u64,
+    },
+}
+
+impl Gen {
+    /// `None` when the count overflows a u64.
+    fn from_hir(hir: &Hir) -> Option<Gen> {
+        Some(match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => Gen::Literal(String::new()),
+            HirKind::Literal(lit) => Gen::Literal(String::from_utf8_lossy(&lit.0).into_owned()),
+            HirKind::Class(Class::Unicode(cls)) => {
+                let ranges: Vec<(char, char)> =
+                    cls.ranges().iter().map(|r| (r.start(), r.end())).collect();
+                let count = ranges
+                    .iter()
+                    .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
+                    .sum();
+                Gen::Class { ranges, count }
+            }
+            HirKind::Class(Class::Bytes(cls)) => {
+                let ranges: Vec<(char, char)> = cls
+                    .ranges()
+                    .iter()
+                    .map(|r| (char::from(r.start()), char::from(r.end())))
+                    .collect();
+                let count = ranges
+                    .iter()
+                    .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
+                    .sum();
+                Gen::Class { ranges, count }
+            }
+            HirKind::Capture(cap) => Gen::from_hir(&cap.sub)?,
+            HirKind::Concat(subs) => {
+                let parts = subs.iter().map(Gen::from_hir).collect::<Option<Vec<_>>>()?;
+                let count = parts
+                    .iter()
+                    .try_fold(1u64, |acc, p| acc.checked_mul(p.count()))?;
+                Gen::Concat { parts, count }
+            }
+            HirKind::Alternation(subs) => {
+                let alternatives = subs.iter().map(Gen::from_hir).collect::<Option<Vec<_>>>()?;
+                let count = alternatives
+                    .iter()
+                    .try_fold(0u64, |acc, p| acc.checked_add(p.count()))?;
+                Gen::Alternation {
+                    alternatives,
+                    count,
+                }
+            }
+            HirKind::Repetition(rep) => {
+                // Unbounded repetitions were rejected on the AST.
+                let max = rep.max.unwrap_or(rep.min);
+                let sub = Gen::from_hir(&rep.sub)?;
+                let count = repeat_count(sub.count(), rep.min, max)?;
+                Gen::Repeat {
+                    sub: Box::new(sub),
+                    min: rep.min,
+                    max,
+                    count,
+                }
+            }
+        })
+    }
+
+    fn count(&self) -> u64 {
+        match self {
+            Gen::Literal(_) => 1,
+            Gen::Class { count, .. }
+            | Gen::Concat { count, .. }
+            | Gen::Alternation { count, .. }
+            | Gen::Repeat { count, .. } => *count,
+        }
+    }
+
+    /// Appends the value with this index; `index < self.count()`.
+    fn write(&self, mut index: u64, out: &mut String) {
+        match self {
+            Gen::Literal(s) => out.push_str(s),
+            Gen::Class { ranges, .. } => {
+                for &(a, b) in ranges {
+                    let size = u64::from(b) - u64::from(a) + 1;
+                    if index < size {
+                        // Unicode classes never span surrogates, so this is a char.
+                        if let Some(c) = u32::try_from(u64::from(a) + index)
+                            .ok()
+                            .and_then(char::from_u32)
+                        {
+                            out.push(c);
+                        }
+                        return;
+                    }
+                    index -= size;
+                }
+            }
+            Gen::Concat { parts, .. } => {
+                let counts: Vec<u64> = parts.iter().map(Gen::count).collect();
+                write_odometer(index, &counts, |i, k, out| parts[i].write(k, out), out);
+            }
+            Gen::Alternation { alternatives, .. } => {
+                for alt in alternatives {
+                    if index < alt.count() {
+                        alt.write(index, out);
+                        return;
+                    }
+                    index -= alt.count();
+                }
+            }
+            Gen::Repeat { sub, min, max, .. } => {
+                let c = sub.count();
+                for k in *min..=*max {
+                    let size = repeat_count(c, k, k).unwrap_or(u64::MAX);
+                    if index < size {
+                        let counts = vec![c; k as usize];
+                        write_odometer(index, &counts, |_, j, out| sub.write(j, out), out);
+                        return;
+                    }
+                    index -= size;
+                }
+            }
+        }
+    }
+}
+
+/// Splits `index` into one digit per part (the last part varies fastest)
+/// and writes the parts in order.
+fn write_odometer(
+    mut index: u64,
+    counts: &[u64],
+    write: impl Fn(usize, u64, &mut String),
+    out: &mut String,
+) {
+    let mut digits = vec![0u64; counts.len()];
+    for (i, &c) in counts.iter().enumerate().rev() {
+        if c > 0 {
+            digits[i] = index % c;
+            index /= c;
+        }
+    }
+    for (i, d) in digits.into_iter().enumerate() {
+        write(i, d, out);
+    }
+}
+
+/// Σ_{k=min..=max} c^k, or `None` on overflow.
+fn repeat_count(c: u64, min: u32, max: u32) -> Option<u64> {
+    match c {
+        0 => Some(u64::from(min == 0)),
+        1 => Some(u64::from(max - min) + 1),
+        _ => (min..=max).try_fold(0u64, |acc, k| acc.checked_add(c.checked_pow(k)?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(p: &str) -> Vec<String> {
+        Pattern::parse(p).unwrap().values().collect()
+    }
+
+    #[test]
+    fn letters_with_a_literal_percent() {
+        let v = all("[A-Z]%");
+        assert_eq!(v.len(), 26);
+        assert_eq!(v[0], "A%");
+        assert_eq!(v[25], "Z%");
+    }
+
+    #[test]
+    fn bounded_repetition_counts_every_length() {
+        let p = Pattern::parse("[A-C]{1,2}%").unwrap();
+        assert_eq!(p.len(), 12);
+        assert_eq!(
+            p.values().collect::<Vec<_>>(),
+            ["A%", "B%", "C%", "AA%", "AB%", "AC%", "BA%", "BB%", "BC%", "CA%", "CB%", "CC%"]
+        );
+    }
+
+    #[test]
+    fn groups_alternatives_and_optional_parts() {
+        assert_eq!(
+            all("(Ros|Bad )?[KL]"),
+            ["K", "L", "RosK", "RosL", "Bad K", "Bad L"]
+        );
+        assert_eq!(all("x[0-9]{2}").len(), 100);
+        assert_eq!(all("ä|ö"), ["ä", "ö"]);
+    }
+
+    #[test]
+    fn huge_patterns_are_counted_not_generated() {
+        let p = Pattern::parse("[0-9]{12}").unwrap();
+        assert_eq!(p.len(), 1_000_000_000_000);
+        assert_eq!(p.get(999_999_999_999).unwrap(), "999999999999");
+        assert_eq!(p.get(42).unwrap(), "000000000042");
+        assert!(matches!(
+            Pattern::parse("[a-z]{0,20}[a-z]{0,20}"),
+            Err(PatternError::Overflow { .. })
+        ));
+    }
+
+    #[test]
+    fn unbounded_and_dot_are_rejected_with_their_column() {
+        for (p, col) in [("ab+", 3), ("a*", 2), ("x[A-Z]{2,}", 7)] {
+            match Pattern::parse(p) {
+                Err(PatternError::Unbounded { column, .. }) => assert_eq!(column, col, "{p}"),
+                other => panic!("{p}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            Pattern::parse("A.%"),
+            Err(PatternError::AnyChar { column: 2, .. })
+        ));
+        assert!(matches!(
+            Pattern::parse("^A"),
+            Err(PatternError::Assertion { .. })
+        ));
+        assert!(matches!(
+            Pattern::parse("[A-"),
+            Err(PatternError::Syntax { .. })
+        ));
+    }
+}

@@ -1,0 +1,198 @@
+use super::*;
+
+/// The tree as `label(children…)`, for compact assertions.
+fn shape(page: &Page, node: u32) -> String {
+    let mut s = page.label_name(node).to_string();
+    let kids: Vec<String> = page.children(node).map(|c| shape(page, c)).collect();
+    if !kids.is_empty() {
+        s.push('(');
+        s.push_str(&kids.join(" "));
+        s.push(')');
+    }
+    s
+}
+
+const ABBILDUNG_5: &str = "<HTML>
+  <HEAD><TITLE>Text</TITLE> </HEAD>
+  <BODY>
+    <H1>Text</H1>
+    <IMG>
+    <TABLE>
+      <TR>
+        <TH>Text<BR>Text</TH>
+        <TH> ... </TH>
+        <TH> ... </TH>
+      </TR>
+      <TR>
+        <TD><IMG><A><B>Text</B></A><BR><IMG></TD>
+        <TD> ... </TD>
+        <TD> ... </TD>
+      </TR>
+    </TABLE>
+  </BODY>
+</HTML>";
+
+#[test]
+fn seed_figure_5_tree() {
+    let page = Page::parse(ABBILDUNG_5);
+    assert_eq!(
+        shape(&page, Page::ROOT),
+        "html(head(title(pcdata)) body(h1(pcdata) img table(tbody(\
+         tr(th(pcdata br pcdata) th(pcdata) th(pcdata)) \
+         tr(td(img a(b(pcdata)) br img) td(pcdata) td(pcdata))))))"
+    );
+}
+
+#[test]
+fn pre_order_numbering_is_document_order() {
+    let page = Page::parse("<p>a<b>b</b></p><p>c</p>");
+    let texts: Vec<String> = page
+        .with_label(PCDATA)
+        .iter()
+        .map(|&t| page.text_of(t))
+        .collect();
+    assert_eq!(texts, ["a", "b", "c"]);
+    let b = page.with_label(page.label_id("b").unwrap())[0];
+    // After <b>: its own text, then "c".
+    let after: Vec<String> = page
+        .following(b, PCDATA)
+        .iter()
+        .map(|&t| page.text_of(t))
+        .collect();
+    assert_eq!(after, ["b", "c"]);
+}
+
+#[test]
+fn html_head_body_always_exist() {
+    for src in [
+        "",
+        "just text",
+        "<frameset><frame src=a></frameset>",
+        "<!-- c -->",
+    ] {
+        let page = Page::parse(src);
+        let kids: Vec<&str> = page
+            .children(Page::ROOT)
+            .map(|c| page.label_name(c))
+            .collect();
+        assert_eq!(kids[0], "head", "{src:?}");
+        assert!(kids.contains(&"body"), "{src:?}: {kids:?}");
+    }
+}
+
+#[test]
+fn comments_doctype_and_blank_text_are_dropped() {
+    let page = Page::parse("<!DOCTYPE html><body> <p>a<!-- x -->b</p>\n\t<p>\u{a0}</p></body>");
+    assert_eq!(
+        shape(&page, Page::ROOT),
+        "html(head body(p(pcdata pcdata) p))"
+    );
+    // The blank text between the paragraphs still separates words.
+    let page = Page::parse("<p><b>one</b> <i>two</i></p>");
+    assert_eq!(page.text_of(page.body()), "one two");
+}
+
+#[test]
+fn entities_are_decoded_and_labels_lower_case() {
+    let page = Page::parse("<DIV CLASS=x>Fish &amp; Chips&nbsp;&eacute;</DIV>");
+    let div = page.children(page.body()).next().unwrap();
+    assert_eq!(page.label_name(div), "div");
+    assert_eq!(page.text_of(div), "Fish & Chips é");
+    assert_eq!(page.attr(div, page.label_id("class").unwrap()), Some("x"));
+}
+
+#[test]
+fn row_groups_are_transparent_for_tr() {
+    let page = Page::parse(
+        "<table><thead><tr><th>h</th></tr></thead><tbody><tr><td>1</td></tr></tbody>\
+         <tfoot><tr><td>f</td></tr></tfoot></table>",
+    );
+    let table = page.with_label(TABLE)[0];
+    let rows: Vec<u32> = page.child_matches(table, TR).collect();
+    let texts: Vec<String> = rows.iter().map(|&r| page.text_of(r)).collect();
+    assert_eq!(texts, ["h", "1", "f"]);
+}
+
+#[test]
+fn void_elements_are_leaves() {
+    let page = Page::parse("<p><img src=a>x<br>y<input name=q>z</p>");
+    assert_eq!(
+        shape(&page, Page::ROOT),
+        "html(head body(p(img pcdata br pcdata input pcdata)))"
+    );
+}
+
+#[test]
+fn malformed_markup_still_gives_a_tree() {
+    // Unclosed cells, a stray end tag, <font> around <tr>, a table in a table
+    // cell left open.
+    let page = Page::parse(
+        "<table><font color=red><tr><td>a<td>b</font></tr></span>\
+         <tr><td><table><tr><td>inner</table>c</table><p>after",
+    );
+    let tables = page.with_label(TABLE);
+    assert_eq!(tables.len(), 2);
+    let rows: Vec<u32> = page.child_matches(tables[0], TR).collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(page.text_of(rows[0]), "ab");
+    assert_eq!(page.text_of(rows[1]), "innerc");
+    assert_eq!(page.text(), "a b inner c after");
+}
+
+#[test]
+fn title_meta_text_links() {
+    let page = Page::parse(
+        "<html><head><title> Hotels\n in  MV </title>\
+         <META NAME=\"DB.QueryElement\" CONTENT=\"region\">\
+         <meta name=db.queryelement content=second>\
+         <style>p{}</style><script>var x;</script></head>\
+         <body><h1>Hotels</h1><p>Stay <a href=' /a?x=1&amp;y=2 '>at <b>A</b></a>.</p>\
+         <a name=top></a><a href=/b>B</a></body></html>",
+    );
+    assert_eq!(page.title().as_deref(), Some("Hotels in MV"));
+    assert_eq!(
+        page.meta_content("db.queryelement").as_deref(),
+        Some("region")
+    );
+    assert_eq!(page.meta_content("DB.Missing"), None);
+    assert_eq!(page.text(), "Hotels Stay at A. B");
+    assert_eq!(
+        page.links(),
+        vec![
+            Link {
+                href: "/a?x=1&y=2".into(),
+                text: "at A".into()
+            },
+            Link {
+                href: "/b".into(),
+                text: "B".into()
+            }
+        ]
+    );
+}
+
+#[test]
+fn outer_html_round_trips_structure() {
+    let page = Page::parse("<p class='a\"b'>x &lt; y<br><script>if(a<b){}</script></p>");
+    let p = page.children(page.body()).next().unwrap();
+    assert_eq!(
+        page.outer_html(p),
+        "<p class=\"a&quot;b\">x &lt; y<br><script>if(a<b){}</script></p>"
+    );
+}
+
+#[test]
+fn from_bytes_decodes_charset() {
+    let page = Page::from_bytes(b"<meta charset=iso-8859-1><p>Gr\xfc\xdfe</p>", None);
+    assert_eq!(page.text(), "Grüße");
+    let page = Page::from_bytes(b"<p>\xc3\xbc</p>", Some("text/html; charset=utf-8"));
+    assert_eq!(page.text(), "ü");
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let html = "<div>".repeat(20_000) + "x";
+    let page = Page::parse(&html);
+    assert_eq!(page.text(), "x");
+    assert!(page.outer_html(page.body()).len() > 20_000);
+}
