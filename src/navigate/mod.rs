@@ -34,14 +34,8 @@ use url::Url;
 
 use crate::plan::Request;
 
-/// An anchor of a result page.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Link {
-    /// The `href` as written in the page (relative or absolute).
-    pub href: String,
-    /// Its visible text.
-    pub text: String,
-}
+/// An anchor of a result page, as the page tree gives it.
+pub use crate::page::Link;
 
 /// How the next result pages of a query are found.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -348,7 +348,7 @@ async fn build(
                         Err(p) => problems.push(SourceProblem::Metadata(*p)),
                     }
                 }
-                Err(FetchError::Status { url, status }) => {
+                Err(FetchError::Status { url, status, .. }) => {
                     problems.push(SourceProblem::ConfigFile {
                         origin,
                         url,
