@@ -491,7 +491,7 @@ async fn summarizer(State(site): State<Shared>, uri: Uri) -> Response {
             &format!("Die Konfigurationsdatei {config} gibt es auf diesem Server nicht."),
         );
     };
-    let document = match crate::metadata::DbContent::parse(&text) {
+    let mut document = match crate::metadata::DbContent::parse(&text) {
         Ok(document) => document,
         Err(e) => {
             return error(
@@ -501,6 +501,11 @@ async fn summarizer(State(site): State<Shared>, uri: Uri) -> Response {
             )
         }
     };
+    // A configuration named by the form page's DB.ConfigFile needs no URL:
+    // line (seed §3); the summarizer answers for the form that names it.
+    if document.url.is_none() {
+        document.url = site.base.join("/coop/").ok().map(String::from);
+    }
     let site = site.clone();
     let answer = tokio::task::spawn_blocking(move || match site.conn.lock() {
         Ok(conn) => provider_summary(&document, &conn),
