@@ -2,8 +2,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use url::Url;
 
 use super::SourceArgs;
+use crate::fetch::{Credentials, FetchConfig};
+use crate::gatherer::{self, Options, Start};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct GatherArgs {
@@ -21,9 +26,93 @@ pub struct GatherArgs {
     /// Pause between two requests to one host, in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub delay_ms: u64,
+    /// Ordinary pages the crawl from start URLs collects at most.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub crawl_limit: usize,
+    /// Print the summary as JSON on standard output.
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(_args: &GatherArgs) -> ExitCode {
-    eprintln!("gather: not built yet");
-    super::exit(super::FAILED)
+/// The credentials of `--auth`, or a message for the user.
+pub fn credentials(auth: &[String]) -> Result<Credentials, String> {
+    let mut credentials = Credentials::default();
+    for spec in auth {
+        credentials.add_spec(spec)?;
+    }
+    Ok(credentials)
+}
+
+impl GatherArgs {
+    /// The gathering options these arguments describe.
+    pub fn options(&self) -> Result<Options, String> {
+        if self.concurrency == 0 {
+            return Err("--concurrency must be at least 1".into());
+        }
+        let fetch = FetchConfig {
+            concurrency_per_host: self.concurrency,
+            delay: Duration::from_millis(self.delay_ms),
+            credentials: credentials(&self.source.auth)?,
+            ..FetchConfig::default()
+        };
+        Ok(Options {
+            db: self.db.clone(),
+            fetch,
+            max_queries: self.source.max_queries,
+            max_pages: self.max_pages,
+            concurrency: self.concurrency,
+            crawl_limit: self.crawl_limit,
+            progress: !self.json,
+        })
+    }
+
+    /// The start URLs and specs.
+    pub fn starts(&self) -> Result<Vec<Start>, String> {
+        let mut starts = Vec::new();
+        for url in &self.source.urls {
+            let parsed = Url::parse(url).map_err(|e| format!("{url}: not a URL ({e})"))?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                return Err(format!("{url}: only http and https URLs can be gathered"));
+            }
+            starts.push(Start::Url(parsed));
+        }
+        starts.extend(self.source.specs.iter().cloned().map(Start::Spec));
+        if starts.is_empty() {
+            return Err(
+                "nothing to gather: give a form URL or --spec FILE (or try `gather demo`)".into(),
+            );
+        }
+        Ok(starts)
+    }
+}
+
+pub fn run(args: &GatherArgs) -> ExitCode {
+    let (starts, options) = match args.starts().and_then(|s| Ok((s, args.options()?))) {
+        Ok(v) => v,
+        Err(message) => {
+            eprintln!("gather: {message}");
+            return super::exit(super::BAD_INPUT);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("gather: cannot start the async runtime: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
+    match runtime.block_on(gatherer::gather(&starts, &options)) {
+        Ok(report) => {
+            if args.json {
+                println!("{}", report.to_json());
+            } else {
+                eprint!("{report}");
+            }
+            super::exit(report.exit_code())
+        }
+        Err(e) => {
+            eprintln!("gather: {e}");
+            super::exit(super::FAILED)
+        }
+    }
 }

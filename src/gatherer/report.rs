@@ -1,0 +1,208 @@
+//! The summary printed at the end of a gathering.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use url::Url;
+
+use crate::fetch::FetchStats;
+use crate::store::SourceStats;
+
+/// What one gathering did.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub db: PathBuf,
+    pub sources: Vec<SourceReport>,
+    /// Ordinary pages collected by the crawl loop.
+    pub ordinary_pages: u64,
+    /// The crawl stopped at its page limit with URLs left.
+    pub crawl_cut_short: bool,
+    /// Sources that could not be gathered at all.
+    pub problems: Vec<Problem>,
+    pub fetch: FetchStats,
+    pub elapsed: Duration,
+    /// CPU seconds (user + system) of this process, where the system tells.
+    pub cpu_seconds: Option<f64>,
+    /// Peak resident memory of this process in bytes, where the system tells.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// A source that could not be gathered.
+#[derive(Debug)]
+pub struct Problem {
+    pub what: String,
+    pub message: String,
+    /// Bad metadata or a bad spec (exit 2), rather than the network (exit 1).
+    pub bad_input: bool,
+}
+
+/// What one database source gave.
+#[derive(Debug)]
+pub struct SourceReport {
+    pub url: Url,
+    pub kind: &'static str,
+    pub queries_planned: u64,
+    pub queries_sent: u64,
+    /// Done in an earlier run, not sent again.
+    pub queries_skipped: u64,
+    pub queries_failed: u64,
+    /// Queries whose result pages were cut by the page limit.
+    pub queries_cut_short: u64,
+    pub pages: u64,
+    pub new_values: u64,
+    /// The first failures, for the summary.
+    pub failures: Vec<String>,
+    /// The source as the database holds it after this run.
+    pub stats: Option<SourceStats>,
+}
+
+impl SourceReport {
+    pub fn new(url: Url, kind: &'static str) -> SourceReport {
+        SourceReport {
+            url,
+            kind,
+            queries_planned: 0,
+            queries_sent: 0,
+            queries_skipped: 0,
+            queries_failed: 0,
+            queries_cut_short: 0,
+            pages: 0,
+            new_values: 0,
+            failures: Vec::new(),
+            stats: None,
+        }
+    }
+}
+
+impl Report {
+    pub fn queries_failed(&self) -> u64 {
+        self.sources.iter().map(|s| s.queries_failed).sum()
+    }
+
+    /// The process exit status: 2 for bad input, 1 when queries or sources
+    /// failed after their retries (what was gathered is stored), else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.problems.iter().any(|p| p.bad_input) {
+            crate::cli::BAD_INPUT
+        } else if !self.problems.is_empty() || self.queries_failed() > 0 {
+            crate::cli::FAILED
+        } else {
+            crate::cli::OK
+        }
+    }
+
+    /// The summary as JSON (for scripts and the benchmark).
+    pub fn to_json(&self) -> serde_json::Value {
+        let sources: Vec<_> = self
+            .sources
+            .iter()
+            .map(|s| {
+                let stats = s.stats.as_ref();
+                serde_json::json!({
+                    "url": s.url.as_str(),
+                    "kind": s.kind,
+                    "queries_planned": s.queries_planned,
+                    "queries_sent": s.queries_sent,
+                    "queries_skipped": s.queries_skipped,
+                    "queries_failed": s.queries_failed,
+                    "pages": s.pages,
+                    "new_values": s.new_values,
+                    "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
+                    "incomplete": stats.and_then(|st| st.incomplete.clone()),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "db": self.db.display().to_string(),
+            "sources": sources,
+            "ordinary_pages": self.ordinary_pages,
+            "problems": self.problems.iter().map(|p| format!("{}: {}", p.what, p.message)).collect::<Vec<_>>(),
+            "requests": self.fetch.requests,
+            "retries": self.fetch.retries,
+            "bytes": self.fetch.bytes,
+            "seconds": self.elapsed.as_secs_f64(),
+            "cpu_seconds": self.cpu_seconds,
+            "peak_rss_bytes": self.peak_rss_bytes,
+        })
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for s in &self.sources {
+            writeln!(f, "{} ({})", s.url, s.kind)?;
+            writeln!(
+                f,
+                "  queries: {} sent, {} failed, {} done before (of {} planned)",
+                s.queries_sent, s.queries_failed, s.queries_skipped, s.queries_planned
+            )?;
+            writeln!(f, "  result pages: {}", s.pages)?;
+            if let Some(stats) = &s.stats {
+                let values: Vec<String> = stats
+                    .values_per_attribute
+                    .iter()
+                    .map(|(a, n)| format!("{a} {n}"))
+                    .collect();
+                writeln!(
+                    f,
+                    "  values: {} ({} new)",
+                    if values.is_empty() {
+                        "none".to_string()
+                    } else {
+                        values.join(", ")
+                    },
+                    s.new_values
+                )?;
+                if let Some(reason) = &stats.incomplete {
+                    writeln!(f, "  incomplete: {reason}")?;
+                }
+            }
+            for failure in s.failures.iter().take(5) {
+                writeln!(f, "  failed: {failure}")?;
+            }
+            if s.failures.len() > 5 {
+                writeln!(f, "  … and {} more failures", s.failures.len() - 5)?;
+            }
+        }
+        if self.ordinary_pages > 0 {
+            writeln!(f, "ordinary pages: {}", self.ordinary_pages)?;
+        }
+        if self.crawl_cut_short {
+            writeln!(f, "the crawl stopped at its page limit")?;
+        }
+        for p in &self.problems {
+            writeln!(f, "not gathered: {}: {}", p.what, p.message)?;
+        }
+        writeln!(
+            f,
+            "{} requests ({} retries, {} failed), {:.1} MB, {:.1} s; database: {}",
+            self.fetch.requests,
+            self.fetch.retries,
+            self.fetch.failures,
+            self.fetch.bytes as f64 / 1e6,
+            self.elapsed.as_secs_f64(),
+            self.db.display()
+        )
+    }
+}
+
+/// Peak resident set size of this process (Linux: `VmHWM`).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// User plus system CPU seconds of this process (Linux: `/proc/self/stat`).
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    // The kernel reports clock ticks; USER_HZ is 100 on every Linux platform.
+    Some((utime + stime) / 100.0)
+}

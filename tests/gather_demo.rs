@@ -1,0 +1,127 @@
+//! End to end: every variant of the demo site gathered over HTTP on
+//! 127.0.0.1, the values checked against the provider's own database.
+
+mod gathering;
+
+use gather::demo::{DemoConfig, DemoSite, Variant};
+
+async fn site() -> DemoSite {
+    DemoSite::start(DemoConfig {
+        hotels: 400,
+        ..DemoConfig::default()
+    })
+    .await
+    .expect("demo site starts")
+}
+
+async fn gathers_exactly(variant: Variant) {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let mut options = gathering::options(&db);
+    let base = site.base_url();
+    let config = DemoConfig::default();
+    options.fetch.credentials.add(
+        &format!("127.0.0.1:{}", base.port().unwrap()),
+        &config.user,
+        &config.password,
+    );
+    let url = site.url(variant);
+    let report = gathering::gather_url(&url, &options).await;
+    assert_eq!(report.exit_code(), 0, "report:\n{report}");
+    assert_eq!(report.queries_failed(), 0);
+    let expected = site.expected(variant);
+    assert!(!expected.is_empty());
+    // Cooperative sources are stored under the form's URL, named in the DBContent document.
+    let stored_under = report.sources[0].url.to_string();
+    let stored = gathering::stored_values(&db, &stored_under);
+    assert_eq!(stored, expected, "report:\n{report}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listed_regions() {
+    gathers_exactly(Variant::Listed).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regions_extracted_from_results() {
+    gathers_exactly(Variant::Extracted).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paged_results_without_navigation_url() {
+    gathers_exactly(Variant::Paged).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paged_results_with_navigation_url() {
+    gathers_exactly(Variant::NavigationUrl).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_form() {
+    gathers_exactly(Variant::Post).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_file_behind_basic_auth() {
+    gathers_exactly(Variant::ConfigAuth).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cooperative_summarizer() {
+    gathers_exactly(Variant::Cooperative).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn second_run_sends_no_finished_query() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let options = gathering::options(&db);
+    let url = site.url(Variant::Listed);
+    let first = gathering::gather_url(&url, &options).await;
+    assert!(first.sources[0].queries_sent > 0);
+    let before = site.requests().len();
+    let second = gathering::gather_url(&url, &options).await;
+    assert_eq!(second.sources[0].queries_sent, 0);
+    assert_eq!(
+        second.sources[0].queries_skipped,
+        first.sources[0].queries_sent
+    );
+    let again: Vec<_> = site.requests()[before..]
+        .iter()
+        .filter(|r| r.target.contains("auswahl.pl"))
+        .map(|r| r.target.clone())
+        .collect();
+    assert!(again.is_empty(), "queries sent again: {again:?}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crawl_from_the_start_page_finds_the_forms() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let mut options = gathering::options(&db);
+    let config = DemoConfig::default();
+    options.fetch.credentials.add(
+        &format!("127.0.0.1:{}", site.base_url().port().unwrap()),
+        &config.user,
+        &config.password,
+    );
+    let report = gathering::gather_url(&site.base_url(), &options).await;
+    assert_eq!(report.exit_code(), 0, "report:\n{report}");
+    assert!(report.ordinary_pages >= 2, "report:\n{report}");
+    let listed = site.url(Variant::Listed).to_string();
+    assert!(
+        report.sources.iter().any(|s| s.url.as_str() == listed),
+        "report:\n{report}"
+    );
+    assert_eq!(
+        gathering::stored_values(&db, &listed),
+        site.expected(Variant::Listed)
+    );
+    site.shutdown().await;
+}
