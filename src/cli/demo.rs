@@ -30,6 +30,20 @@ pub struct DemoArgs {
 }
 
 pub fn run(args: &DemoArgs) -> ExitCode {
+    if args.serve {
+        let config = DemoConfig {
+            port: args.port,
+            hotels: args.hotels,
+            ..DemoConfig::default()
+        };
+        return match crate::demo::serve_blocking(config) {
+            Ok(()) => super::exit(super::OK),
+            Err(e) => {
+                eprintln!("gather demo: {e:#}");
+                super::exit(super::FAILED)
+            }
+        };
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -68,12 +82,6 @@ async fn demo(args: &DemoArgs) -> ExitCode {
         }
     };
     let base = site.base_url();
-    if args.serve {
-        println!("CityWorld demo site at {base} (Ctrl-C stops it)");
-        let _ = tokio::signal::ctrl_c().await;
-        site.shutdown().await;
-        return super::exit(super::OK);
-    }
     eprintln!(
         "CityWorld demo site at {base}; gathering it into {}",
         args.db.display()
