@@ -130,33 +130,39 @@ fn report_failure(o: &Outcome) {
     }
 }
 
-pub fn run_plan(args: &PlanArgs) -> ExitCode {
-    let outcomes = match load(&args.source) {
+/// Loads the sources, hands each usable one to `each` (which returns its
+/// exit status), reports the others, and exits with the worst status.
+fn run_each(command: &str, args: &SourceArgs, mut each: impl FnMut(&Outcome) -> u8) -> ExitCode {
+    let outcomes = match load(args) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("gather plan: {e}");
+            eprintln!("gather {command}: {e}");
             return super::exit(super::BAD_INPUT);
         }
     };
+    let mut worst = status(&outcomes);
     for o in &outcomes {
         match o {
-            Outcome::Database(s) => print!("{}", describe_source(s, args.show)),
-            Outcome::Cooperative(c) => print!("{}", describe_cooperative(c)),
+            Outcome::Database(_) | Outcome::Cooperative(_) => worst = worst.max(each(o)),
             _ => report_failure(o),
         }
     }
-    super::exit(status(&outcomes))
+    super::exit(worst)
+}
+
+pub fn run_plan(args: &PlanArgs) -> ExitCode {
+    run_each("plan", &args.source, |o| {
+        match o {
+            Outcome::Database(s) => print!("{}", describe_source(s, args.show)),
+            Outcome::Cooperative(c) => print!("{}", describe_cooperative(c)),
+            _ => {}
+        }
+        super::OK
+    })
 }
 
 pub fn run_check(args: &CheckArgs) -> ExitCode {
-    let outcomes = match load(&args.source) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("gather check: {e}");
-            return super::exit(super::BAD_INPUT);
-        }
-    };
-    for o in &outcomes {
+    run_each("check", &args.source, |o| {
         match o {
             Outcome::Database(s) => {
                 println!(
@@ -173,10 +179,10 @@ pub fn run_check(args: &CheckArgs) -> ExitCode {
                 "ok: {}: cooperative provider, summarizer {}?config={}",
                 c.url, c.summarizer, c.config_path
             ),
-            _ => report_failure(o),
+            _ => {}
         }
-    }
-    super::exit(status(&outcomes))
+        super::OK
+    })
 }
 
 pub fn run_spec(args: &SpecArgs) -> ExitCode {
@@ -185,27 +191,20 @@ pub fn run_spec(args: &SpecArgs) -> ExitCode {
         auth: args.auth.clone(),
         ..SourceArgs::default()
     };
-    let outcomes = match load(&source_args) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("gather spec: {e}");
-            return super::exit(super::BAD_INPUT);
+    run_each("spec", &source_args, |o| match o {
+        Outcome::Database(s) => {
+            print!("{}", spec_text(s));
+            super::OK
         }
-    };
-    for o in &outcomes {
-        match o {
-            Outcome::Database(s) => print!("{}", spec_text(s)),
-            Outcome::Cooperative(c) => {
-                eprintln!(
-                    "{}: a cooperative provider (summarizer {}); it needs no spec",
-                    c.url, c.summarizer
-                );
-                return super::exit(super::BAD_INPUT);
-            }
-            _ => report_failure(o),
+        Outcome::Cooperative(c) => {
+            eprintln!(
+                "{}: a cooperative provider (summarizer {}); it needs no spec",
+                c.url, c.summarizer
+            );
+            super::BAD_INPUT
         }
-    }
-    super::exit(status(&outcomes))
+        _ => super::OK,
+    })
 }
 
 /// The YAML spec equivalent to a source's metadata, the configuration
