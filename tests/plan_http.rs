@@ -233,7 +233,9 @@ async fn both_cityworld_meta_tag_sets_give_a_plan_over_the_regions() {
         .await
         .unwrap();
     match &v2.metadata.results[1].kind {
-        ResultKind::Rule(r) => assert!(r.source().starts_with("html.body->table[1].tr[j:*]")),
+        ResultKind::Rule(_) => {
+            assert!(v2.metadata.rule_texts["ort"].starts_with("html.body->table[1].tr[j:*]"))
+        }
         other => panic!("{other:?}"),
     }
     // Only the form pages were fetched, never a query.
@@ -287,7 +289,9 @@ async fn config_file_behind_basic_auth_gets_credentials_only_on_its_host() {
     assert_eq!((src.plan.total(), src.plan.len()), (6, 5));
     assert!(src.plan.cut_short());
     match &src.metadata.results[0].kind {
-        ResultKind::Rule(r) => assert!(r.source().starts_with("html.body->table[1].tr[j:*]")),
+        ResultKind::Rule(_) => {
+            assert!(src.metadata.rule_texts["ort"].starts_with("html.body->table[1].tr[j:*]"))
+        }
         other => panic!("{other:?}"),
     }
     let config_req = a

@@ -23,7 +23,7 @@ fn hotels_spec_is_the_seeds_second_variant() {
         .results
         .iter()
         .map(|r| match &r.kind {
-            ResultKind::Rule(rule) => format!("{}={}", r.attribute, rule.source()),
+            ResultKind::Rule(_) => format!("{}={}", r.attribute, md.rule_texts[&r.attribute]),
             ResultKind::Values(v) => panic!("{}: {v:?}", r.attribute),
         })
         .collect();

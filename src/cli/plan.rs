@@ -317,10 +317,13 @@ pub fn describe_source(source: &Source, show: u64) -> String {
     out.push_str("results:\n");
     for r in &md.results {
         match &r.kind {
-            ResultKind::Rule(rule) => out.push_str(&format!(
+            ResultKind::Rule(_) => out.push_str(&format!(
                 "  {}: rule {}\n",
                 r.attribute,
-                rule.source().replace('\n', "\n      ")
+                md.rule_texts
+                    .get(&r.attribute)
+                    .map_or("", String::as_str)
+                    .replace('\n', "\n      ")
             )),
             ResultKind::Values(v) => {
                 out.push_str(&format!("  {}: values {}\n", r.attribute, v.join(", ")))

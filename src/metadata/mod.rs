@@ -157,6 +157,10 @@ pub struct Metadata {
     /// e.g. `DB.QueryElements`, `DB.QueryElement.region`), for messages
     /// about problems found later (a query element the form lacks).
     pub origins: BTreeMap<String, Origin>,
+    /// Each rule attribute's rule as the user reads it: the `DB.Result`
+    /// prefix in force written in front of a relative rule. For display and
+    /// specs; the HEL parser applies the prefix itself (to the conditions too).
+    pub rule_texts: BTreeMap<String, String>,
 }
 
 /// What is wrong with one piece of metadata.
@@ -357,6 +361,17 @@ impl Metadata {
                 }
                 Name::ResultAttribute(attribute) => {
                     read_result(value, entry.hint, prefix.as_deref(), &canonical).map(|kind| {
+                        match &kind {
+                            ResultKind::Rule(_) => {
+                                md.rule_texts.insert(
+                                    attribute.to_string(),
+                                    rule_text(value, prefix.as_deref()),
+                                );
+                            }
+                            ResultKind::Values(_) => {
+                                md.rule_texts.remove(attribute);
+                            }
+                        }
                         let spec = ResultSpec {
                             attribute: attribute.to_string(),
                             kind,
@@ -424,6 +439,15 @@ pub fn canonical_name(kind: &Name<'_>) -> String {
         Name::NavigationUrl => "DB.NavigationURL".into(),
         Name::Navigation => "DB.Navigation".into(),
         Name::Summarizer => "DB.Summarizer".into(),
+    }
+}
+
+/// A rule with the prefix in force written in front when it is relative.
+fn rule_text(rule: &str, prefix: Option<&str>) -> String {
+    let rule = rule.trim();
+    match prefix {
+        Some(p) if !rule.to_ascii_lowercase().starts_with("html") => format!("{p}{rule}"),
+        _ => rule.to_string(),
     }
 }
 
