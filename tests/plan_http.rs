@@ -653,3 +653,115 @@ async fn bad_metadata_is_listed_with_positions_and_exit_2() {
     );
     assert!(err.contains("no DB.* metadata"), "{err}");
 }
+
+#[tokio::test]
+async fn the_form_with_the_query_elements_is_chosen_and_a_spec_can_name_one() {
+    let s = Server::start().await;
+    let html = page_with(CITYWORLD_1).replace(
+        "<h1>Hotels</h1>",
+        "<h1>Hotels</h1><form name=\"site\" action=\"/sitesearch\"><input name=\"q\"></form>",
+    );
+    s.page("/two.html", &html);
+    let f = fetcher(&[]);
+    let src = database(&s.url("/two.html"), &f, Limits::default())
+        .await
+        .unwrap();
+    assert_eq!(src.form.as_ref().unwrap().index, 1);
+    assert_eq!(src.plan.len(), 3);
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "url: {}\nform: site\nquery_element: region\n",
+            s.url("/two.html")
+        ),
+    )
+    .unwrap();
+    let err = from_spec(&path, &f, &Limits::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("query element \"region\" is not an element of the form (its elements: q)"),
+        "{err}"
+    );
+    std::fs::write(
+        &path,
+        format!(
+            "url: {}\nform: 1\nquery_element: region\n",
+            s.url("/two.html")
+        ),
+    )
+    .unwrap();
+    let src = from_spec(
+        &path,
+        &f,
+        &Limits {
+            max_queries: Some(2),
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!((src.plan.len(), src.plan.total()), (2, 3));
+    std::fs::write(&path, format!("url: {}\nform: 7\n", s.url("/two.html"))).unwrap();
+    let err = from_spec(&path, &f, &Limits::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("there is no form #7"), "{err}");
+}
+
+#[tokio::test]
+async fn a_spec_names_an_environment_variable_with_credentials() {
+    let a = Server::start().await;
+    a.page("/form.html", &page_with(""));
+    a.put(
+        "/cityworld.txt",
+        Reply::Protected {
+            basic: "spec:user".into(),
+            content_type: "text/plain",
+            body: b"QueryElement: preis\nResult.ort: html.body->table[1].tr[j:*].td[1].txt where html.body->table[1].tr[j].td[1].font.getAttr(color) = '#FF8000'\n".to_vec(),
+        },
+    );
+    let var = format!("GATHER_TEST_AUTH_{}", a.addr.port());
+    std::env::set_var(&var, format!("{}=spec:user", a.authority()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("auth.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "url: {}\nauth_env: {var}\nconfig_file: /cityworld.txt\n",
+            a.url("/form.html")
+        ),
+    )
+    .unwrap();
+    let src = from_spec(&path, &fetcher(&[]), &Limits::default())
+        .await
+        .unwrap();
+    assert_eq!(src.metadata.query_elements, ["preis"]);
+    assert_eq!(src.plan.len(), 3);
+    assert!(a.seen().iter().all(|r| r.authorization.is_some()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_of_a_billion_queries_is_shown_without_building_them() {
+    let s = Server::start().await;
+    s.page(
+        "/big.html",
+        "<html><head><meta name=\"DB.QueryElement\" content=\"nr\"><meta name=\"DB.QueryElement.nr\" content=\"/[0-9]{9}/\"></head>\
+         <body><form action=\"/q\" method=\"post\"><input name=\"nr\"></form></body></html>",
+    );
+    let started = std::time::Instant::now();
+    let o = gather(vec!["plan".into(), s.url("/big.html")]).await;
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(out.contains("queries: 1000000000\n"), "{out}");
+    assert!(
+        out.contains("#999999999 POST") && out.contains("body: nr=999999999"),
+        "{out}"
+    );
+    assert!(out.contains("… 999999994 more …"), "{out}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}

@@ -145,10 +145,14 @@ fn problems_are_all_reported() {
         ("DB.QueryElements", "region, stadt, ort, lang"),
         ("DB.MaxQueries", "5"),
         ("DB.QueryElement.lang", "/[a-z]{2}/"),
+        ("DB.QueryElement.fr", "ja"),
     ]);
     let problems = QueryPlan::build(Some(&f), &md, &page(), UTF_8, None).unwrap_err();
     let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
-    assert_eq!(problems.len(), 3, "{text:#?}");
+    assert_eq!(problems.len(), 4, "{text:#?}");
+    assert!(
+        matches!(&problems[3].error, PlanError::NotAQueryElement { element, .. } if element == "fr")
+    );
     assert!(matches!(
         problems[0].error,
         PlanError::UnknownElement { .. }
