@@ -469,6 +469,18 @@ async fn cooperative_providers_by_meta_tags_and_by_dbcontent() {
             .unwrap(),
         Discovery::Ordinary(_)
     ));
+    s.page(
+        "/half.html",
+        "<html><head><META NAME=\"DB.Summarizer\" CONTENT=\"/cgi-bin/Ora-DB.pl\"></head></html>",
+    );
+    let err = discover(&s.url("/half.html").parse().unwrap(), &f, &limits)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("DB.Summarizer needs DB.ConfigFile"),
+        "{err}"
+    );
 }
 
 // ------------------------------------------------------------ the binary

@@ -149,6 +149,8 @@ pub struct Metadata {
     pub max_pages: Option<u64>,
     /// Document order, `DB.Result` prefixes applied.
     pub results: Vec<ResultSpec>,
+    /// `DB.NavigationURL` as written (`*` for each changing parameter); a
+    /// relative pattern is relative to the result page.
     pub navigation_url: Option<String>,
     /// `DB.Navigation`: `Some(false)` for NO, `Some(true)` for YES.
     pub navigation: Option<bool>,

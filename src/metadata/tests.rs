@@ -159,3 +159,16 @@ fn config_file_lines_become_entries() {
     let e = read_config_file("QueryElement region\n", "f").unwrap_err();
     assert!(e.to_string().contains("f line 1"), "{e}");
 }
+
+#[test]
+fn a_config_file_may_be_an_html_document_with_meta_tags() {
+    let html = "<html><head>\n<meta name=\"DB.QueryElement\" content=\"region\">\n<meta name=\"DB.MaxPages\" content=\"4\"></head></html>";
+    let entries = read_config_file(html, "http://h/c.html").unwrap();
+    let md = Metadata::parse(&entries).unwrap();
+    assert_eq!(md.query_elements, ["region"]);
+    assert_eq!(md.max_pages, Some(4));
+    assert!(matches!(
+        &entries[1].origin,
+        Origin::MetaTag { line: Some(3), .. }
+    ));
+}
