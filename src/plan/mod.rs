@@ -137,6 +137,8 @@ pub enum PlanError {
         u64::MAX
     )]
     Overflow,
+    #[error("the form submits to {action}, which is not an HTTP URL; give DB.QueryScript")]
+    NotHttp { action: String },
     #[error("DB.QueryScript {script:?} is not a valid URL: {message}")]
     Script { script: String, message: String },
 }
@@ -200,6 +202,15 @@ impl QueryPlan {
             if let Some(m) = script_method {
                 method = *m;
             }
+        }
+
+        if !matches!(action.scheme(), "http" | "https") {
+            problems.push(PlanProblem {
+                origin: origin_of("DB.QueryScript"),
+                error: PlanError::NotHttp {
+                    action: action.to_string(),
+                },
+            });
         }
 
         // Domains of the query elements.

@@ -234,3 +234,17 @@ fn no_query_elements_send_the_form_once_at_its_defaults() {
         Some("lang=de&region=Fischland&preis=1&ort=")
     );
 }
+
+#[test]
+fn a_script_action_needs_a_query_script() {
+    let f = form(r#"<form action="javascript:search()"><input name=q></form>"#);
+    let problems =
+        QueryPlan::build(Some(&f), &Metadata::default(), &page(), UTF_8, None).unwrap_err();
+    assert!(
+        problems[0].to_string().contains("javascript:search()"),
+        "{}",
+        problems[0]
+    );
+    let md = metadata(&[("DB.QueryScript", "/cgi-bin/q.pl")]);
+    assert!(QueryPlan::build(Some(&f), &md, &page(), UTF_8, None).is_ok());
+}
