@@ -717,12 +717,23 @@ async fn the_form_with_the_query_elements_is_chosen_and_a_spec_can_name_one() {
     .await
     .unwrap();
     assert_eq!((src.plan.len(), src.plan.total()), (2, 3));
-    std::fs::write(&path, format!("url: {}\nform: 7\n", s.url("/two.html"))).unwrap();
+    let bad = "form: 7\nresults:\n  - attribute: a\nmax_queries: 5\ndomains:\n  q: /[a-z]/\n";
+    std::fs::write(&path, format!("url: {}\n{bad}", s.url("/two.html"))).unwrap();
     let err = from_spec(&path, &f, &Limits::default())
         .await
         .unwrap_err()
         .to_string();
+    // Every problem of the spec is listed, not only the first.
+    assert!(err.contains("3 problems"), "{err}");
+    assert!(
+        err.contains("key results[0]: an attribute needs 'rule:' or 'values:'"),
+        "{err}"
+    );
     assert!(err.contains("there is no form #7"), "{err}");
+    assert!(
+        err.contains("DB.QueryElement.q gives values for an element that is not a query element"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
