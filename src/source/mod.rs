@@ -12,6 +12,8 @@
 //! - A page with `DB.Summarizer` is cooperative even if it has other DB
 //!   names; its `DB.ConfigFile` is what the summarizer is called with
 //!   (`?config=<path of the file>`), the gatherer does not read it.
+//! - A configuration file's own `DB.ConfigFile` is not followed (one level,
+//!   no loops); its relative URLs are resolved against the form page.
 //! - A DBContent document is recognised by not being HTML (by its
 //!   Content-Type, else by not starting with `<`) and by parsing as one
 //!   with a `Summarizer:` line. Its own path is the configuration path.
