@@ -469,6 +469,21 @@ async fn cooperative_providers_by_meta_tags_and_by_dbcontent() {
             .unwrap(),
         Discovery::Ordinary(_)
     ));
+    s.put(
+        "/broken.DBContent",
+        Reply::Page(
+            "text/plain",
+            b"Summarizer: /cgi-bin/x.pl\nAttribute: name\n".to_vec(),
+        ),
+    );
+    let err = discover(&s.url("/broken.DBContent").parse().unwrap(), &f, &limits)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("broken.DBContent line 2: DBContent document: Attribute: before any Table:"),
+        "{err}"
+    );
     s.page(
         "/half.html",
         "<html><head><META NAME=\"DB.Summarizer\" CONTENT=\"/cgi-bin/Ora-DB.pl\"></head></html>",

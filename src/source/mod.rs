@@ -185,12 +185,27 @@ pub async fn discover(
     let resp = fetcher.get(url).await?;
     let decoded = resp.text();
     if !is_html(&resp, &decoded.text) {
-        return Ok(match DbContent::parse(&decoded.text) {
-            Ok(doc) if doc.summarizer.is_some() => {
-                Discovery::Cooperative(Box::new(from_dbcontent(&resp, doc)?))
-            }
-            _ => Discovery::Ordinary(resp),
+        let names_summarizer = decoded.text.lines().any(|l| {
+            l.get(..11)
+                .is_some_and(|p| p.eq_ignore_ascii_case("summarizer:"))
         });
+        return match DbContent::parse(&decoded.text) {
+            Ok(doc) if doc.summarizer.is_some() => Ok(Discovery::Cooperative(Box::new(
+                from_dbcontent(&resp, doc)?,
+            ))),
+            // A document with a Summarizer: line is meant as DBContent.
+            Err(e) if names_summarizer => Err(SourceError::Invalid {
+                source_name: resp.url.to_string(),
+                problems: vec![SourceProblem::Other {
+                    origin: Origin::ConfigLine {
+                        file: resp.url.to_string(),
+                        line: e.line,
+                    },
+                    message: format!("DBContent document: {}", e.message),
+                }],
+            }),
+            _ => Ok(Discovery::Ordinary(resp)),
+        };
     }
     let meta = read_meta_tags(&decoded.text, resp.url.as_str());
     if meta.entries.is_empty() {
