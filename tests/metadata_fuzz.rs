@@ -87,3 +87,39 @@ proptest! {
         }
     }
 }
+
+/// Small simple regexes: literals (with `%`), classes, groups with
+/// alternatives, `?` and bounded repetitions.
+fn simple_regex() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        "[a-c%]{1,2}",
+        Just("[A-C]".to_string()),
+        Just("[x-z0-1]".to_string()),
+    ];
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|v| v.concat()),
+            prop::collection::vec(inner.clone(), 2..3).prop_map(|v| format!("({})", v.join("|"))),
+            inner.clone().prop_map(|p| format!("({p})?")),
+            (inner, 0u32..3, 0u32..2)
+                .prop_map(|(p, n, extra)| format!("({p}){{{n},{}}}", n + extra)),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn patterns_generate_exactly_what_they_count_and_match(p in simple_regex()) {
+        let pattern = Pattern::parse(&p).unwrap();
+        prop_assume!(pattern.len() <= 5_000);
+        let values: Vec<String> = pattern.values().collect();
+        prop_assert_eq!(values.len() as u64, pattern.len());
+        let re = regex::Regex::new(&format!("^(?:{p})$")).unwrap();
+        for v in &values {
+            prop_assert!(re.is_match(v), "{} does not match /{}/", v, p);
+        }
+        prop_assert_eq!(pattern.get(pattern.len()), None);
+    }
+}

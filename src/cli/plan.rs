@@ -1,13 +1,31 @@
 //! `gather plan`, `gather check`, `gather spec`.
+//!
+//! All three fetch only the form page and its configuration file, never a
+//! query. Exit status: 0 when everything is fine, 2 when metadata, a spec,
+//! the form or an argument is wrong (every problem is listed), 1 when a page
+//! could not be fetched.
 
 use std::process::ExitCode;
 
+use url::Url;
+
 use super::SourceArgs;
+use crate::fetch::{FetchConfig, Fetcher};
+use crate::metadata::ResultKind;
+use crate::plan::{Query, QueryPlan};
+use crate::source::{
+    discover, from_spec, spec_credentials, CooperativeSource, Discovery, Limits, Source,
+    SourceError,
+};
+use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
     #[command(flatten)]
     pub source: SourceArgs,
+    /// How many requests to show from the start and from the end of the plan.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub show: u64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -24,17 +42,305 @@ pub struct SpecArgs {
     pub auth: Vec<String>,
 }
 
-pub fn run_plan(_args: &PlanArgs) -> ExitCode {
-    eprintln!("gather plan: not built yet");
-    super::exit(super::FAILED)
+/// One source as `plan` and `check` see it.
+enum Outcome {
+    Database(Box<Source>),
+    Cooperative(Box<CooperativeSource>),
+    /// A page without DB metadata.
+    Ordinary(Url),
+    Failed(String, SourceError),
 }
 
-pub fn run_check(_args: &CheckArgs) -> ExitCode {
-    eprintln!("gather check: not built yet");
-    super::exit(super::FAILED)
+/// The fetcher for the form pages: the user's `--auth` and the specs' own
+/// credentials, each sent to its host only.
+fn fetcher(auth: &[String], specs: &[std::path::PathBuf]) -> Result<Fetcher, String> {
+    let mut config = FetchConfig::default();
+    for a in auth {
+        config.credentials.add_spec(a)?;
+    }
+    for s in specs {
+        for a in spec_credentials(s).map_err(|e| e.to_string())? {
+            config
+                .credentials
+                .add_spec(&a)
+                .map_err(|e| format!("spec {}: {e}", s.display()))?;
+        }
+    }
+    Fetcher::new(config).map_err(|e| e.to_string())
 }
 
-pub fn run_spec(_args: &SpecArgs) -> ExitCode {
-    eprintln!("gather spec: not built yet");
-    super::exit(super::FAILED)
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))
+}
+
+/// Loads every source named on the command line.
+fn load(args: &SourceArgs) -> Result<Vec<Outcome>, String> {
+    if args.urls.is_empty() && args.specs.is_empty() {
+        return Err("give a form page URL or --spec FILE".into());
+    }
+    let fetcher = fetcher(&args.auth, &args.specs)?;
+    let limits = Limits {
+        max_queries: args.max_queries,
+    };
+    let rt = runtime()?;
+    let mut out = Vec::new();
+    for u in &args.urls {
+        let url = Url::parse(u).map_err(|e| format!("{u:?} is not a URL: {e}"))?;
+        out.push(match rt.block_on(discover(&url, &fetcher, &limits)) {
+            Ok(Discovery::Database(s)) => Outcome::Database(s),
+            Ok(Discovery::Cooperative(c)) => Outcome::Cooperative(c),
+            Ok(Discovery::Ordinary(r)) => Outcome::Ordinary(r.url),
+            Err(e) => Outcome::Failed(u.clone(), e),
+        });
+    }
+    for s in &args.specs {
+        out.push(match rt.block_on(from_spec(s, &fetcher, &limits)) {
+            Ok(source) => Outcome::Database(Box::new(source)),
+            Err(e) => Outcome::Failed(s.display().to_string(), e),
+        });
+    }
+    Ok(out)
+}
+
+/// The worst exit status of the outcomes.
+fn status(outcomes: &[Outcome]) -> u8 {
+    outcomes
+        .iter()
+        .map(|o| match o {
+            Outcome::Database(_) | Outcome::Cooperative(_) => super::OK,
+            Outcome::Ordinary(_) => super::BAD_INPUT,
+            Outcome::Failed(_, e) if e.is_bad_input() => super::BAD_INPUT,
+            Outcome::Failed(..) => super::FAILED,
+        })
+        .max()
+        .unwrap_or(super::OK)
+}
+
+fn report_failure(o: &Outcome) {
+    match o {
+        Outcome::Ordinary(url) => eprintln!(
+            "{url}: no DB.* metadata (an ordinary page): nothing to query; write a spec for it"
+        ),
+        Outcome::Failed(name, e @ SourceError::Fetch(_)) => eprintln!("{name}: {e}"),
+        Outcome::Failed(_, e) => eprintln!("{e}"),
+        _ => {}
+    }
+}
+
+/// Loads the sources, hands each usable one to `each` (which returns its
+/// exit status), reports the others, and exits with the worst status.
+fn run_each(command: &str, args: &SourceArgs, mut each: impl FnMut(&Outcome) -> u8) -> ExitCode {
+    let outcomes = match load(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("gather {command}: {e}");
+            return super::exit(super::BAD_INPUT);
+        }
+    };
+    let mut worst = status(&outcomes);
+    for o in &outcomes {
+        match o {
+            Outcome::Database(_) | Outcome::Cooperative(_) => worst = worst.max(each(o)),
+            _ => report_failure(o),
+        }
+    }
+    super::exit(worst)
+}
+
+pub fn run_plan(args: &PlanArgs) -> ExitCode {
+    run_each("plan", &args.source, |o| {
+        match o {
+            Outcome::Database(s) => print!("{}", describe_source(s, args.show)),
+            Outcome::Cooperative(c) => print!("{}", describe_cooperative(c)),
+            _ => {}
+        }
+        super::OK
+    })
+}
+
+pub fn run_check(args: &CheckArgs) -> ExitCode {
+    run_each("check", &args.source, |o| {
+        match o {
+            Outcome::Database(s) => {
+                println!(
+                    "ok: {s}: {} quer{}, {} result attribute(s)",
+                    s.plan.len(),
+                    if s.plan.len() == 1 { "y" } else { "ies" },
+                    s.metadata.results.len()
+                );
+                if s.plan.cut_short() {
+                    println!("  note: {}", cut_short_note(&s.plan));
+                }
+            }
+            Outcome::Cooperative(c) => println!(
+                "ok: {}: cooperative provider, summarizer {}?config={}",
+                c.url, c.summarizer, c.config_path
+            ),
+            _ => {}
+        }
+        super::OK
+    })
+}
+
+pub fn run_spec(args: &SpecArgs) -> ExitCode {
+    let source_args = SourceArgs {
+        urls: vec![args.url.clone()],
+        auth: args.auth.clone(),
+        ..SourceArgs::default()
+    };
+    run_each("spec", &source_args, |o| match o {
+        Outcome::Database(s) => {
+            print!("{}", spec_text(s));
+            super::OK
+        }
+        Outcome::Cooperative(c) => {
+            eprintln!(
+                "{}: a cooperative provider (summarizer {}); it needs no spec",
+                c.url, c.summarizer
+            );
+            super::BAD_INPUT
+        }
+        _ => super::OK,
+    })
+}
+
+/// The YAML spec equivalent to a source's metadata, the configuration
+/// file's values included (so the spec stands alone).
+pub fn spec_text(source: &Source) -> String {
+    let mut spec = Spec::from_entries(source.url.as_str(), &source.entries);
+    let mut header = format!("# gather spec for {}\n", source.url);
+    if let Some(file) = spec.config_file.take() {
+        header.push_str(&format!(
+            "# the values of the configuration file {file} are included below\n"
+        ));
+    }
+    header.push_str("# credentials are not written here: use --auth or auth_env\n");
+    header + &spec.to_yaml()
+}
+
+fn cut_short_note(plan: &QueryPlan) -> String {
+    let by = plan.cap().map(|c| c.to_string()).unwrap_or_default();
+    format!(
+        "{by} cuts the plan short: {} of {} queries are sent, the content will be incomplete",
+        plan.len(),
+        plan.total()
+    )
+}
+
+fn describe_query(q: &Query) -> String {
+    let mut s = format!("  #{} {} {}", q.ordinal, q.request.method, q.request.url);
+    if let Some(body) = &q.request.body {
+        let text = String::from_utf8_lossy(body);
+        s.push_str(&format!("\n      body: {}", text.escape_debug()));
+    }
+    s.push('\n');
+    s
+}
+
+/// What `gather plan` prints for a database source.
+pub fn describe_source(source: &Source, show: u64) -> String {
+    let md = &source.metadata;
+    let plan = &source.plan;
+    let mut out = format!("source: {source}\n");
+    out.push_str("metadata:\n");
+    let mut line = |name: &str, value: String| out.push_str(&format!("  {name}: {value}\n"));
+    if let Some(c) = &md.config_file {
+        line("DB.ConfigFile", c.clone());
+    }
+    if let Some((script, method)) = &md.query_script {
+        let m = method.map(|m| format!(", {m}")).unwrap_or_default();
+        line("DB.QueryScript", format!("{script}{m}"));
+    }
+    line("DB.QueryElements", md.query_elements.join(", "));
+    for (element, domain) in &md.domains {
+        line(
+            &format!("DB.QueryElement.{element}"),
+            format!("{} ({} values)", domain.to_value(), domain.len()),
+        );
+    }
+    if let Some(n) = md.max_queries {
+        line("DB.MaxQueries", n.to_string());
+    }
+    if let Some(n) = md.max_pages {
+        line("DB.MaxPages", n.to_string());
+    }
+    if let Some(s) = &md.summarizer {
+        line("DB.Summarizer", s.clone());
+    }
+    match &source.form {
+        Some(f) => out.push_str(&f.to_string()),
+        None => out.push_str("form: none (DB.QueryScript is used alone)\n"),
+    }
+    out.push_str(&format!(
+        "requests: {} {} ({}, {})\n",
+        plan.method(),
+        plan.action(),
+        plan.enctype(),
+        plan.encoding().name()
+    ));
+    for (name, domain) in plan.elements() {
+        out.push_str(&format!(
+            "  query element {name}: {} values\n",
+            domain.len()
+        ));
+    }
+    out.push_str(&format!("queries: {}", plan.len()));
+    if plan.cut_short() {
+        out.push_str(&format!(" ({})", cut_short_note(plan)));
+    }
+    out.push('\n');
+    let len = plan.len();
+    let head = show.min(len);
+    let tail_start = len.saturating_sub(show).max(head);
+    for q in (0..head).filter_map(|i| plan.query(i)) {
+        out.push_str(&describe_query(&q));
+    }
+    if tail_start > head {
+        out.push_str(&format!("  … {} more …\n", tail_start - head));
+    }
+    for q in (tail_start..len).filter_map(|i| plan.query(i)) {
+        out.push_str(&describe_query(&q));
+    }
+    let navigation = match (&md.navigation_url, md.navigation) {
+        (Some(pattern), _) => format!("pages built from DB.NavigationURL {pattern}"),
+        (None, Some(false)) => "none (DB.Navigation NO: results are never paged)".into(),
+        (None, _) => "detected (links labelled with numbers, next, weiter, »)".into(),
+    };
+    out.push_str(&format!("navigation: {navigation}"));
+    if let Some(n) = md.max_pages {
+        out.push_str(&format!(", at most {n} pages per query"));
+    }
+    out.push('\n');
+    out.push_str("results:\n");
+    for r in &md.results {
+        match &r.kind {
+            ResultKind::Rule(_) => out.push_str(&format!(
+                "  {}: rule {}\n",
+                r.attribute,
+                md.rule_texts
+                    .get(&r.attribute)
+                    .map_or("", String::as_str)
+                    .replace('\n', "\n      ")
+            )),
+            ResultKind::Values(v) => {
+                out.push_str(&format!("  {}: values {}\n", r.attribute, v.join(", ")))
+            }
+        }
+    }
+    out
+}
+
+fn describe_cooperative(c: &CooperativeSource) -> String {
+    format!(
+        "source: {} (cooperative provider)\n  summarizer: {}?config={}\n  title: {}\n  description: {}\n  keywords: {}\n",
+        c.url,
+        c.summarizer,
+        c.config_path,
+        c.title.as_deref().unwrap_or("-"),
+        c.description.as_deref().unwrap_or("-"),
+        c.keywords.as_deref().unwrap_or("-"),
+    )
 }

@@ -541,16 +541,22 @@ fn is_control(node: &Node) -> bool {
     )
 }
 
-/// The nearest non-blank text before a node in document order.
+/// The nearest non-blank text before a node in document order — its last
+/// line, since the lines before it usually belong to the controls before.
 fn preceding_text(doc: &Document, node: &Node) -> Option<String> {
     (0..node.index()).rev().take(200).find_map(|i| {
         let n = doc.nth(i)?;
-        let text = collapse(n.as_text()?);
-        (!text.is_empty() && !in_hidden_text(&n)).then_some(text)
+        let line = n
+            .as_text()?
+            .lines()
+            .map(collapse)
+            .rfind(|l| !l.is_empty())?;
+        (!in_hidden_text(&n)).then_some(line)
     })
 }
 
-/// The first non-blank text after a node, unless another control comes first.
+/// The first non-blank line of text after a node, unless another control
+/// comes first.
 fn following_text(doc: &Document, node: &Node) -> Option<String> {
     for i in node.index() + 1..node.index() + 200 {
         let n = doc.nth(i)?;
@@ -558,9 +564,10 @@ fn following_text(doc: &Document, node: &Node) -> Option<String> {
             return None;
         }
         if let Some(t) = n.as_text() {
-            let text = collapse(t);
-            if !text.is_empty() && !in_hidden_text(&n) {
-                return Some(text);
+            if let Some(line) = t.lines().map(collapse).find(|l| !l.is_empty()) {
+                if !in_hidden_text(&n) {
+                    return Some(line);
+                }
             }
         }
     }

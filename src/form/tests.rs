@@ -130,6 +130,20 @@ fn form_opened_inside_a_table_keeps_its_controls() {
 }
 
 #[test]
+fn labels_take_the_nearest_line_of_text() {
+    let html = "<form>Region: <input type=radio name=r value=1>Fischland\n<input type=radio name=r value=2>R\u{fc}gen\nOrt <input name=ort></form>";
+    let f = &forms(html, &page(), UTF_8).unwrap()[0];
+    assert_eq!(f.element("r").unwrap().label.as_deref(), Some("Region:"));
+    assert_eq!(f.element("ort").unwrap().label.as_deref(), Some("Ort"));
+    match &f.element("r").unwrap().kind {
+        ElementKind::Radio { choices } => {
+            assert_eq!(choices[1].label, "R\u{fc}gen");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn single_select_without_selection_defaults_to_its_first_option() {
     let html = r#"<form><select name="s"><option value=x>X<option value=y>Y</select>
         <input type=radio name=r value=1><input type=radio name=r value=2>

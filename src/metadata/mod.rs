@@ -149,6 +149,8 @@ pub struct Metadata {
     pub max_pages: Option<u64>,
     /// Document order, `DB.Result` prefixes applied.
     pub results: Vec<ResultSpec>,
+    /// `DB.NavigationURL` as written (`*` for each changing parameter); a
+    /// relative pattern is relative to the result page.
     pub navigation_url: Option<String>,
     /// `DB.Navigation`: `Some(false)` for NO, `Some(true)` for YES.
     pub navigation: Option<bool>,
@@ -157,6 +159,10 @@ pub struct Metadata {
     /// e.g. `DB.QueryElements`, `DB.QueryElement.region`), for messages
     /// about problems found later (a query element the form lacks).
     pub origins: BTreeMap<String, Origin>,
+    /// Each rule attribute's rule as the user reads it: the `DB.Result`
+    /// prefix in force written in front of a relative rule. For display and
+    /// specs; the HEL parser applies the prefix itself (to the conditions too).
+    pub rule_texts: BTreeMap<String, String>,
 }
 
 /// What is wrong with one piece of metadata.
@@ -357,6 +363,17 @@ impl Metadata {
                 }
                 Name::ResultAttribute(attribute) => {
                     read_result(value, entry.hint, prefix.as_deref(), &canonical).map(|kind| {
+                        match &kind {
+                            ResultKind::Rule(_) => {
+                                md.rule_texts.insert(
+                                    attribute.to_string(),
+                                    rule_text(value, prefix.as_deref()),
+                                );
+                            }
+                            ResultKind::Values(_) => {
+                                md.rule_texts.remove(attribute);
+                            }
+                        }
                         let spec = ResultSpec {
                             attribute: attribute.to_string(),
                             kind,
@@ -424,6 +441,15 @@ pub fn canonical_name(kind: &Name<'_>) -> String {
         Name::NavigationUrl => "DB.NavigationURL".into(),
         Name::Navigation => "DB.Navigation".into(),
         Name::Summarizer => "DB.Summarizer".into(),
+    }
+}
+
+/// A rule with the prefix in force written in front when it is relative.
+fn rule_text(rule: &str, prefix: Option<&str>) -> String {
+    let rule = rule.trim();
+    match prefix {
+        Some(p) if !rule.to_ascii_lowercase().starts_with("html") => format!("{p}{rule}"),
+        _ => rule.to_string(),
     }
 }
 

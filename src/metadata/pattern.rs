@@ -15,6 +15,9 @@
 use regex_syntax::ast::{self, Ast, RepetitionKind, RepetitionRange};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
+/// The longest value a simple regex may generate, in characters.
+pub const MAX_VALUE_CHARS: u64 = 1000;
+
 /// A parsed simple regex with the number of values it expands to.
 #[derive(Debug, Clone)]
 pub struct Pattern {
@@ -47,6 +50,8 @@ pub enum PatternError {
     },
     #[error("/{pattern}/ expands to more than {} values", u64::MAX)]
     Overflow { pattern: String },
+    #[error("/{pattern}/ makes values of up to {length} characters; a form value may have at most {MAX_VALUE_CHARS}")]
+    TooLong { pattern: String, length: u64 },
 }
 
 impl Pattern {
@@ -64,6 +69,13 @@ impl Pattern {
         let hir = regex_syntax::hir::translate::Translator::new()
             .translate(source, &ast)
             .map_err(|e| syntax(e.span().start.column, e.kind().to_string()))?;
+        let length = max_chars(&hir);
+        if length > MAX_VALUE_CHARS {
+            return Err(PatternError::TooLong {
+                pattern: source.to_string(),
+                length,
+            });
+        }
         let gen = Gen::from_hir(&hir).ok_or_else(|| PatternError::Overflow {
             pattern: source.to_string(),
         })?;
@@ -145,6 +157,21 @@ fn check_finite(source: &str, ast: &Ast) -> Result<(), PatternError> {
         | Ast::ClassUnicode(_)
         | Ast::ClassPerl(_)
         | Ast::ClassBracketed(_) => Ok(()),
+    }
+}
+
+/// The length in characters of the longest value (saturating).
+fn max_chars(hir: &Hir) -> u64 {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 0,
+        HirKind::Literal(lit) => String::from_utf8_lossy(&lit.0).chars().count() as u64,
+        HirKind::Class(_) => 1,
+        HirKind::Capture(cap) => max_chars(&cap.sub),
+        HirKind::Concat(subs) => subs.iter().map(max_chars).fold(0, u64::saturating_add),
+        HirKind::Alternation(subs) => subs.iter().map(max_chars).max().unwrap_or(0),
+        HirKind::Repetition(rep) => {
+            max_chars(&rep.sub).saturating_mul(u64::from(rep.max.unwrap_or(rep.min)))
+        }
     }
 }
 
@@ -384,6 +411,11 @@ mod tests {
             Pattern::parse("^A"),
             Err(PatternError::Assertion { .. })
         ));
+        assert!(matches!(
+            Pattern::parse("a{1000000000}"),
+            Err(PatternError::TooLong { .. })
+        ));
+        assert_eq!(Pattern::parse("(ab){500}").unwrap().len(), 1);
         assert!(matches!(
             Pattern::parse("[A-"),
             Err(PatternError::Syntax { .. })

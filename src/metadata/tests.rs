@@ -66,7 +66,7 @@ fn cityworld_with_prefix_applied_in_document_order() {
         .results
         .iter()
         .map(|r| match &r.kind {
-            ResultKind::Rule(rule) => rule.source().to_string(),
+            ResultKind::Rule(_) => md.rule_texts[&r.attribute].clone(),
             ResultKind::Values(_) => panic!("{} should be a rule", r.attribute),
         })
         .collect();
@@ -98,7 +98,7 @@ fn later_values_override_earlier_ones() {
     assert_eq!(md.max_queries, Some(7));
     let a = md.results.iter().find(|r| r.attribute == "a").unwrap();
     match &a.kind {
-        ResultKind::Rule(r) => assert_eq!(r.source(), "html.body->table[2].td[5].txt"),
+        ResultKind::Rule(_) => assert_eq!(md.rule_texts["a"], "html.body->table[2].td[5].txt"),
         other => panic!("{other:?}"),
     }
     assert_eq!(md.results[0].attribute, "a", "first position is kept");
@@ -158,4 +158,17 @@ fn config_file_lines_become_entries() {
     assert_eq!(entries[1].value, "tr[j:*].td[1].txt\n  where x");
     let e = read_config_file("QueryElement region\n", "f").unwrap_err();
     assert!(e.to_string().contains("f line 1"), "{e}");
+}
+
+#[test]
+fn a_config_file_may_be_an_html_document_with_meta_tags() {
+    let html = "<html><head>\n<meta name=\"DB.QueryElement\" content=\"region\">\n<meta name=\"DB.MaxPages\" content=\"4\"></head></html>";
+    let entries = read_config_file(html, "http://h/c.html").unwrap();
+    let md = Metadata::parse(&entries).unwrap();
+    assert_eq!(md.query_elements, ["region"]);
+    assert_eq!(md.max_pages, Some(4));
+    assert!(matches!(
+        &entries[1].origin,
+        Origin::MetaTag { line: Some(3), .. }
+    ));
 }

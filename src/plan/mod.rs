@@ -127,11 +127,18 @@ pub enum PlanError {
         count: u64,
         cap: Cap,
     },
+    #[error("DB.QueryElement.{element} gives values for an element that is not a query element (query elements: {query_elements}); name it in DB.QueryElements")]
+    NotAQueryElement {
+        element: String,
+        query_elements: String,
+    },
     #[error(
         "the Cartesian product of the query elements' domains has more than {} queries",
         u64::MAX
     )]
     Overflow,
+    #[error("the form submits to {action}, which is not an HTTP URL; give DB.QueryScript")]
+    NotHttp { action: String },
     #[error("DB.QueryScript {script:?} is not a valid URL: {message}")]
     Script { script: String, message: String },
 }
@@ -197,6 +204,15 @@ impl QueryPlan {
             }
         }
 
+        if !matches!(action.scheme(), "http" | "https") {
+            problems.push(PlanProblem {
+                origin: origin_of("DB.QueryScript"),
+                error: PlanError::NotHttp {
+                    action: action.to_string(),
+                },
+            });
+        }
+
         // Domains of the query elements.
         let mut elements = Vec::new();
         for name in &metadata.query_elements {
@@ -243,6 +259,21 @@ impl QueryPlan {
                     origin: elements_origin.clone(),
                     error,
                 }),
+            }
+        }
+        for element in metadata.domains.keys() {
+            if !metadata.query_elements.contains(element) {
+                problems.push(PlanProblem {
+                    origin: origin_of(&format!("DB.QueryElement.{element}")),
+                    error: PlanError::NotAQueryElement {
+                        element: element.clone(),
+                        query_elements: if metadata.query_elements.is_empty() {
+                            "none".into()
+                        } else {
+                            metadata.query_elements.join(", ")
+                        },
+                    },
+                });
             }
         }
         if !problems.is_empty() {

@@ -145,10 +145,14 @@ fn problems_are_all_reported() {
         ("DB.QueryElements", "region, stadt, ort, lang"),
         ("DB.MaxQueries", "5"),
         ("DB.QueryElement.lang", "/[a-z]{2}/"),
+        ("DB.QueryElement.fr", "ja"),
     ]);
     let problems = QueryPlan::build(Some(&f), &md, &page(), UTF_8, None).unwrap_err();
     let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
-    assert_eq!(problems.len(), 3, "{text:#?}");
+    assert_eq!(problems.len(), 4, "{text:#?}");
+    assert!(
+        matches!(&problems[3].error, PlanError::NotAQueryElement { element, .. } if element == "fr")
+    );
     assert!(matches!(
         problems[0].error,
         PlanError::UnknownElement { .. }
@@ -229,4 +233,18 @@ fn no_query_elements_send_the_form_once_at_its_defaults() {
         plan.query(0).unwrap().request.url.query(),
         Some("lang=de&region=Fischland&preis=1&ort=")
     );
+}
+
+#[test]
+fn a_script_action_needs_a_query_script() {
+    let f = form(r#"<form action="javascript:search()"><input name=q></form>"#);
+    let problems =
+        QueryPlan::build(Some(&f), &Metadata::default(), &page(), UTF_8, None).unwrap_err();
+    assert!(
+        problems[0].to_string().contains("javascript:search()"),
+        "{}",
+        problems[0]
+    );
+    let md = metadata(&[("DB.QueryScript", "/cgi-bin/q.pl")]);
+    assert!(QueryPlan::build(Some(&f), &md, &page(), UTF_8, None).is_ok());
 }

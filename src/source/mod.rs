@@ -12,6 +12,8 @@
 //! - A page with `DB.Summarizer` is cooperative even if it has other DB
 //!   names; its `DB.ConfigFile` is what the summarizer is called with
 //!   (`?config=<path of the file>`), the gatherer does not read it.
+//! - A configuration file's own `DB.ConfigFile` is not followed (one level,
+//!   no loops); its relative URLs are resolved against the form page.
 //! - A DBContent document is recognised by not being HTML (by its
 //!   Content-Type, else by not starting with `<`) and by parsing as one
 //!   with a `Summarizer:` line. Its own path is the configuration path.
@@ -183,12 +185,27 @@ pub async fn discover(
     let resp = fetcher.get(url).await?;
     let decoded = resp.text();
     if !is_html(&resp, &decoded.text) {
-        return Ok(match DbContent::parse(&decoded.text) {
-            Ok(doc) if doc.summarizer.is_some() => {
-                Discovery::Cooperative(Box::new(from_dbcontent(&resp, doc)?))
-            }
-            _ => Discovery::Ordinary(resp),
+        let names_summarizer = decoded.text.lines().any(|l| {
+            l.get(..11)
+                .is_some_and(|p| p.eq_ignore_ascii_case("summarizer:"))
         });
+        return match DbContent::parse(&decoded.text) {
+            Ok(doc) if doc.summarizer.is_some() => Ok(Discovery::Cooperative(Box::new(
+                from_dbcontent(&resp, doc)?,
+            ))),
+            // A document with a Summarizer: line is meant as DBContent.
+            Err(e) if names_summarizer => Err(SourceError::Invalid {
+                source_name: resp.url.to_string(),
+                problems: vec![SourceProblem::Other {
+                    origin: Origin::ConfigLine {
+                        file: resp.url.to_string(),
+                        line: e.line,
+                    },
+                    message: format!("DBContent document: {}", e.message),
+                }],
+            }),
+            _ => Ok(Discovery::Ordinary(resp)),
+        };
     }
     let meta = read_meta_tags(&decoded.text, resp.url.as_str());
     if meta.entries.is_empty() {
@@ -209,7 +226,7 @@ pub async fn discover(
         encoding: decoded.encoding,
         bytes: resp.body.len() as u64,
     };
-    let source = build(page, meta, None, fetcher, limits, None, None).await?;
+    let source = build(page, meta, Given::default(), fetcher, limits).await?;
     Ok(Discovery::Database(Box::new(source)))
 }
 
@@ -308,20 +325,31 @@ struct Page {
     bytes: u64,
 }
 
+/// What a spec adds to a page.
+#[derive(Default)]
+struct Given<'a> {
+    /// The spec's entries, used instead of the page's meta tags.
+    entries: Option<Vec<Entry>>,
+    /// Problems already found in the spec.
+    problems: Vec<SourceProblem>,
+    form: Option<&'a FormRef>,
+    /// The spec's name in messages (default: the page's URL).
+    name: Option<String>,
+}
+
 /// Builds a database source from the page and its entries (the page's
 /// meta tags, or a spec's entries when given), fetching the configuration file.
 async fn build(
     page: Page,
     meta: PageMeta,
-    spec_entries: Option<Vec<Entry>>,
+    given: Given<'_>,
     fetcher: &Fetcher,
     limits: &Limits,
-    form_ref: Option<&FormRef>,
-    source_name: Option<String>,
 ) -> Result<Source, SourceError> {
-    let source_name = source_name.unwrap_or_else(|| page.url.to_string());
-    let mut entries = spec_entries.unwrap_or_else(|| meta.entries.clone());
-    let mut problems: Vec<SourceProblem> = Vec::new();
+    let source_name = given.name.unwrap_or_else(|| page.url.to_string());
+    let form_ref = given.form;
+    let mut entries = given.entries.unwrap_or_else(|| meta.entries.clone());
+    let mut problems: Vec<SourceProblem> = given.problems;
     let mut bytes = page.bytes;
 
     // The configuration file, named by the page (or spec).
@@ -480,9 +508,7 @@ pub async fn from_spec(
         source_name: shown.clone(),
         problems,
     };
-    let entries = spec
-        .entries(&shown)
-        .map_err(|errors| invalid(errors.into_iter().map(SourceProblem::Spec).collect()))?;
+    let (entries, spec_errors) = spec.entries_with_errors(&shown);
     let credentials = spec
         .credentials(&shown)
         .map_err(|e| invalid(vec![SourceProblem::Spec(e)]))?;
@@ -525,16 +551,13 @@ pub async fn from_spec(
         encoding: decoded.encoding,
         bytes: resp.body.len() as u64,
     };
-    build(
-        page,
-        meta,
-        Some(entries),
-        fetcher,
-        limits,
-        spec.form.as_ref(),
-        Some(shown.clone()),
-    )
-    .await
+    let from = Given {
+        entries: Some(entries),
+        problems: spec_errors.into_iter().map(SourceProblem::Spec).collect(),
+        form: spec.form.as_ref(),
+        name: Some(shown.clone()),
+    };
+    build(page, meta, from, fetcher, limits).await
 }
 
 /// The credentials a spec file gives (`auth`, `auth_env`), to add to the

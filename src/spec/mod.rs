@@ -166,6 +166,16 @@ impl Spec {
     /// The metadata entries the spec stands for, in the order meta tags
     /// would give them; `path` is the spec's name in origins.
     pub fn entries(&self, path: &str) -> Result<Vec<Entry>, Vec<SpecError>> {
+        let (entries, errors) = self.entries_with_errors(path);
+        if errors.is_empty() {
+            Ok(entries)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The entries that could be made, and the problems with the others.
+    pub fn entries_with_errors(&self, path: &str) -> (Vec<Entry>, Vec<SpecError>) {
         let mut entries = Vec::new();
         let mut errors = Vec::new();
         let mut add = |key: String, name: String, value: String, hint: Option<ValueKind>| {
@@ -278,11 +288,7 @@ impl Spec {
         if let Some(v) = &self.summarizer {
             add("summarizer".into(), "DB.Summarizer".into(), v.clone(), None);
         }
-        if errors.is_empty() {
-            Ok(entries)
-        } else {
-            Err(errors)
-        }
+        (entries, errors)
     }
 
     /// The spec equivalent to metadata entries (meta tags, then the lines of
