@@ -125,3 +125,29 @@ async fn crawl_from_the_start_page_finds_the_forms() {
     );
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spec_for_the_hotel_guide_gathers_what_its_metadata_gathers() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    // specs/hotels.yaml describes `gather demo --serve` on its default port.
+    let spec = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/specs/hotels.yaml"))
+        .unwrap()
+        .replace("http://127.0.0.1:8642/", site.base_url().as_str());
+    let spec_path = dir.path().join("hotels.yaml");
+    std::fs::write(&spec_path, spec).unwrap();
+    let db = dir.path().join("g.sqlite");
+    let report = gather::gatherer::gather(
+        &[gather::gatherer::Start::Spec(spec_path)],
+        &gathering::options(&db),
+    )
+    .await
+    .unwrap();
+    assert_eq!(report.exit_code(), 0, "report:\n{report}");
+    let url = site.url(Variant::Listed).to_string();
+    assert_eq!(
+        gathering::stored_values(&db, &url),
+        site.expected(Variant::Extracted)
+    );
+    site.shutdown().await;
+}

@@ -92,8 +92,19 @@ pub enum GatherError {
 /// only a failing database stops the whole run.
 pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, GatherError> {
     let started = Instant::now();
-    let fetcher = Fetcher::new(options.fetch.clone())
-        .map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
+    // A spec may name credentials for its hosts; the queries need them too.
+    let mut fetch = options.fetch.clone();
+    for start in starts {
+        if let Start::Spec(path) = start {
+            for credential in source::spec_credentials(path).unwrap_or_default() {
+                if let Err(e) = fetch.credentials.add_spec(&credential) {
+                    tracing::warn!("{}: {e}", path.display());
+                }
+            }
+        }
+    }
+    let fetcher =
+        Fetcher::new(fetch).map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
     let mut manager = Manager {
         store: Store::open(&options.db)?,
         fetcher,
