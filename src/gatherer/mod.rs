@@ -308,16 +308,20 @@ impl Manager<'_> {
             metadata_mode: navigation_mode(&source.metadata),
         });
 
+        // The plan is generated lazily, query by query: it may be far larger
+        // than memory. Queries done in an earlier run are passed over.
         let finished = self.store.finished_queries(id)?;
-        let pending: Vec<Query> = source
-            .plan
-            .queries()
-            .filter(|q| !finished.contains(&q.key()))
-            .collect();
-        line.queries_skipped = source.plan.len() - pending.len() as u64;
-        let progress = self.progress_bar(&source.url, pending.len() as u64);
-
-        let mut outcomes = futures::stream::iter(pending.into_iter().map(|query| {
+        let progress = self.progress_bar(&source.url, source.plan.len());
+        let skip_bar = progress.clone();
+        let finished_ref = &finished;
+        let pending = source.plan.queries().filter(move |q| {
+            let done = finished_ref.contains(&q.key());
+            if done {
+                skip_bar.inc(1);
+            }
+            !done
+        });
+        let mut outcomes = futures::stream::iter(pending.map(|query| {
             let work = Arc::clone(&work);
             async move { work.run(query).await }
         }))
@@ -339,6 +343,8 @@ impl Manager<'_> {
             progress.inc(1);
         }
         progress.finish_and_clear();
+        drop(outcomes);
+        line.queries_skipped = source.plan.len().saturating_sub(line.queries_sent);
 
         let mut reasons = Vec::new();
         if source.plan.cut_short() {
