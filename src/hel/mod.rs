@@ -28,6 +28,7 @@
 //! - Variable names are case-sensitive; labels, attribute names and keywords
 //!   are not.
 
+pub mod bench;
 mod error;
 mod eval;
 mod parse;

@@ -284,6 +284,32 @@ impl Page {
             .map(|a| &self.buf[a.start as usize..a.end as usize])
     }
 
+    /// The attributes of an element, as (name, value) pairs in source order.
+    pub(crate) fn attrs(&self, node: u32) -> impl Iterator<Item = (&str, &str)> {
+        let n = self.nodes[node as usize];
+        let range = if n.label() == PCDATA {
+            0..0
+        } else {
+            n.a as usize..n.b as usize
+        };
+        self.attrs[range].iter().map(|a| {
+            (
+                &*self.labels[a.name as usize],
+                &self.buf[a.start as usize..a.end as usize],
+            )
+        })
+    }
+
+    /// One past the last node of a node's subtree.
+    pub(crate) fn subtree_end(&self, node: u32) -> u32 {
+        self.nodes[node as usize].end
+    }
+
+    /// The number of nodes.
+    pub(crate) fn len(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
     /// The text of a `pcdata` node as written.
     fn raw_text(&self, node: u32) -> &str {
         let n = self.nodes[node as usize];
