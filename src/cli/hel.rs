@@ -178,6 +178,15 @@ pub fn run_bench(args: &HelBenchArgs) -> ExitCode {
             std::hint::black_box(Page::from_bytes(p, None));
         }
     });
+    let parsed: Vec<Page> = pages.iter().map(|p| Page::from_bytes(p, None)).collect();
+    let rules_only = median_secs(runs, || {
+        for page in &parsed {
+            for r in &rules {
+                std::hint::black_box(r.eval(page).flatten());
+            }
+        }
+    });
+    drop(parsed);
     let (mut worst, mut heap) = (0f64, 0usize);
     for p in &pages {
         let h = Page::from_bytes(p, None).heap_bytes();
@@ -203,6 +212,11 @@ pub fn run_bench(args: &HelBenchArgs) -> ExitCode {
         n / parse_only,
         bytes as f64 / 1e6 / parse_only,
         parse_only * 1e3 / n
+    );
+    println!(
+        "5 rules only:    {:.0} pages/s ({:.3} ms/page)",
+        n / rules_only,
+        rules_only * 1e3 / n
     );
     println!(
         "tree memory: {:.2}× the page bytes on average, {:.2}× at worst",

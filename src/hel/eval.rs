@@ -43,11 +43,13 @@ impl Eval<'_> {
             Axis::Flow => page.following(node, label),
             Axis::Child => &[],
         };
+        let bound;
         let index = match &step.index {
             Index::Var { var, .. } if self.env.is_some_and(|(v, _)| v == *var) => {
-                Index::At(self.env.map_or(0, |(_, k)| k))
+                bound = Index::At(self.env.map_or(0, |(_, k)| k));
+                &bound
             }
-            other => other.clone(),
+            other => other,
         };
         if let (Axis::Child, Index::At(n)) = (step.axis, &index) {
             return match page.child_matches(node, label).nth(*n) {
@@ -63,12 +65,12 @@ impl Eval<'_> {
                 &owned
             }
         };
-        match index {
+        match *index {
             Index::At(n) => match cands.get(n) {
                 Some(&c) => self.path(p, i + 1, c),
                 None => Nsl::Null,
             },
-            Index::List(ns) => Nsl::List(
+            Index::List(ref ns) => Nsl::List(
                 ns.iter()
                     .map(|&n| match cands.get(n) {
                         Some(&c) => self.path(p, i + 1, c),

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeBuilderOpts, TreeSink};
@@ -80,7 +81,32 @@ struct Builder {
     attrs: Vec<Attr>,
     buf: String,
     labels: Vec<Box<str>>,
-    intern: HashMap<LocalName, u32>,
+    /// Label id by the atom's identity (`Atom::unsafe_data`, which is what
+    /// atom equality compares).
+    intern: HashMap<u64, u32, BuildHasherDefault<AtomHasher>>,
+    /// The interned atoms, held so that no key is freed and reused by another
+    /// atom while the page is built.
+    interned: Vec<LocalName>,
+}
+
+/// A hasher for atom identities: they are already unique numbers, so mixing
+/// their halves is enough (SipHash showed in profiles of page parsing).
+#[derive(Default)]
+struct AtomHasher(u64);
+
+impl Hasher for AtomHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        let h = (x ^ (x >> 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 29);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl Builder {
@@ -92,12 +118,13 @@ impl Builder {
             attrs: Vec::with_capacity(capacity_hint / 64 + 16),
             buf: String::with_capacity(capacity_hint / 2 + 16),
             labels: Vec::new(),
-            intern: HashMap::new(),
+            intern: HashMap::default(),
+            interned: Vec::new(),
         };
         for (i, (local, label)) in fixed_labels().into_iter().enumerate() {
             b.labels.push(label.into());
             if let Some(local) = local {
-                b.intern.insert(local, i as u32);
+                b.intern.insert(local.unsafe_data(), i as u32);
             }
         }
         b.push(Kind::Document);
@@ -118,7 +145,7 @@ impl Builder {
     }
 
     fn label(&mut self, local: &LocalName) -> u32 {
-        if let Some(&id) = self.intern.get(local) {
+        if let Some(&id) = self.intern.get(&local.unsafe_data()) {
             return id;
         }
         let lower: String = local.as_ref().to_ascii_lowercase();
@@ -129,7 +156,8 @@ impl Builder {
                 (self.labels.len() - 1) as u32
             }
         };
-        self.intern.insert(local.clone(), id);
+        self.intern.insert(local.unsafe_data(), id);
+        self.interned.push(local.clone());
         id
     }
 
@@ -346,7 +374,7 @@ impl TreeSink for Builder {
         let missing: Vec<Attribute> = attrs
             .into_iter()
             .filter(|a| {
-                let label = self.intern.get(&a.name.local).copied();
+                let label = self.intern.get(&a.name.local.unsafe_data()).copied();
                 !self.attrs[start as usize..end as usize]
                     .iter()
                     .any(|x| Some(x.name) == label)

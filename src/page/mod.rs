@@ -500,6 +500,14 @@ impl TextCollector {
     }
 
     fn push(&mut self, text: &str) {
+        if is_plain(text) {
+            if self.pending_space && !self.out.is_empty() {
+                self.out.push(' ');
+            }
+            self.out.push_str(text);
+            self.pending_space = false;
+            return;
+        }
         for word_or_space in text.split_inclusive(char::is_whitespace) {
             let word = word_or_space.trim_end_matches(char::is_whitespace);
             if !word.is_empty() {
@@ -518,6 +526,25 @@ impl TextCollector {
     fn finish(self) -> String {
         self.out
     }
+}
+
+/// Whether a text is already collapsed: ASCII, no white space but single
+/// spaces between words (most text on pages; skips the general loop).
+fn is_plain(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.is_empty() || b[0] == b' ' || b[b.len() - 1] == b' ' {
+        return false;
+    }
+    let mut prev_space = false;
+    for &c in b {
+        match c {
+            b' ' if prev_space => return false,
+            b' ' => prev_space = true,
+            b'\t' | b'\n' | b'\r' | 0x0c | 0x80.. => return false,
+            _ => prev_space = false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]
