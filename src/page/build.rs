@@ -72,6 +72,13 @@ struct BNode {
     kind: Kind,
 }
 
+/// Where a node is inserted.
+#[derive(Clone, Copy)]
+enum Place {
+    LastChildOf(u32),
+    Before(u32),
+}
+
 /// The mutable arena html5ever's tree builder writes into.
 struct Builder {
     nodes: Vec<BNode>,
@@ -253,6 +260,31 @@ impl Builder {
         self.push(Kind::Text(start, self.buf.len() as u32))
     }
 
+    /// Inserts a node, or text (merged into a text node right before it).
+    fn insert(&mut self, place: Place, child: NodeOrText<u32>) {
+        let c = match child {
+            NodeOrText::AppendNode(c) => {
+                self.detach(c);
+                c
+            }
+            NodeOrText::AppendText(t) => {
+                let before = match place {
+                    Place::LastChildOf(p) => self.nodes[p as usize].last,
+                    Place::Before(s) => self.nodes[s as usize].prev,
+                };
+                if self.is_text(before) {
+                    self.extend_text(before, &t);
+                    return;
+                }
+                self.new_text(&t)
+            }
+        };
+        match place {
+            Place::LastChildOf(p) => self.link_last(p, c),
+            Place::Before(s) => self.link_before(s, c),
+        }
+    }
+
     fn is_text(&self, id: u32) -> bool {
         id != NONE && matches!(self.nodes[id as usize].kind, Kind::Text(..))
     }
@@ -304,21 +336,7 @@ impl TreeSink for Builder {
     }
 
     fn append(&mut self, parent: &u32, child: NodeOrText<u32>) {
-        match child {
-            NodeOrText::AppendNode(c) => {
-                self.detach(c);
-                self.link_last(*parent, c);
-            }
-            NodeOrText::AppendText(t) => {
-                let last = self.nodes[*parent as usize].last;
-                if self.is_text(last) {
-                    self.extend_text(last, &t);
-                } else {
-                    let c = self.new_text(&t);
-                    self.link_last(*parent, c);
-                }
-            }
-        }
+        self.insert(Place::LastChildOf(*parent), child);
     }
 
     fn append_based_on_parent_node(&mut self, element: &u32, prev: &u32, child: NodeOrText<u32>) {
@@ -343,23 +361,8 @@ impl TreeSink for Builder {
     fn set_quirks_mode(&mut self, _mode: QuirksMode) {}
 
     fn append_before_sibling(&mut self, sibling: &u32, new_node: NodeOrText<u32>) {
-        if self.nodes[*sibling as usize].parent == NONE {
-            return;
-        }
-        match new_node {
-            NodeOrText::AppendNode(c) => {
-                self.detach(c);
-                self.link_before(*sibling, c);
-            }
-            NodeOrText::AppendText(t) => {
-                let prev = self.nodes[*sibling as usize].prev;
-                if self.is_text(prev) {
-                    self.extend_text(prev, &t);
-                } else {
-                    let c = self.new_text(&t);
-                    self.link_before(*sibling, c);
-                }
-            }
+        if self.nodes[*sibling as usize].parent != NONE {
+            self.insert(Place::Before(*sibling), new_node);
         }
     }
 

@@ -141,36 +141,8 @@ impl Page {
     /// block element (anything but inline markup such as `a`, `b`, `span`,
     /// `font`) begins or ends; scripts and styles left out.
     pub fn text(&self) -> String {
-        let body = self.body();
         let inline: Vec<u32> = INLINE.iter().filter_map(|l| self.label_id(l)).collect();
-        let mut out = TextCollector::default();
-        let mut open_blocks: Vec<u32> = Vec::new();
-        let end = self.nodes[body as usize].end;
-        let mut i = body + 1;
-        while i < end {
-            while open_blocks.last().is_some_and(|&e| i >= e) {
-                open_blocks.pop();
-                out.space();
-            }
-            let n = self.nodes[i as usize];
-            if n.space_before() {
-                out.space();
-            }
-            match n.label() {
-                PCDATA => out.push(self.raw_text(i)),
-                SCRIPT | STYLE => {
-                    i = n.end;
-                    continue;
-                }
-                l if !inline.contains(&l) => {
-                    out.space();
-                    open_blocks.push(n.end);
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        out.finish()
+        self.collect_text(self.body(), Some(&inline))
     }
 
     /// Every `<a href>` in document order.
@@ -189,7 +161,11 @@ impl Page {
             .collect()
     }
 
-    /// The bytes this page's tree holds on the heap.
+    /// The bytes this page's tree holds on the heap: 20 bytes a node, 12 an
+    /// attribute, the text and attribute values once, 4 bytes a node for the
+    /// label index, and a fixed part of under 1 KB (the label table). On the
+    /// generated 40 KB shop pages of `gather bench hel` that is 1.7× the
+    /// page's bytes.
     pub fn heap_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.attrs.capacity() * std::mem::size_of::<Attr>()
@@ -318,26 +294,42 @@ impl Page {
 
     /// `.txt`: the node's text, white space collapsed and trimmed.
     pub(crate) fn text_of(&self, node: u32) -> String {
-        let n = self.nodes[node as usize];
-        if n.label() == PCDATA {
+        if self.nodes[node as usize].label() == PCDATA {
             let mut out = TextCollector::default();
             out.push(self.raw_text(node));
             return out.finish();
         }
+        self.collect_text(node, None)
+    }
+
+    /// The text below an element, white space collapsed, scripts and styles
+    /// left out; with `inline`, a space where any other element begins or ends.
+    fn collect_text(&self, node: u32, inline: Option<&[u32]>) -> String {
         let mut out = TextCollector::default();
+        let mut open_blocks: Vec<u32> = Vec::new();
+        let end = self.nodes[node as usize].end;
         let mut i = node + 1;
-        while i < n.end {
-            let c = self.nodes[i as usize];
-            if c.space_before() {
+        while i < end {
+            while open_blocks.last().is_some_and(|&e| i >= e) {
+                open_blocks.pop();
                 out.space();
             }
-            match c.label() {
+            let n = self.nodes[i as usize];
+            if n.space_before() {
+                out.space();
+            }
+            match n.label() {
                 PCDATA => out.push(self.raw_text(i)),
                 SCRIPT | STYLE => {
-                    i = c.end;
+                    i = n.end;
                     continue;
                 }
-                _ => {}
+                l => {
+                    if inline.is_some_and(|inline| !inline.contains(&l)) {
+                        out.space();
+                        open_blocks.push(n.end);
+                    }
+                }
             }
             i += 1;
         }
