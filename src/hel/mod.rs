@@ -44,8 +44,11 @@ pub use error::RuleError;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Nsl {
+    /// A path that leads nowhere, an absent attribute, a `match` that failed.
     Null,
+    /// One value.
     Str(String),
+    /// The values of a multi-valued index, a fork, `match` with groups, `split`.
     List(Vec<Nsl>),
 }
 
