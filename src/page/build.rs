@@ -119,11 +119,14 @@ impl Hasher for AtomHasher {
 impl Builder {
     fn new(capacity_hint: usize) -> Builder {
         let mut b = Builder {
-            nodes: Vec::with_capacity(capacity_hint / 24 + 16),
-            names: Vec::with_capacity(capacity_hint / 48 + 16),
-            name_label: Vec::with_capacity(capacity_hint / 48 + 16),
-            attrs: Vec::with_capacity(capacity_hint / 64 + 16),
-            buf: String::with_capacity(capacity_hint / 2 + 16),
+            // Sized for typical pages (one node per ~20 bytes, including
+            // white space and comments; an attribute per ~35 bytes; text and
+            // attribute values ~60% of the page), so that they rarely grow.
+            nodes: Vec::with_capacity(capacity_hint / 16 + 16),
+            names: Vec::with_capacity(capacity_hint / 32 + 16),
+            name_label: Vec::with_capacity(capacity_hint / 32 + 16),
+            attrs: Vec::with_capacity(capacity_hint / 32 + 16),
+            buf: String::with_capacity(capacity_hint / 5 * 3 + 16),
             labels: Vec::new(),
             intern: HashMap::default(),
             interned: Vec::new(),

@@ -294,9 +294,22 @@ impl Page {
 
     /// `.txt`: the node's text, white space collapsed and trimmed.
     pub(crate) fn text_of(&self, node: u32) -> String {
-        if self.nodes[node as usize].label() == PCDATA {
+        let n = self.nodes[node as usize];
+        // A text node, or an element holding just one (most values).
+        let only_text = if n.label() == PCDATA {
+            Some(node)
+        } else if n.end == node + 2 && self.nodes[node as usize + 1].label() == PCDATA {
+            Some(node + 1)
+        } else {
+            None
+        };
+        if let Some(t) = only_text {
+            let raw = self.raw_text(t);
+            if is_plain(raw) {
+                return raw.to_string();
+            }
             let mut out = TextCollector::default();
-            out.push(self.raw_text(node));
+            out.push(raw);
             return out.finish();
         }
         self.collect_text(node, None)
