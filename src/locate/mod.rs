@@ -5,8 +5,10 @@
 //! it), [`locate`] gives the canonical dot path from the root
 //! (`html.body.table[1].tr[3].td[1].txt`, `[0]` left out, table rows
 //! counted through their row groups) and more robust alternatives, each
-//! through a `WHERE` condition: an arrow path to the node's table cell
-//! anchored on its column header; one anchored on the nearest enclosing
+//! through `WHERE` conditions: an arrow path to the node's table cell
+//! anchored on its column header and its row's header (the first cell; the
+//! seed's currency rule), on each of them alone; one anchored on the nearest
+//! enclosing
 //! element with an `id`, `name` or `class` attribute; and one that reads the
 //! same cell in every row holding the same attribute value as the node's row
 //! (how the seed's CityWorld rules find towns and hotels). Every rule given is
@@ -51,14 +53,10 @@ pub fn locate(page: &Page, text: &str) -> Vec<Location> {
                 return None;
             }
             let mut alternatives = Vec::new();
-            for alt in [
-                by_column_header(page, node),
-                by_attribute(page, node),
-                by_row_attribute(page, node),
-            ]
-            .into_iter()
-            .flatten()
-            {
+            let mut candidates = by_headers(page, node);
+            candidates.extend(by_attribute(page, node));
+            candidates.extend(by_row_attribute(page, node));
+            for alt in candidates {
                 if gives(page, &alt, &value) && !alternatives.contains(&alt) {
                     alternatives.push(alt);
                 }
@@ -150,34 +148,99 @@ fn steps(page: &Page, from: u32, node: u32) -> String {
     parts.concat()
 }
 
-/// The rule reads the node's cell by the text of its column header.
-fn by_column_header(page: &Page, node: u32) -> Option<String> {
+/// Where a node sits in a table, with the header texts that name its cell.
+struct Cell {
+    /// Document-order index of the table (`html->table[t]`).
+    t: usize,
+    /// Row index (rows of row groups counted as the table's).
+    r: usize,
+    /// `td` or `th`, and its index among the row's cells of that label.
+    label: String,
+    c: usize,
+    /// The child steps from the cell down to the node.
+    rest: String,
+    /// The literal of the column's header (`tr[0].th[c]`), if any.
+    column: Option<String>,
+    /// The label and literal of the row's header (its first `th`, or first
+    /// `td` when the node is in a later one), if any.
+    row: Option<(&'static str, String)>,
+}
+
+fn cell_of(page: &Page, node: u32) -> Option<Cell> {
     let (table, row, r) = enclosing_row(page, node)?;
     let mut cell = node;
     while page.parent(cell)? != row {
         cell = page.parent(cell)?;
     }
-    if !matches!(page.label_name(cell), "td" | "th") {
+    let label = page.label_name(cell).to_string();
+    if label != "td" && label != "th" {
         return None;
     }
-    let rows: Vec<u32> = page.child_matches(table, TR).collect();
-    if r == 0 {
-        return None;
-    }
-    let cell_label = page.label_of(cell);
     let c = page
-        .child_matches(row, cell_label)
+        .child_matches(row, page.label_of(cell))
         .position(|x| x == cell)?;
-    let th = page.label_id("th")?;
-    let header = page.child_matches(rows[0], th).nth(c)?;
-    let header_text = page.text_of(header);
-    let lit = quote(&header_text)?;
-    let t = page.with_label(TABLE).iter().position(|&x| x == table)?;
-    let cell_name = page.label_name(cell);
-    Some(format!(
-        "html->table[{t}].tr[{r}].{cell_name}[c]{}.txt WHERE html->table[{t}].tr[0].th[c].txt = {lit}",
-        steps(page, cell, node)
-    ))
+    let th = page.label_id("th");
+    let first_row = page.child_matches(table, TR).next()?;
+    let column = match th {
+        Some(th) if r > 0 => page
+            .child_matches(first_row, th)
+            .nth(c)
+            .and_then(|h| quote(&page.text_of(h))),
+        _ => None,
+    };
+    let row_head = match th.and_then(|th| page.child_matches(row, th).next()) {
+        Some(h) => Some(("th", h)),
+        None => page
+            .label_id("td")
+            .and_then(|td| page.child_matches(row, td).next())
+            .map(|h| ("td", h)),
+    };
+    let row_anchor = row_head
+        .filter(|&(_, h)| h != cell)
+        .and_then(|(l, h)| Some((l, quote(&page.text_of(h))?)));
+    Some(Cell {
+        t: page.with_label(TABLE).iter().position(|&x| x == table)?,
+        r,
+        label,
+        c,
+        rest: steps(page, cell, node),
+        column: column.filter(|l| l.len() > 2),
+        row: row_anchor.filter(|(_, l)| l.len() > 2),
+    })
+}
+
+/// Rules that read the node's cell by its column header, by its row header,
+/// and by both (the seed's currency rule).
+fn by_headers(page: &Page, node: u32) -> Vec<String> {
+    let Some(x) = cell_of(page, node) else {
+        return Vec::new();
+    };
+    let (t, r, label, c, rest) = (x.t, x.r, &x.label, x.c, &x.rest);
+    let column = x
+        .column
+        .as_ref()
+        .map(|lit| format!("html->table[{t}].tr[0].th[c].txt = {lit}"));
+    let row = x
+        .row
+        .as_ref()
+        .map(|(l, lit)| format!("html->table[{t}].tr[r].{l}.txt = {lit}"));
+    let mut out = Vec::new();
+    if let (Some(col), Some(row)) = (&column, &row) {
+        out.push(format!(
+            "html->table[{t}].tr[r].{label}[c]{rest}.txt WHERE {col} AND {row}"
+        ));
+    }
+    if let Some(col) = &column {
+        out.push(format!(
+            "html->table[{t}].tr[{r}].{label}[c]{rest}.txt WHERE {col}"
+        ));
+    }
+    if let Some(row) = &row {
+        out.push(format!(
+            "html->table[{t}].tr[r].{label}[{c}]{rest}.txt WHERE {row}"
+        ));
+    }
+    out
 }
 
 /// The table, row and row index of a node inside a table cell.
@@ -300,7 +363,10 @@ mod tests {
         assert_eq!(
             loc.alternatives,
             [
+                "html->table[1].tr[r].td[c].b.txt WHERE html->table[1].tr[0].th[c].txt = 'Hotel' \
+                 AND html->table[1].tr[r].td.txt = 'Rostock'",
                 "html->table[1].tr[1].td[c].b.txt WHERE html->table[1].tr[0].th[c].txt = 'Hotel'",
+                "html->table[1].tr[r].td[1].b.txt WHERE html->table[1].tr[r].td.txt = 'Rostock'",
                 "html->table[v].tr[1].td[1].b.txt WHERE html->table[v].getAttr(id) = 'results'",
             ]
         );
