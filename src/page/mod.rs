@@ -506,26 +506,33 @@ impl TextCollector {
 
     fn push(&mut self, text: &str) {
         if is_plain(text) {
-            if self.pending_space && !self.out.is_empty() {
-                self.out.push(' ');
-            }
-            self.out.push_str(text);
-            self.pending_space = false;
+            self.word(text);
             return;
         }
-        for word_or_space in text.split_inclusive(char::is_whitespace) {
-            let word = word_or_space.trim_end_matches(char::is_whitespace);
-            if !word.is_empty() {
-                if self.pending_space && !self.out.is_empty() {
-                    self.out.push(' ');
+        let mut start = None;
+        for (i, c) in text.char_indices() {
+            if c.is_whitespace() {
+                if let Some(s) = start.take() {
+                    self.word(&text[s..i]);
                 }
-                self.out.push_str(word);
-                self.pending_space = false;
-            }
-            if word.len() != word_or_space.len() {
                 self.pending_space = true;
+            } else if start.is_none() {
+                start = Some(i);
             }
         }
+        if let Some(s) = start {
+            self.word(&text[s..]);
+        }
+    }
+
+    /// Appends a word (or words already collapsed), a space before it when
+    /// white space came since the last one.
+    fn word(&mut self, word: &str) {
+        if self.pending_space && !self.out.is_empty() {
+            self.out.push(' ');
+        }
+        self.out.push_str(word);
+        self.pending_space = false;
     }
 
     fn finish(self) -> String {
