@@ -38,11 +38,6 @@ impl Eval<'_> {
         let Some(label) = self.ids[step.label] else {
             return self.nothing(&step.index);
         };
-        // The candidates, lazily for the common single index on a child step.
-        let flow: &[u32] = match step.axis {
-            Axis::Flow => page.following(node, label),
-            Axis::Child => &[],
-        };
         let bound;
         let index = match &step.index {
             Index::Var { var, .. } if self.env.is_some_and(|(v, _)| v == *var) => {
@@ -51,6 +46,7 @@ impl Eval<'_> {
             }
             other => other,
         };
+        // A single index on a child step needs no list of candidates.
         if let (Axis::Child, Index::At(n)) = (step.axis, &index) {
             return match page.child_matches(node, label).nth(*n) {
                 Some(c) => self.path(p, i + 1, c),
@@ -59,7 +55,7 @@ impl Eval<'_> {
         }
         let owned: Vec<u32>;
         let cands: &[u32] = match step.axis {
-            Axis::Flow => flow,
+            Axis::Flow => page.following(node, label),
             Axis::Child => {
                 owned = page.child_matches(node, label).collect();
                 &owned
