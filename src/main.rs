@@ -61,7 +61,7 @@ fn main() -> ExitCode {
 fn init_logging(verbose: u8) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
-        0 => "warn",
+        0 => "warn,html5ever=error",
         1 => "gather=info",
         _ => "gather=debug",
     };

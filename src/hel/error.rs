@@ -60,12 +60,16 @@ impl RuleError {
 
 impl fmt::Display for RuleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let line_text = self.rule.lines().nth(self.line - 1).unwrap_or("");
+        let line_text = self
+            .rule
+            .lines()
+            .nth(self.line.saturating_sub(1))
+            .unwrap_or("");
         let line_text = line_text.trim_end_matches('\r');
         // Keep tabs so that the caret lines up under tabbed text.
         let pad: String = line_text
             .chars()
-            .take(self.column - 1)
+            .take(self.column.saturating_sub(1))
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
         if self.rule.contains('\n') {

@@ -38,17 +38,15 @@ impl Eval<'_> {
         let Some(label) = self.ids[step.label] else {
             return self.nothing(&step.index);
         };
-        // The candidates, lazily for the common single index on a child step.
-        let flow: &[u32] = match step.axis {
-            Axis::Flow => page.following(node, label),
-            Axis::Child => &[],
-        };
+        let bound;
         let index = match &step.index {
             Index::Var { var, .. } if self.env.is_some_and(|(v, _)| v == *var) => {
-                Index::At(self.env.map_or(0, |(_, k)| k))
+                bound = Index::At(self.env.map_or(0, |(_, k)| k));
+                &bound
             }
-            other => other.clone(),
+            other => other,
         };
+        // A single index on a child step needs no list of candidates.
         if let (Axis::Child, Index::At(n)) = (step.axis, &index) {
             return match page.child_matches(node, label).nth(*n) {
                 Some(c) => self.path(p, i + 1, c),
@@ -57,18 +55,18 @@ impl Eval<'_> {
         }
         let owned: Vec<u32>;
         let cands: &[u32] = match step.axis {
-            Axis::Flow => flow,
+            Axis::Flow => page.following(node, label),
             Axis::Child => {
                 owned = page.child_matches(node, label).collect();
                 &owned
             }
         };
-        match index {
+        match *index {
             Index::At(n) => match cands.get(n) {
                 Some(&c) => self.path(p, i + 1, c),
                 None => Nsl::Null,
             },
-            Index::List(ns) => Nsl::List(
+            Index::List(ref ns) => Nsl::List(
                 ns.iter()
                     .map(|&n| match cands.get(n) {
                         Some(&c) => self.path(p, i + 1, c),

@@ -28,6 +28,7 @@
 //! - Variable names are case-sensitive; labels, attribute names and keywords
 //!   are not.
 
+pub mod bench;
 mod error;
 mod eval;
 mod parse;
@@ -43,8 +44,11 @@ pub use error::RuleError;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Nsl {
+    /// A path that leads nowhere, an absent attribute, a `match` that failed.
     Null,
+    /// One value.
     Str(String),
+    /// The values of a multi-valued index, a fork, `match` with groups, `split`.
     List(Vec<Nsl>),
 }
 

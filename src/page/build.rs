@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeBuilderOpts, TreeSink};
@@ -71,6 +72,13 @@ struct BNode {
     kind: Kind,
 }
 
+/// Where a node is inserted.
+#[derive(Clone, Copy)]
+enum Place {
+    LastChildOf(u32),
+    Before(u32),
+}
+
 /// The mutable arena html5ever's tree builder writes into.
 struct Builder {
     nodes: Vec<BNode>,
@@ -80,24 +88,53 @@ struct Builder {
     attrs: Vec<Attr>,
     buf: String,
     labels: Vec<Box<str>>,
-    intern: HashMap<LocalName, u32>,
+    /// Label id by the atom's identity (`Atom::unsafe_data`, which is what
+    /// atom equality compares).
+    intern: HashMap<u64, u32, BuildHasherDefault<AtomHasher>>,
+    /// The interned atoms, held so that no key is freed and reused by another
+    /// atom while the page is built.
+    interned: Vec<LocalName>,
+}
+
+/// A hasher for atom identities: they are already unique numbers, so mixing
+/// their halves is enough (SipHash showed in profiles of page parsing).
+#[derive(Default)]
+struct AtomHasher(u64);
+
+impl Hasher for AtomHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        let h = (x ^ (x >> 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 29);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl Builder {
     fn new(capacity_hint: usize) -> Builder {
         let mut b = Builder {
-            nodes: Vec::with_capacity(capacity_hint / 24 + 16),
-            names: Vec::with_capacity(capacity_hint / 48 + 16),
-            name_label: Vec::with_capacity(capacity_hint / 48 + 16),
-            attrs: Vec::with_capacity(capacity_hint / 64 + 16),
-            buf: String::with_capacity(capacity_hint / 2 + 16),
+            // Sized for typical pages (one node per ~20 bytes, including
+            // white space and comments; an attribute per ~35 bytes; text and
+            // attribute values ~60% of the page), so that they rarely grow.
+            nodes: Vec::with_capacity(capacity_hint / 16 + 16),
+            names: Vec::with_capacity(capacity_hint / 32 + 16),
+            name_label: Vec::with_capacity(capacity_hint / 32 + 16),
+            attrs: Vec::with_capacity(capacity_hint / 32 + 16),
+            buf: String::with_capacity(capacity_hint / 5 * 3 + 16),
             labels: Vec::new(),
-            intern: HashMap::new(),
+            intern: HashMap::default(),
+            interned: Vec::new(),
         };
         for (i, (local, label)) in fixed_labels().into_iter().enumerate() {
             b.labels.push(label.into());
             if let Some(local) = local {
-                b.intern.insert(local, i as u32);
+                b.intern.insert(local.unsafe_data(), i as u32);
             }
         }
         b.push(Kind::Document);
@@ -118,7 +155,7 @@ impl Builder {
     }
 
     fn label(&mut self, local: &LocalName) -> u32 {
-        if let Some(&id) = self.intern.get(local) {
+        if let Some(&id) = self.intern.get(&local.unsafe_data()) {
             return id;
         }
         let lower: String = local.as_ref().to_ascii_lowercase();
@@ -129,7 +166,8 @@ impl Builder {
                 (self.labels.len() - 1) as u32
             }
         };
-        self.intern.insert(local.clone(), id);
+        self.intern.insert(local.unsafe_data(), id);
+        self.interned.push(local.clone());
         id
     }
 
@@ -225,6 +263,31 @@ impl Builder {
         self.push(Kind::Text(start, self.buf.len() as u32))
     }
 
+    /// Inserts a node, or text (merged into a text node right before it).
+    fn insert(&mut self, place: Place, child: NodeOrText<u32>) {
+        let c = match child {
+            NodeOrText::AppendNode(c) => {
+                self.detach(c);
+                c
+            }
+            NodeOrText::AppendText(t) => {
+                let before = match place {
+                    Place::LastChildOf(p) => self.nodes[p as usize].last,
+                    Place::Before(s) => self.nodes[s as usize].prev,
+                };
+                if self.is_text(before) {
+                    self.extend_text(before, &t);
+                    return;
+                }
+                self.new_text(&t)
+            }
+        };
+        match place {
+            Place::LastChildOf(p) => self.link_last(p, c),
+            Place::Before(s) => self.link_before(s, c),
+        }
+    }
+
     fn is_text(&self, id: u32) -> bool {
         id != NONE && matches!(self.nodes[id as usize].kind, Kind::Text(..))
     }
@@ -276,21 +339,7 @@ impl TreeSink for Builder {
     }
 
     fn append(&mut self, parent: &u32, child: NodeOrText<u32>) {
-        match child {
-            NodeOrText::AppendNode(c) => {
-                self.detach(c);
-                self.link_last(*parent, c);
-            }
-            NodeOrText::AppendText(t) => {
-                let last = self.nodes[*parent as usize].last;
-                if self.is_text(last) {
-                    self.extend_text(last, &t);
-                } else {
-                    let c = self.new_text(&t);
-                    self.link_last(*parent, c);
-                }
-            }
-        }
+        self.insert(Place::LastChildOf(*parent), child);
     }
 
     fn append_based_on_parent_node(&mut self, element: &u32, prev: &u32, child: NodeOrText<u32>) {
@@ -315,23 +364,8 @@ impl TreeSink for Builder {
     fn set_quirks_mode(&mut self, _mode: QuirksMode) {}
 
     fn append_before_sibling(&mut self, sibling: &u32, new_node: NodeOrText<u32>) {
-        if self.nodes[*sibling as usize].parent == NONE {
-            return;
-        }
-        match new_node {
-            NodeOrText::AppendNode(c) => {
-                self.detach(c);
-                self.link_before(*sibling, c);
-            }
-            NodeOrText::AppendText(t) => {
-                let prev = self.nodes[*sibling as usize].prev;
-                if self.is_text(prev) {
-                    self.extend_text(prev, &t);
-                } else {
-                    let c = self.new_text(&t);
-                    self.link_before(*sibling, c);
-                }
-            }
+        if self.nodes[*sibling as usize].parent != NONE {
+            self.insert(Place::Before(*sibling), new_node);
         }
     }
 
@@ -346,7 +380,7 @@ impl TreeSink for Builder {
         let missing: Vec<Attribute> = attrs
             .into_iter()
             .filter(|a| {
-                let label = self.intern.get(&a.name.local).copied();
+                let label = self.intern.get(&a.name.local.unsafe_data()).copied();
                 !self.attrs[start as usize..end as usize]
                     .iter()
                     .any(|x| Some(x.name) == label)

@@ -196,3 +196,21 @@ fn deep_nesting_does_not_overflow() {
     assert_eq!(page.text(), "x");
     assert!(page.outer_html(page.body()).len() > 20_000);
 }
+
+#[test]
+fn many_distinct_attribute_names_keep_their_values() {
+    // Long names are dynamic atoms, freed and reallocated while parsing.
+    let html: String = (0..3000)
+        .map(|i| format!("<p data-attribute-number-{i}=\"v{i}\">x</p>"))
+        .collect();
+    let page = Page::parse(&html);
+    let ps = page.with_label(page.label_id("p").unwrap());
+    assert_eq!(ps.len(), 3000);
+    for (i, &p) in ps.iter().enumerate() {
+        let name = page
+            .label_id(&format!("data-attribute-number-{i}"))
+            .unwrap();
+        assert_eq!(page.attr(p, name), Some(format!("v{i}").as_str()));
+        assert_eq!(page.attrs(p).count(), 1);
+    }
+}

@@ -1,0 +1,136 @@
+//! `gather hel`, `gather locate` and `gather bench hel` as a user runs them.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn gather(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gather"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gather");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(bytes) = stdin {
+        input.write_all(bytes).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("wait")
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/hel/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn hel_prints_one_json_line_per_page() {
+    let malformed = std::fs::read(fixture("cityworld_malformed.html")).unwrap();
+    let o = gather(
+        &[
+            "hel",
+            "--prefix",
+            "html.body->table[1].",
+            "tr[j:*].td[1].txt\n  where tr[j].td[1].font.getAttr(color) = '#FF8000'",
+            &fixture("cityworld.html"),
+            "-",
+            &fixture("currency.html"),
+        ],
+        Some(&malformed),
+    );
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        "[\"Ahrenshoop\",\"Wustrow\"]\n[\"Ahrenshoop\",\"Wustrow\"]\n[]\n"
+    );
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn hel_rule_error_exits_2_with_caret() {
+    let o = gather(
+        &[
+            "hel",
+            "html.body->table[1].tr[i:*.td[1].txt",
+            &fixture("cityworld.html"),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("did you mean `tr[i:*]`?"), "{err}");
+    assert!(
+        err.contains("\n  html.body->table[1].tr[i:*.td[1].txt\n                            ^"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hel_unreadable_page_exits_1_and_goes_on() {
+    let o = gather(
+        &[
+            "hel",
+            "html.head.title.txt",
+            "/no/such/page.html",
+            &fixture("currency.html"),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "\"Currency Converter\"\n");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/no/such/page.html"));
+}
+
+#[test]
+fn locate_prints_verified_paths() {
+    let o = gather(&["locate", &fixture("cityworld.html"), "Sonnenhof"], None);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(
+            "html.body.table.tr.td[1].form.table.tr[5].td[1].b.txt\n    = \"Hotel Sonnenhof\"\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("  robust: html->table[1].tr[v:*].td[1].b.txt WHERE html->table[1].tr[v].td.small.input.getAttr(name) = 'hotel_id'\n"),
+        "{out}"
+    );
+    let o = gather(&["locate", &fixture("currency.html"), "0.6024"], None);
+    assert!(
+        stdout(&o).contains(
+            "robust: html->table[1].tr[1].td[c].txt WHERE html->table[1].tr[0].th[c].txt = 'DMark'"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = gather(&["locate", &fixture("currency.html"), "no such text"], None);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn bench_generates_and_measures() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = gather(&["bench", "hel", "--generate", "3", d], None);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+    let o = gather(&["bench", "hel", "--runs", "1", d], None);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let out = stdout(&o);
+    assert!(out.starts_with("3 pages, 0.1 MB"), "{out}");
+    assert!(out.contains("parse + 5 rules: "), "{out}");
+    assert!(out.contains("tree memory: "), "{out}");
+    let empty = tempfile::tempdir().unwrap();
+    let o = gather(&["bench", "hel", empty.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2));
+}
