@@ -107,7 +107,7 @@ impl Query {
         if let Some(body) = &self.request.body {
             h.update(body);
         }
-        encode::hex(&h.finalize())
+        format!("{:x}", h.finalize())
     }
 }
 
