@@ -193,7 +193,7 @@ async fn database(url: &str, f: &Fetcher, limits: Limits) -> Result<Box<Source>,
     match discover(&url.parse().unwrap(), f, &limits).await? {
         Discovery::Database(s) => Ok(s),
         Discovery::Cooperative(c) => panic!("cooperative: {c:?}"),
-        Discovery::Ordinary(r) => panic!("ordinary: {}", r.url),
+        Discovery::Ordinary(r, _) => panic!("ordinary: {}", r.url),
     }
 }
 
@@ -467,7 +467,7 @@ async fn cooperative_providers_by_meta_tags_and_by_dbcontent() {
         discover(&s.url("/plain.html").parse().unwrap(), &f, &limits)
             .await
             .unwrap(),
-        Discovery::Ordinary(_)
+        Discovery::Ordinary(..)
     ));
     s.put(
         "/broken.DBContent",

@@ -92,7 +92,7 @@ fn load(args: &SourceArgs) -> Result<Vec<Outcome>, String> {
         out.push(match rt.block_on(discover(&url, &fetcher, &limits)) {
             Ok(Discovery::Database(s)) => Outcome::Database(s),
             Ok(Discovery::Cooperative(c)) => Outcome::Cooperative(c),
-            Ok(Discovery::Ordinary(r)) => Outcome::Ordinary(r.url),
+            Ok(Discovery::Ordinary(r, _)) => Outcome::Ordinary(r.url),
             Err(e) => Outcome::Failed(u.clone(), e),
         });
     }

@@ -129,8 +129,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         match source::discover(&url, &manager.fetcher, &limits).await {
             Ok(Discovery::Database(source)) => manager.gather_database(&source).await?,
             Ok(Discovery::Cooperative(source)) => manager.gather_cooperative(&source).await?,
-            Ok(Discovery::Ordinary(response)) => {
-                let page = Page::from_bytes(&response.body, response.content_type.as_deref());
+            Ok(Discovery::Ordinary(response, page)) => {
                 manager.keep_ordinary_page(&response, &page)?;
                 for link in page.links() {
                     if let Ok(target) = response.url.join(&link.href) {

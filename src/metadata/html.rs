@@ -21,7 +21,11 @@ pub struct PageMeta {
 /// written before `<body>` into the head; a `DB.*` tag that a sloppy page
 /// writes into its body counts too, as it would for a lenient gatherer.
 pub fn read_meta_tags(html: &str, page: &str) -> PageMeta {
-    let doc = Page::parse(html);
+    page_meta(&Page::parse(html), html, page)
+}
+
+/// [`read_meta_tags`] of a page already parsed from `html`.
+pub(crate) fn page_meta(doc: &Page, html: &str, page: &str) -> PageMeta {
     let lower = html.to_ascii_lowercase();
     let mut meta = PageMeta::default();
     let mut seen: Vec<String> = Vec::new();

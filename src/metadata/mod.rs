@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use dbcontent::{DbContent, DbContentError, DbTable};
+pub(crate) use html::page_meta;
 pub use html::{read_meta_tags, PageMeta};
 pub use pattern::{Pattern, PatternError};
 pub use values::{

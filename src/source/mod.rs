@@ -26,8 +26,8 @@ use url::Url;
 use crate::fetch::{FetchError, Fetcher, Response};
 use crate::form::{forms, Form, FormError};
 use crate::metadata::{
-    classify, read_config_file, read_meta_tags, DbContent, Entry, Metadata, Name, Origin, PageMeta,
-    Problem,
+    classify, page_meta, read_config_file, read_meta_tags, DbContent, Entry, Metadata, Name,
+    Origin, PageMeta, Problem,
 };
 use crate::plan::{PlanError, PlanProblem, QueryPlan};
 use crate::spec::{FormRef, Spec, SpecError};
@@ -44,7 +44,8 @@ pub struct Limits {
 pub enum Discovery {
     Database(Box<Source>),
     Cooperative(Box<CooperativeSource>),
-    Ordinary(Response),
+    /// An ordinary page, with its tree (parsed once, for its meta tags).
+    Ordinary(Response, Box<crate::page::Page>),
 }
 
 /// A database source described by metadata (meta tags, config file, spec).
@@ -204,12 +205,16 @@ pub async fn discover(
                     message: format!("DBContent document: {}", e.message),
                 }],
             }),
-            _ => Ok(Discovery::Ordinary(resp)),
+            _ => {
+                let tree = Box::new(crate::page::Page::parse(&decoded.text));
+                Ok(Discovery::Ordinary(resp, tree))
+            }
         };
     }
-    let meta = read_meta_tags(&decoded.text, resp.url.as_str());
+    let tree = Box::new(crate::page::Page::parse(&decoded.text));
+    let meta = page_meta(&tree, &decoded.text, resp.url.as_str());
     if meta.entries.is_empty() {
-        return Ok(Discovery::Ordinary(resp));
+        return Ok(Discovery::Ordinary(resp, tree));
     }
     let has_summarizer = meta
         .entries
