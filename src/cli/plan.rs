@@ -241,7 +241,7 @@ fn describe_query(q: &Query) -> String {
 }
 
 /// What `gather plan` prints for a database source.
-pub fn describe_source(source: &Source, show: u64) -> String {
+fn describe_source(source: &Source, show: u64) -> String {
     let md = &source.metadata;
     let plan = &source.plan;
     let mut out = format!("source: {source}\n");

@@ -125,7 +125,7 @@ impl Credentials {
 
     /// The credentials that may be sent to this URL's host: a `host:port`
     /// entry first, then a bare `host` entry.
-    pub fn for_url(&self, url: &Url) -> Option<(&str, &str)> {
+    fn for_url(&self, url: &Url) -> Option<(&str, &str)> {
         let host = url.host_str()?.to_ascii_lowercase();
         let with_port = url.port_or_known_default().map(|p| format!("{host}:{p}"));
         with_port

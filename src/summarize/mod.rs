@@ -17,10 +17,7 @@ use unicode_normalization::UnicodeNormalization;
 mod cooperative;
 mod provider;
 
-pub use cooperative::{
-    cooperative, fragment_from_soif, gather_cooperative, request_url, CooperativeAnswer,
-    CooperativeSummary,
-};
+pub use cooperative::{cooperative, gather_cooperative, CooperativeAnswer, CooperativeSummary};
 pub use provider::provider_soif;
 
 /// A value as it is indexed: Unicode NFC, every run of white space (Unicode
