@@ -4,7 +4,7 @@
 //! clone; clones share connections, politeness state, the robots.txt cache and
 //! the counters). For every request it
 //!
-//! - asks the host's robots.txt first ([`robots`]; turned off by
+//! - asks the host's robots.txt first (turned off by
 //!   [`FetchConfig::respect_robots`]),
 //! - waits for a free slot of the host (at most
 //!   [`FetchConfig::concurrency_per_host`] requests in flight) and for its turn

@@ -1,5 +1,5 @@
 //! The gathering manager (seed §4.2, Abbildung 4): it picks the next URL,
-//! lets [`source`](crate::source) tell a database source from an ordinary
+//! lets [`source`] tell a database source from an ordinary
 //! page, sends the planned queries, lets the navigator walk every result page,
 //! extracts the values with the HEL rules and hands each query's index
 //! fragment to the store.
