@@ -94,7 +94,7 @@ impl Default for FetchConfig {
 }
 
 /// HTTP Basic credentials the user configured, each for one host (and port).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Credentials {
     by_authority: HashMap<String, (String, String)>,
 }

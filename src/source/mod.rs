@@ -524,20 +524,22 @@ pub async fn from_spec(
             message: format!("{:?} is not a URL: {e}", spec.url),
         })])
     })?;
+    let mut config = fetcher.config().clone();
+    for c in &credentials {
+        config.credentials.add_spec(c).map_err(|message| {
+            invalid(vec![SourceProblem::Spec(SpecError::Key {
+                path: shown.clone(),
+                key: "auth".into(),
+                message,
+            })])
+        })?;
+    }
+    // The gatherer adds a spec's credentials to its fetcher beforehand; the
+    // form page then shares its politeness, robots.txt and counters.
     let own;
-    let fetcher = if credentials.is_empty() {
+    let fetcher = if config.credentials == fetcher.config().credentials {
         fetcher
     } else {
-        let mut config = fetcher.config().clone();
-        for c in &credentials {
-            config.credentials.add_spec(c).map_err(|message| {
-                invalid(vec![SourceProblem::Spec(SpecError::Key {
-                    path: shown.clone(),
-                    key: "auth".into(),
-                    message,
-                })])
-            })?;
-        }
         own = Fetcher::new(config).map_err(|e| {
             invalid(vec![SourceProblem::Spec(SpecError::Key {
                 path: shown.clone(),
