@@ -36,3 +36,14 @@ pub struct SourceArgs {
     #[arg(long, value_name = "N")]
     pub max_queries: Option<u64>,
 }
+
+impl SourceArgs {
+    /// The `--auth` credentials, or a message for the user.
+    pub fn credentials(&self) -> Result<crate::fetch::Credentials, String> {
+        let mut credentials = crate::fetch::Credentials::default();
+        for spec in &self.auth {
+            credentials.add_spec(spec)?;
+        }
+        Ok(credentials)
+    }
+}
