@@ -2,11 +2,7 @@
 
 mod support;
 
-use support::{gather_with_input as gather, stdout};
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/hel/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+use support::{gather_with_input as gather, hel_fixture_path as fixture, stdout};
 
 #[test]
 fn hel_prints_one_json_line_per_page() {

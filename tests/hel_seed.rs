@@ -1,12 +1,12 @@
 //! The examples of the seed (§4.3, §4.4) on pages built as the seed describes.
 
+mod support;
+
 use gather::hel::{Nsl, Rule};
 use gather::page::Page;
 
 fn fixture(name: &str) -> Page {
-    let path = format!("{}/tests/fixtures/hel/{name}", env!("CARGO_MANIFEST_DIR"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Page::from_bytes(&bytes, None)
+    Page::from_bytes(&support::hel_fixture(name), None)
 }
 
 fn rule(src: &str) -> Rule {

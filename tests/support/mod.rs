@@ -9,7 +9,8 @@
 //!   so that tests of failures stay fast;
 //! - [`gather`] runs the `gather` binary as a user does;
 //! - [`page_record`] and [`query_outcome`] make what the gatherer hands to the
-//!   store.
+//!   store;
+//! - [`hel_fixture`] and [`hel_fixture_path`] find the seed's example pages.
 //!
 //! Every server binds port 0 and lives until the test's runtime ends.
 
@@ -233,4 +234,15 @@ pub fn query_outcome(
         pages,
         fragment: values.iter().copied().collect::<IndexFragment>(),
     }
+}
+
+/// The path of a page in `tests/fixtures/hel`.
+pub fn hel_fixture_path(name: &str) -> String {
+    format!("{}/tests/fixtures/hel/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The bytes of a page in `tests/fixtures/hel`.
+pub fn hel_fixture(name: &str) -> Vec<u8> {
+    let path = hel_fixture_path(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
