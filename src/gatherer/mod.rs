@@ -313,16 +313,17 @@ impl Manager<'_> {
         let progress = self.progress_bar(&source.url, source.plan.len());
         let skip_bar = progress.clone();
         let finished_ref = &finished;
-        let pending = source.plan.queries().filter(move |q| {
-            let done = finished_ref.contains(&q.key());
-            if done {
+        let pending = source.plan.queries().filter_map(move |query| {
+            let key = query.key();
+            if finished_ref.contains(&key) {
                 skip_bar.inc(1);
+                return None;
             }
-            !done
+            Some((key, query))
         });
-        let mut outcomes = futures::stream::iter(pending.map(|query| {
+        let mut outcomes = futures::stream::iter(pending.map(|(key, query)| {
             let work = Arc::clone(&work);
-            async move { work.run(query).await }
+            async move { work.run(key, query).await }
         }))
         .buffer_unordered(self.options.concurrency.max(1));
         while let Some(done) = outcomes.next().await {
@@ -400,9 +401,9 @@ struct QueryDone {
 }
 
 impl QueryWork {
-    /// Sends one query and walks its result pages; a failure keeps what the
-    /// pages before it gave.
-    async fn run(&self, query: Query) -> QueryDone {
+    /// Sends one query (`key` is its [`Query::key`]) and walks its result
+    /// pages; a failure keeps what the pages before it gave.
+    async fn run(&self, key: String, query: Query) -> QueryDone {
         let mut navigator = Navigator::new(
             self.metadata_mode.clone(),
             query.request.clone(),
@@ -435,7 +436,7 @@ impl QueryWork {
         QueryDone {
             pages_cut_short: navigator.cut_short(),
             outcome: QueryOutcome {
-                key: query.key(),
+                key,
                 ordinal: query.ordinal,
                 description: describe(&query),
                 state: if error.is_some() {
