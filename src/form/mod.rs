@@ -85,6 +85,7 @@ pub struct Choice {
     pub selected: bool,
 }
 
+/// What kind of control a form element is, with the values it offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ElementKind {
     Select {

@@ -46,9 +46,12 @@ pub struct Cap {
     pub by: CapSource,
 }
 
+/// Who set a limit on the number of queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CapSource {
+    /// The provider, with `DB.MaxQueries`.
     Provider,
+    /// The user, with `--max-queries`.
     User,
 }
 

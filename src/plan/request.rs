@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+/// The HTTP method a form (or `DB.QueryScript`) submits with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Method {
@@ -31,6 +32,7 @@ pub struct Request {
 }
 
 impl Request {
+    /// A GET of `url`, without a body.
     pub fn get(url: Url) -> Request {
         Request {
             method: Method::Get,

@@ -181,6 +181,7 @@ pub struct Hit {
     pub query: Option<String>,
 }
 
+/// Why the gatherer database cannot be opened, read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("gatherer database {path}: {context}: {source}")]
