@@ -2,10 +2,11 @@
 
 mod support;
 
-use gather::output::{self, soif};
+use gather::output;
 use gather::store::{
     PageRecord, QueryOutcome, QueryState, SourceId, SourceInfo, SourceKind, Store,
 };
+use gather::summarize::soif;
 use gather::summarize::IndexFragment;
 use support::{page_record as page, query_outcome};
 

@@ -155,7 +155,7 @@ async fn gather_cooperative_stores_the_answer_with_the_form() {
 
     let mut out = Vec::new();
     gather::output::export_soif(&store, &mut out).unwrap();
-    let objects = gather::output::soif::parse(&out).unwrap();
+    let objects = gather::summarize::soif::parse(&out).unwrap();
     assert_eq!(
         objects[0].get("DB.hotel.ort").unwrap(),
         "Binz\nGöhren\nPrerow\nSellin\nZingst".as_bytes()

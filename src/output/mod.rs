@@ -3,8 +3,7 @@
 use std::io::Write;
 
 use crate::store::{SourceKind, SourceRecord, Store, StoreError};
-
-pub mod soif;
+use crate::summarize::soif;
 
 pub use crate::store::Hit;
 

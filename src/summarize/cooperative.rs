@@ -4,9 +4,9 @@ use std::time::Instant;
 
 use url::Url;
 
+use super::soif;
 use super::{IndexFragment, SummarizeError};
 use crate::fetch::Fetcher;
-use crate::output::soif;
 use crate::store::{PageRecord, SourceId, SourceInfo, SourceKind, Store};
 
 /// What a provider's summarizer answered.
