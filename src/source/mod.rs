@@ -517,22 +517,21 @@ pub async fn from_spec(
     let credentials = spec
         .credentials(&shown)
         .map_err(|e| invalid(vec![SourceProblem::Spec(e)]))?;
-    let url = Url::parse(spec.url.trim()).map_err(|e| {
+    let key_error = |key: &str, message: String| {
         invalid(vec![SourceProblem::Spec(SpecError::Key {
             path: shown.clone(),
-            key: "url".into(),
-            message: format!("{:?} is not a URL: {e}", spec.url),
+            key: key.into(),
+            message,
         })])
-    })?;
+    };
+    let url = Url::parse(spec.url.trim())
+        .map_err(|e| key_error("url", format!("{:?} is not a URL: {e}", spec.url)))?;
     let mut config = fetcher.config().clone();
     for c in &credentials {
-        config.credentials.add_spec(c).map_err(|message| {
-            invalid(vec![SourceProblem::Spec(SpecError::Key {
-                path: shown.clone(),
-                key: "auth".into(),
-                message,
-            })])
-        })?;
+        config
+            .credentials
+            .add_spec(c)
+            .map_err(|message| key_error("auth", message))?;
     }
     // The gatherer adds a spec's credentials to its fetcher beforehand; the
     // form page then shares its politeness, robots.txt and counters.
@@ -540,13 +539,7 @@ pub async fn from_spec(
     let fetcher = if config.credentials == fetcher.config().credentials {
         fetcher
     } else {
-        own = Fetcher::new(config).map_err(|e| {
-            invalid(vec![SourceProblem::Spec(SpecError::Key {
-                path: shown.clone(),
-                key: "auth".into(),
-                message: e.to_string(),
-            })])
-        })?;
+        own = Fetcher::new(config).map_err(|e| key_error("auth", e.to_string()))?;
         &own
     };
     let resp = fetcher.get(&url).await?;
