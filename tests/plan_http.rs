@@ -785,6 +785,38 @@ async fn a_spec_names_an_environment_variable_with_credentials() {
     assert!(a.seen().iter().all(|r| r.authorization.is_some()));
 }
 
+#[tokio::test]
+async fn a_spec_whose_credentials_the_gatherer_holds_is_fetched_by_the_gatherer() {
+    let a = Server::start().await;
+    a.page("/form.html", &page_with(""));
+    a.put(
+        "/cityworld.txt",
+        Reply::Protected {
+            basic: "spec:user".into(),
+            content_type: "text/plain",
+            body: b"QueryElement: preis\nResult.ort: html.body->table[1].tr[j:*].td[1].txt where html.body->table[1].tr[j].td[1].font.getAttr(color) = '#FF8000'\n".to_vec(),
+        },
+    );
+    let credentials = format!("{}=spec:user", a.authority());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("auth.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "url: {}\nauth: [\"{credentials}\"]\nconfig_file: /cityworld.txt\n",
+            a.url("/form.html")
+        ),
+    )
+    .unwrap();
+    let f = fetcher(&[credentials]);
+    let src = from_spec(&path, &f, &Limits::default()).await.unwrap();
+    assert_eq!(src.metadata.query_elements, ["preis"]);
+    // The form page and the configuration file count among the gatherer's
+    // requests: one fetcher, one politeness state per host.
+    assert!(f.stats().requests >= 2, "{:?}", f.stats());
+    assert!(a.seen().iter().all(|r| r.authorization.is_some()));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plan_of_a_billion_queries_is_shown_without_building_them() {
     let s = Server::start().await;
