@@ -353,7 +353,13 @@ async fn build(
 ) -> Result<Source, SourceError> {
     let source_name = given.name.unwrap_or_else(|| page.url.to_string());
     let form_ref = given.form;
-    let mut entries = given.entries.unwrap_or_else(|| meta.entries.clone());
+    let PageMeta {
+        entries: page_entries,
+        title,
+        description,
+        keywords,
+    } = meta;
+    let mut entries = given.entries.unwrap_or(page_entries);
     let mut problems: Vec<SourceProblem> = given.problems;
     let mut bytes = page.bytes;
 
@@ -450,9 +456,9 @@ async fn build(
     match plan {
         Some(plan) if problems.is_empty() => Ok(Source {
             url: page.url,
-            title: meta.title,
-            description: meta.description,
-            keywords: meta.keywords,
+            title,
+            description,
+            keywords,
             metadata,
             form,
             plan,
