@@ -2,6 +2,8 @@
 //! configuration file behind Basic auth, POST and ISO-8859-1 forms, specs,
 //! cooperative providers; and the `gather plan/check/spec` binary.
 
+mod support;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::process::Output;
@@ -54,9 +56,7 @@ impl Server {
         let app = axum::Router::new()
             .fallback(answer)
             .with_state(site.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let addr = support::serve(app).await;
         Server { addr, site }
     }
 

@@ -1,6 +1,8 @@
 //! The gatherer's side of the cooperative path, against a real summarizer on
 //! 127.0.0.1.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{RawQuery, State};
@@ -40,9 +42,7 @@ async fn serve() -> (Url, Seen) {
     let app = Router::new()
         .route("/cgi-bin/summarize", get(summarizer))
         .with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let addr = support::serve(app).await;
     let url = Url::parse(&format!("http://{addr}/cgi-bin/summarize")).unwrap();
     (url, seen)
 }
