@@ -9,12 +9,8 @@ pub mod hel;
 pub mod output;
 pub mod plan;
 
-/// Exit status: success.
-pub const OK: u8 = 0;
-/// Exit status: some queries or pages failed after their retries, or an I/O error.
-pub const FAILED: u8 = 1;
-/// Exit status: bad input (a rule, metadata, a spec, an argument).
-pub const BAD_INPUT: u8 = 2;
+/// The exit statuses of every command, the ones a gathering's report gives.
+pub use crate::gatherer::{BAD_INPUT, FAILED, OK};
 
 pub fn exit(code: u8) -> ExitCode {
     ExitCode::from(code)

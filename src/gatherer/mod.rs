@@ -33,7 +33,7 @@ use crate::store::{
 };
 use crate::summarize::{self, IndexFragment};
 
-pub use report::{Report, SourceReport};
+pub use report::{Report, SourceReport, BAD_INPUT, FAILED, OK};
 
 /// Where a gathering starts.
 #[derive(Debug, Clone)]

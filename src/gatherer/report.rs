@@ -9,6 +9,13 @@ use url::Url;
 use crate::fetch::FetchStats;
 use crate::store::SourceStats;
 
+/// Exit status: success.
+pub const OK: u8 = 0;
+/// Exit status: some queries or pages failed after their retries, or an I/O error.
+pub const FAILED: u8 = 1;
+/// Exit status: bad input (a rule, metadata, a spec, an argument).
+pub const BAD_INPUT: u8 = 2;
+
 /// What one gathering did.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -84,11 +91,11 @@ impl Report {
     /// failed after their retries (what was gathered is stored), else 0.
     pub fn exit_code(&self) -> u8 {
         if self.problems.iter().any(|p| p.bad_input) {
-            crate::cli::BAD_INPUT
+            BAD_INPUT
         } else if !self.problems.is_empty() || self.queries_failed() > 0 {
-            crate::cli::FAILED
+            FAILED
         } else {
-            crate::cli::OK
+            OK
         }
     }
 
