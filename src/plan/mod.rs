@@ -18,8 +18,9 @@ use encoding_rs::Encoding;
 use sha2::{Digest, Sha256};
 use url::Url;
 
+pub use crate::metadata::Method;
 pub use encode::urlencoded;
-pub use request::{Method, Request};
+pub use request::Request;
 
 use crate::form::{ElementKind, Enctype, Form};
 use crate::metadata::{Domain, Metadata, Origin};
