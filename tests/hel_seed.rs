@@ -4,6 +4,7 @@ mod support;
 
 use gather::hel::{Nsl, Rule};
 use gather::page::Page;
+use support::{s, strs};
 
 fn fixture(name: &str) -> Page {
     Page::from_bytes(&support::hel_fixture(name), None)
@@ -11,14 +12,6 @@ fn fixture(name: &str) -> Page {
 
 fn rule(src: &str) -> Rule {
     Rule::parse(src).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn s(v: &str) -> Nsl {
-    Nsl::Str(v.to_string())
-}
-
-fn strs(vs: &[&str]) -> Nsl {
-    Nsl::List(vs.iter().map(|v| s(v)).collect())
 }
 
 /// Abbildung 5, with text in the cells the seed leaves as "…".

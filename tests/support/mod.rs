@@ -10,7 +10,8 @@
 //! - [`gather`] runs the `gather` binary as a user does;
 //! - [`page_record`] and [`query_outcome`] make what the gatherer hands to the
 //!   store;
-//! - [`hel_fixture`] and [`hel_fixture_path`] find the seed's example pages.
+//! - [`hel_fixture`] and [`hel_fixture_path`] find the seed's example pages;
+//!   [`s`] and [`strs`] write the values rules give.
 //!
 //! Every server binds port 0 and lives until the test's runtime ends.
 
@@ -25,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gather::fetch::FetchConfig;
+use gather::hel::Nsl;
 use gather::store::{PageRecord, QueryOutcome, QueryState};
 use gather::summarize::IndexFragment;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -245,4 +247,14 @@ pub fn hel_fixture_path(name: &str) -> String {
 pub fn hel_fixture(name: &str) -> Vec<u8> {
     let path = hel_fixture_path(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// One string value of a rule.
+pub fn s(v: &str) -> Nsl {
+    Nsl::Str(v.to_string())
+}
+
+/// A list of string values of a rule.
+pub fn strs(vs: &[&str]) -> Nsl {
+    Nsl::List(vs.iter().map(|v| s(v)).collect())
 }
