@@ -753,8 +753,12 @@ async fn the_form_with_the_query_elements_is_chosen_and_a_spec_can_name_one() {
     );
 }
 
-#[tokio::test]
-async fn a_spec_names_an_environment_variable_with_credentials() {
+/// A form page whose configuration file answers only to `spec:user`, and a
+/// spec for it in `dir` with the `auth:` or `auth_env:` line `auth` writes.
+async fn site_with_protected_config(
+    dir: &std::path::Path,
+    auth: impl FnOnce(&Server) -> String,
+) -> (Server, std::path::PathBuf) {
     let a = Server::start().await;
     a.page("/form.html", &page_with(""));
     a.put(
@@ -765,18 +769,25 @@ async fn a_spec_names_an_environment_variable_with_credentials() {
             body: b"QueryElement: preis\nResult.ort: html.body->table[1].tr[j:*].td[1].txt where html.body->table[1].tr[j].td[1].font.getAttr(color) = '#FF8000'\n".to_vec(),
         },
     );
-    let var = format!("GATHER_TEST_AUTH_{}", a.addr.port());
-    std::env::set_var(&var, format!("{}=spec:user", a.authority()));
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("auth.yaml");
+    let path = dir.join("auth.yaml");
     std::fs::write(
         &path,
         format!(
-            "url: {}\nauth_env: {var}\nconfig_file: /cityworld.txt\n",
-            a.url("/form.html")
+            "url: {}\n{}\nconfig_file: /cityworld.txt\n",
+            a.url("/form.html"),
+            auth(&a)
         ),
     )
     .unwrap();
+    (a, path)
+}
+
+#[tokio::test]
+async fn a_spec_names_an_environment_variable_with_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let var = format!("GATHER_TEST_AUTH_{}", std::process::id());
+    let (a, path) = site_with_protected_config(dir.path(), |_| format!("auth_env: {var}")).await;
+    std::env::set_var(&var, format!("{}=spec:user", a.authority()));
     let src = from_spec(&path, &fetcher(&[]), &Limits::default())
         .await
         .unwrap();
@@ -787,28 +798,12 @@ async fn a_spec_names_an_environment_variable_with_credentials() {
 
 #[tokio::test]
 async fn a_spec_whose_credentials_the_gatherer_holds_is_fetched_by_the_gatherer() {
-    let a = Server::start().await;
-    a.page("/form.html", &page_with(""));
-    a.put(
-        "/cityworld.txt",
-        Reply::Protected {
-            basic: "spec:user".into(),
-            content_type: "text/plain",
-            body: b"QueryElement: preis\nResult.ort: html.body->table[1].tr[j:*].td[1].txt where html.body->table[1].tr[j].td[1].font.getAttr(color) = '#FF8000'\n".to_vec(),
-        },
-    );
-    let credentials = format!("{}=spec:user", a.authority());
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("auth.yaml");
-    std::fs::write(
-        &path,
-        format!(
-            "url: {}\nauth: [\"{credentials}\"]\nconfig_file: /cityworld.txt\n",
-            a.url("/form.html")
-        ),
-    )
-    .unwrap();
-    let f = fetcher(&[credentials]);
+    let (a, path) = site_with_protected_config(dir.path(), |a| {
+        format!("auth: [\"{}=spec:user\"]", a.authority())
+    })
+    .await;
+    let f = fetcher(&[format!("{}=spec:user", a.authority())]);
     let src = from_spec(&path, &f, &Limits::default()).await.unwrap();
     assert_eq!(src.metadata.query_elements, ["preis"]);
     // The form page and the configuration file count among the gatherer's
