@@ -18,7 +18,7 @@ pub struct Decoded {
 }
 
 /// The encoding named by a `Content-Type` value (`text/html; charset=…`).
-pub fn from_content_type(content_type: &str) -> Option<&'static Encoding> {
+fn from_content_type(content_type: &str) -> Option<&'static Encoding> {
     content_type.split(';').skip(1).find_map(|param| {
         let (name, value) = param.split_once('=')?;
         if !name.trim().eq_ignore_ascii_case("charset") {
@@ -30,7 +30,7 @@ pub fn from_content_type(content_type: &str) -> Option<&'static Encoding> {
 }
 
 /// The encoding a `<meta>` element in the first 1024 bytes declares.
-pub fn from_meta_prescan(bytes: &[u8]) -> Option<&'static Encoding> {
+fn from_meta_prescan(bytes: &[u8]) -> Option<&'static Encoding> {
     let head = &bytes[..bytes.len().min(1024)];
     let lower: Vec<u8> = head.iter().map(|b| b.to_ascii_lowercase()).collect();
     let mut at = 0;

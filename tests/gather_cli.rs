@@ -2,22 +2,10 @@
 
 mod support;
 
-use std::process::{Command, Output, Stdio};
+use support::{gather, stderr};
 
 use axum::response::Html;
 use axum::routing::get;
-
-fn gather(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gather"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("gather runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 #[test]
 fn nothing_to_gather_is_bad_input() {

@@ -1,31 +1,8 @@
 //! `gather hel`, `gather locate` and `gather bench hel` as a user runs them.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn gather(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gather"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gather");
-    let mut input = child.stdin.take().expect("stdin");
-    if let Some(bytes) = stdin {
-        input.write_all(bytes).expect("write stdin");
-    }
-    drop(input);
-    child.wait_with_output().expect("wait")
-}
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/hel/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use support::{gather_with_input as gather, hel_fixture_path as fixture, stdout};
 
 #[test]
 fn hel_prints_one_json_line_per_page() {

@@ -1,20 +1,15 @@
 //! The language of hel.md §2–§6, one feature at a time.
 
+mod support;
+
 use gather::hel::{Nsl, Rule};
 use gather::page::Page;
+use support::{s, strs};
 
 fn eval(rule: &str, page: &Page) -> Nsl {
     Rule::parse(rule)
         .unwrap_or_else(|e| panic!("{e}"))
         .eval(page)
-}
-
-fn s(v: &str) -> Nsl {
-    Nsl::Str(v.to_string())
-}
-
-fn strs(vs: &[&str]) -> Nsl {
-    Nsl::List(vs.iter().map(|v| s(v)).collect())
 }
 
 fn json(v: &Nsl) -> String {

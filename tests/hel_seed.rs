@@ -1,24 +1,17 @@
 //! The examples of the seed (§4.3, §4.4) on pages built as the seed describes.
 
+mod support;
+
 use gather::hel::{Nsl, Rule};
 use gather::page::Page;
+use support::{s, strs};
 
 fn fixture(name: &str) -> Page {
-    let path = format!("{}/tests/fixtures/hel/{name}", env!("CARGO_MANIFEST_DIR"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Page::from_bytes(&bytes, None)
+    Page::from_bytes(&support::hel_fixture(name), None)
 }
 
 fn rule(src: &str) -> Rule {
     Rule::parse(src).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn s(v: &str) -> Nsl {
-    Nsl::Str(v.to_string())
-}
-
-fn strs(vs: &[&str]) -> Nsl {
-    Nsl::List(vs.iter().map(|v| s(v)).collect())
 }
 
 /// Abbildung 5, with text in the cells the seed leaves as "…".

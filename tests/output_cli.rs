@@ -1,25 +1,11 @@
 //! `gather export`, `gather search` and `gather summarize` as a user runs them.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-use gather::store::{QueryOutcome, QueryState, SourceInfo, SourceKind, Store};
-use gather::summarize::IndexFragment;
-
-fn gather(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gather"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use gather::store::{QueryState, SourceInfo, SourceKind, Store};
+use support::{gather, query_outcome, stderr, stdout};
 
 fn gathered(path: &Path) {
     let mut store = Store::open(path).unwrap();
@@ -33,24 +19,14 @@ fn gathered(path: &Path) {
             text: None,
         })
         .unwrap();
-    let mut fragment = IndexFragment::new();
-    fragment.add("ort", "Binz");
-    fragment.add("ort", "Sellin");
-    store
-        .record_query(
-            id,
-            &QueryOutcome {
-                key: "region=R%C3%BCgen".into(),
-                ordinal: 0,
-                description: "region=Rügen".into(),
-                state: QueryState::Done,
-                error: None,
-                attempts: 1,
-                pages: vec![],
-                fragment,
-            },
-        )
-        .unwrap();
+    let done = query_outcome(
+        "region=R%C3%BCgen",
+        "region=Rügen",
+        QueryState::Done,
+        vec![],
+        &[("ort", "Binz"), ("ort", "Sellin")],
+    );
+    store.record_query(id, &done).unwrap();
 }
 
 #[test]

@@ -1,25 +1,18 @@
 //! SOIF and JSON export and search over a real gatherer database.
 
-use gather::output::{self, soif};
+mod support;
+
+use gather::output;
 use gather::store::{
     PageRecord, QueryOutcome, QueryState, SourceId, SourceInfo, SourceKind, Store,
 };
+use gather::summarize::soif;
 use gather::summarize::IndexFragment;
+use support::{page_record as page, query_outcome};
 
 const FORM: &str = "http://127.0.0.1:8080/cityworld/";
 const COOP: &str = "http://127.0.0.1:8080/coop/auswahl.pl";
 const PAGE: &str = "http://127.0.0.1:8080/about.html";
-
-fn page(url: &str, bytes: u64) -> PageRecord {
-    PageRecord {
-        url: url.into(),
-        status: 200,
-        bytes,
-        sha256: "0".repeat(64),
-        fetched_at: 1_700_000_000,
-        elapsed_ms: 3,
-    }
-}
 
 fn query(
     key: &str,
@@ -27,17 +20,7 @@ fn query(
     pages: Vec<PageRecord>,
     values: &[(&str, &str)],
 ) -> QueryOutcome {
-    let fragment: IndexFragment = values.iter().copied().collect();
-    QueryOutcome {
-        key: key.into(),
-        ordinal: 0,
-        description: description.into(),
-        state: QueryState::Done,
-        error: None,
-        attempts: 1,
-        pages,
-        fragment,
-    }
+    query_outcome(key, description, QueryState::Done, pages, values)
 }
 
 struct Fixture {

@@ -1,16 +1,11 @@
 //! The page tree through its public interface: what the gatherer and the
 //! summarizer read from ordinary pages, and what a tree costs.
 
+mod support;
+
 use gather::hel::{bench, Rule};
 use gather::page::{Link, Page};
-
-fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/tests/fixtures/hel/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
+use support::hel_fixture as fixture;
 
 #[test]
 fn memory_is_at_most_three_times_the_page() {

@@ -2,6 +2,8 @@
 //! configuration file behind Basic auth, POST and ISO-8859-1 forms, specs,
 //! cooperative providers; and the `gather plan/check/spec` binary.
 
+mod support;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::process::Output;
@@ -54,9 +56,7 @@ impl Server {
         let app = axum::Router::new()
             .fallback(answer)
             .with_state(site.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let addr = support::serve(app).await;
         Server { addr, site }
     }
 
@@ -193,7 +193,7 @@ async fn database(url: &str, f: &Fetcher, limits: Limits) -> Result<Box<Source>,
     match discover(&url.parse().unwrap(), f, &limits).await? {
         Discovery::Database(s) => Ok(s),
         Discovery::Cooperative(c) => panic!("cooperative: {c:?}"),
-        Discovery::Ordinary(r) => panic!("ordinary: {}", r.url),
+        Discovery::Ordinary(r, _) => panic!("ordinary: {}", r.url),
     }
 }
 
@@ -467,7 +467,7 @@ async fn cooperative_providers_by_meta_tags_and_by_dbcontent() {
         discover(&s.url("/plain.html").parse().unwrap(), &f, &limits)
             .await
             .unwrap(),
-        Discovery::Ordinary(_)
+        Discovery::Ordinary(..)
     ));
     s.put(
         "/broken.DBContent",
@@ -753,8 +753,12 @@ async fn the_form_with_the_query_elements_is_chosen_and_a_spec_can_name_one() {
     );
 }
 
-#[tokio::test]
-async fn a_spec_names_an_environment_variable_with_credentials() {
+/// A form page whose configuration file answers only to `spec:user`, and a
+/// spec for it in `dir` with the `auth:` or `auth_env:` line `auth` writes.
+async fn site_with_protected_config(
+    dir: &std::path::Path,
+    auth: impl FnOnce(&Server) -> String,
+) -> (Server, std::path::PathBuf) {
     let a = Server::start().await;
     a.page("/form.html", &page_with(""));
     a.put(
@@ -765,23 +769,46 @@ async fn a_spec_names_an_environment_variable_with_credentials() {
             body: b"QueryElement: preis\nResult.ort: html.body->table[1].tr[j:*].td[1].txt where html.body->table[1].tr[j].td[1].font.getAttr(color) = '#FF8000'\n".to_vec(),
         },
     );
-    let var = format!("GATHER_TEST_AUTH_{}", a.addr.port());
-    std::env::set_var(&var, format!("{}=spec:user", a.authority()));
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("auth.yaml");
+    let path = dir.join("auth.yaml");
     std::fs::write(
         &path,
         format!(
-            "url: {}\nauth_env: {var}\nconfig_file: /cityworld.txt\n",
-            a.url("/form.html")
+            "url: {}\n{}\nconfig_file: /cityworld.txt\n",
+            a.url("/form.html"),
+            auth(&a)
         ),
     )
     .unwrap();
+    (a, path)
+}
+
+#[tokio::test]
+async fn a_spec_names_an_environment_variable_with_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let var = format!("GATHER_TEST_AUTH_{}", std::process::id());
+    let (a, path) = site_with_protected_config(dir.path(), |_| format!("auth_env: {var}")).await;
+    std::env::set_var(&var, format!("{}=spec:user", a.authority()));
     let src = from_spec(&path, &fetcher(&[]), &Limits::default())
         .await
         .unwrap();
     assert_eq!(src.metadata.query_elements, ["preis"]);
     assert_eq!(src.plan.len(), 3);
+    assert!(a.seen().iter().all(|r| r.authorization.is_some()));
+}
+
+#[tokio::test]
+async fn a_spec_whose_credentials_the_gatherer_holds_is_fetched_by_the_gatherer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, path) = site_with_protected_config(dir.path(), |a| {
+        format!("auth: [\"{}=spec:user\"]", a.authority())
+    })
+    .await;
+    let f = fetcher(&[format!("{}=spec:user", a.authority())]);
+    let src = from_spec(&path, &f, &Limits::default()).await.unwrap();
+    assert_eq!(src.metadata.query_elements, ["preis"]);
+    // The form page and the configuration file count among the gatherer's
+    // requests: one fetcher, one politeness state per host.
+    assert!(f.stats().requests >= 2, "{:?}", f.stats());
     assert!(a.seen().iter().all(|r| r.authorization.is_some()));
 }
 

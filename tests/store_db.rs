@@ -1,5 +1,7 @@
 //! The gatherer database on real SQLite files.
 
+mod support;
+
 use std::collections::HashSet;
 use std::path::Path;
 use std::process::Command;
@@ -9,6 +11,7 @@ use gather::store::{
     PageRecord, QueryOutcome, QueryState, SourceInfo, SourceKind, Store, StoreError,
 };
 use gather::summarize::IndexFragment;
+use support::{page_record as page, query_outcome};
 
 fn cityworld() -> SourceInfo {
     SourceInfo {
@@ -21,34 +24,13 @@ fn cityworld() -> SourceInfo {
     }
 }
 
-fn page(url: &str, bytes: u64) -> PageRecord {
-    PageRecord {
-        url: url.into(),
-        status: 200,
-        bytes,
-        sha256: "ab".repeat(32),
-        fetched_at: 1_700_000_000,
-        elapsed_ms: 12,
-    }
-}
-
 fn outcome(
     key: &str,
     state: QueryState,
     pages: Vec<PageRecord>,
     values: &[(&str, &str)],
 ) -> QueryOutcome {
-    let fragment: IndexFragment = values.iter().copied().collect();
-    QueryOutcome {
-        key: key.into(),
-        ordinal: 0,
-        description: key.replace('&', ", "),
-        state,
-        error: (state == QueryState::Failed).then(|| "HTTP 500".to_string()),
-        attempts: 1,
-        pages,
-        fragment,
-    }
+    query_outcome(key, &key.replace('&', ", "), state, pages, values)
 }
 
 fn raw(path: &Path) -> rusqlite::Connection {

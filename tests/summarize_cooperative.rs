@@ -1,6 +1,8 @@
 //! The gatherer's side of the cooperative path, against a real summarizer on
 //! 127.0.0.1.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{RawQuery, State};
@@ -40,9 +42,7 @@ async fn serve() -> (Url, Seen) {
     let app = Router::new()
         .route("/cgi-bin/summarize", get(summarizer))
         .with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let addr = support::serve(app).await;
     let url = Url::parse(&format!("http://{addr}/cgi-bin/summarize")).unwrap();
     (url, seen)
 }
@@ -155,7 +155,7 @@ async fn gather_cooperative_stores_the_answer_with_the_form() {
 
     let mut out = Vec::new();
     gather::output::export_soif(&store, &mut out).unwrap();
-    let objects = gather::output::soif::parse(&out).unwrap();
+    let objects = gather::summarize::soif::parse(&out).unwrap();
     assert_eq!(
         objects[0].get("DB.hotel.ort").unwrap(),
         "Binz\nGöhren\nPrerow\nSellin\nZingst".as_bytes()

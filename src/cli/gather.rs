@@ -7,7 +7,7 @@ use std::time::Duration;
 use url::Url;
 
 use super::SourceArgs;
-use crate::fetch::{Credentials, FetchConfig};
+use crate::fetch::FetchConfig;
 use crate::gatherer::{self, Options, Start};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -34,15 +34,6 @@ pub struct GatherArgs {
     pub json: bool,
 }
 
-/// The credentials of `--auth`, or a message for the user.
-pub fn credentials(auth: &[String]) -> Result<Credentials, String> {
-    let mut credentials = Credentials::default();
-    for spec in auth {
-        credentials.add_spec(spec)?;
-    }
-    Ok(credentials)
-}
-
 impl GatherArgs {
     /// The gathering options these arguments describe.
     pub fn options(&self) -> Result<Options, String> {
@@ -52,7 +43,7 @@ impl GatherArgs {
         let fetch = FetchConfig {
             concurrency_per_host: self.concurrency,
             delay: Duration::from_millis(self.delay_ms),
-            credentials: credentials(&self.source.auth)?,
+            credentials: self.source.credentials()?,
             ..FetchConfig::default()
         };
         Ok(Options {

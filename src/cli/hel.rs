@@ -122,7 +122,7 @@ pub fn run_locate(args: &LocateArgs) -> ExitCode {
 
 /// Measures parsing plus the five rules of `hel::bench::RULES` over a
 /// directory of pages, or generates such a directory.
-pub fn run_bench(args: &HelBenchArgs) -> ExitCode {
+pub(super) fn run_bench(args: &HelBenchArgs) -> ExitCode {
     if let Some(n) = args.generate {
         return match generate(&args.dir, n) {
             Ok(bytes) => {

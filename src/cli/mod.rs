@@ -9,12 +9,8 @@ pub mod hel;
 pub mod output;
 pub mod plan;
 
-/// Exit status: success.
-pub const OK: u8 = 0;
-/// Exit status: some queries or pages failed after their retries, or an I/O error.
-pub const FAILED: u8 = 1;
-/// Exit status: bad input (a rule, metadata, a spec, an argument).
-pub const BAD_INPUT: u8 = 2;
+/// The exit statuses of every command, the ones a gathering's report gives.
+pub use crate::gatherer::{BAD_INPUT, FAILED, OK};
 
 pub fn exit(code: u8) -> ExitCode {
     ExitCode::from(code)
@@ -35,4 +31,15 @@ pub struct SourceArgs {
     /// At most this many queries per source (the provider's DB.MaxQueries may be lower).
     #[arg(long, value_name = "N")]
     pub max_queries: Option<u64>,
+}
+
+impl SourceArgs {
+    /// The `--auth` credentials, or a message for the user.
+    pub fn credentials(&self) -> Result<crate::fetch::Credentials, String> {
+        let mut credentials = crate::fetch::Credentials::default();
+        for spec in &self.auth {
+            credentials.add_spec(spec)?;
+        }
+        Ok(credentials)
+    }
 }

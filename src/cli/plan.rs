@@ -53,12 +53,12 @@ enum Outcome {
 
 /// The fetcher for the form pages: the user's `--auth` and the specs' own
 /// credentials, each sent to its host only.
-fn fetcher(auth: &[String], specs: &[std::path::PathBuf]) -> Result<Fetcher, String> {
-    let mut config = FetchConfig::default();
-    for a in auth {
-        config.credentials.add_spec(a)?;
-    }
-    for s in specs {
+fn fetcher(args: &SourceArgs) -> Result<Fetcher, String> {
+    let mut config = FetchConfig {
+        credentials: args.credentials()?,
+        ..FetchConfig::default()
+    };
+    for s in &args.specs {
         for a in spec_credentials(s).map_err(|e| e.to_string())? {
             config
                 .credentials
@@ -81,7 +81,7 @@ fn load(args: &SourceArgs) -> Result<Vec<Outcome>, String> {
     if args.urls.is_empty() && args.specs.is_empty() {
         return Err("give a form page URL or --spec FILE".into());
     }
-    let fetcher = fetcher(&args.auth, &args.specs)?;
+    let fetcher = fetcher(args)?;
     let limits = Limits {
         max_queries: args.max_queries,
     };
@@ -92,7 +92,7 @@ fn load(args: &SourceArgs) -> Result<Vec<Outcome>, String> {
         out.push(match rt.block_on(discover(&url, &fetcher, &limits)) {
             Ok(Discovery::Database(s)) => Outcome::Database(s),
             Ok(Discovery::Cooperative(c)) => Outcome::Cooperative(c),
-            Ok(Discovery::Ordinary(r)) => Outcome::Ordinary(r.url),
+            Ok(Discovery::Ordinary(r, _)) => Outcome::Ordinary(r.url),
             Err(e) => Outcome::Failed(u.clone(), e),
         });
     }
@@ -241,7 +241,7 @@ fn describe_query(q: &Query) -> String {
 }
 
 /// What `gather plan` prints for a database source.
-pub fn describe_source(source: &Source, show: u64) -> String {
+fn describe_source(source: &Source, show: u64) -> String {
     let md = &source.metadata;
     let plan = &source.plan;
     let mut out = format!("source: {source}\n");

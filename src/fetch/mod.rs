@@ -4,7 +4,7 @@
 //! clone; clones share connections, politeness state, the robots.txt cache and
 //! the counters). For every request it
 //!
-//! - asks the host's robots.txt first ([`robots`]; turned off by
+//! - asks the host's robots.txt first (turned off by
 //!   [`FetchConfig::respect_robots`]),
 //! - waits for a free slot of the host (at most
 //!   [`FetchConfig::concurrency_per_host`] requests in flight) and for its turn
@@ -94,7 +94,7 @@ impl Default for FetchConfig {
 }
 
 /// HTTP Basic credentials the user configured, each for one host (and port).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Credentials {
     by_authority: HashMap<String, (String, String)>,
 }
@@ -125,7 +125,7 @@ impl Credentials {
 
     /// The credentials that may be sent to this URL's host: a `host:port`
     /// entry first, then a bare `host` entry.
-    pub fn for_url(&self, url: &Url) -> Option<(&str, &str)> {
+    fn for_url(&self, url: &Url) -> Option<(&str, &str)> {
         let host = url.host_str()?.to_ascii_lowercase();
         let with_port = url.port_or_known_default().map(|p| format!("{host}:{p}"));
         with_port

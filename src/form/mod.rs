@@ -26,7 +26,7 @@ use select::node::Node;
 use select::predicate::Name;
 use url::Url;
 
-use crate::plan::Method;
+use crate::metadata::Method;
 
 /// How a POST body is encoded (`enctype`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +85,7 @@ pub struct Choice {
     pub selected: bool,
 }
 
+/// What kind of control a form element is, with the values it offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ElementKind {
     Select {

@@ -1,5 +1,5 @@
 //! The gathering manager (seed §4.2, Abbildung 4): it picks the next URL,
-//! lets [`source`](crate::source) tell a database source from an ordinary
+//! lets [`source`] tell a database source from an ordinary
 //! page, sends the planned queries, lets the navigator walk every result page,
 //! extracts the values with the HEL rules and hands each query's index
 //! fragment to the store.
@@ -33,7 +33,7 @@ use crate::store::{
 };
 use crate::summarize::{self, IndexFragment};
 
-pub use report::{Report, SourceReport};
+pub use report::{Report, SourceReport, BAD_INPUT, FAILED, OK};
 
 /// Where a gathering starts.
 #[derive(Debug, Clone)]
@@ -129,8 +129,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         match source::discover(&url, &manager.fetcher, &limits).await {
             Ok(Discovery::Database(source)) => manager.gather_database(&source).await?,
             Ok(Discovery::Cooperative(source)) => manager.gather_cooperative(&source).await?,
-            Ok(Discovery::Ordinary(response)) => {
-                let page = Page::from_bytes(&response.body, response.content_type.as_deref());
+            Ok(Discovery::Ordinary(response, page)) => {
                 manager.keep_ordinary_page(&response, &page)?;
                 for link in page.links() {
                     if let Ok(target) = response.url.join(&link.href) {
@@ -314,16 +313,17 @@ impl Manager<'_> {
         let progress = self.progress_bar(&source.url, source.plan.len());
         let skip_bar = progress.clone();
         let finished_ref = &finished;
-        let pending = source.plan.queries().filter(move |q| {
-            let done = finished_ref.contains(&q.key());
-            if done {
+        let pending = source.plan.queries().filter_map(move |query| {
+            let key = query.key();
+            if finished_ref.contains(&key) {
                 skip_bar.inc(1);
+                return None;
             }
-            !done
+            Some((key, query))
         });
-        let mut outcomes = futures::stream::iter(pending.map(|query| {
+        let mut outcomes = futures::stream::iter(pending.map(|(key, query)| {
             let work = Arc::clone(&work);
-            async move { work.run(query).await }
+            async move { work.run(key, query).await }
         }))
         .buffer_unordered(self.options.concurrency.max(1));
         while let Some(done) = outcomes.next().await {
@@ -401,9 +401,9 @@ struct QueryDone {
 }
 
 impl QueryWork {
-    /// Sends one query and walks its result pages; a failure keeps what the
-    /// pages before it gave.
-    async fn run(&self, query: Query) -> QueryDone {
+    /// Sends one query (`key` is its [`Query::key`]) and walks its result
+    /// pages; a failure keeps what the pages before it gave.
+    async fn run(&self, key: String, query: Query) -> QueryDone {
         let mut navigator = Navigator::new(
             self.metadata_mode.clone(),
             query.request.clone(),
@@ -436,7 +436,7 @@ impl QueryWork {
         QueryDone {
             pages_cut_short: navigator.cut_short(),
             outcome: QueryOutcome {
-                key: query.key(),
+                key,
                 ordinal: query.ordinal,
                 description: describe(&query),
                 state: if error.is_some() {

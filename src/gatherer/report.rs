@@ -9,6 +9,13 @@ use url::Url;
 use crate::fetch::FetchStats;
 use crate::store::SourceStats;
 
+/// Exit status: success.
+pub const OK: u8 = 0;
+/// Exit status: some queries or pages failed after their retries, or an I/O error.
+pub const FAILED: u8 = 1;
+/// Exit status: bad input (a rule, metadata, a spec, an argument).
+pub const BAD_INPUT: u8 = 2;
+
 /// What one gathering did.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -84,11 +91,11 @@ impl Report {
     /// failed after their retries (what was gathered is stored), else 0.
     pub fn exit_code(&self) -> u8 {
         if self.problems.iter().any(|p| p.bad_input) {
-            crate::cli::BAD_INPUT
+            BAD_INPUT
         } else if !self.problems.is_empty() || self.queries_failed() > 0 {
-            crate::cli::FAILED
+            FAILED
         } else {
-            crate::cli::OK
+            OK
         }
     }
 
@@ -192,17 +199,35 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    kib.checked_mul(1024)
 }
 
 /// User plus system CPU seconds of this process (Linux: `/proc/self/stat`).
 pub fn cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // Fields after the command name, which is in parentheses and may hold spaces.
-    let rest = &stat[stat.rfind(')')? + 2..];
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
     // The kernel reports clock ticks; USER_HZ is 100 on every Linux platform.
     Some((utime + stime) / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn the_process_measures_its_cpu_time_and_memory() {
+        let started = std::time::Instant::now();
+        let mut x = 0u64;
+        while started.elapsed() < Duration::from_millis(100) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        let cpu = cpu_seconds().expect("/proc/self/stat gives the CPU time");
+        assert!(cpu > 0.0, "{cpu} s after 100 ms of work");
+        assert!(peak_rss_bytes().expect("/proc/self/status gives VmHWM") > 1024);
+    }
 }

@@ -19,9 +19,11 @@ pub struct DbContent {
     pub tables: Vec<DbTable>,
 }
 
+/// What is wrong with a DBContent document, and on which line.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("DBContent line {line}: {message}")]
 pub struct DbContentError {
+    /// The 1-based line of the document.
     pub line: usize,
     pub message: String,
 }

@@ -1,7 +1,6 @@
 //! Reading `DB.*` meta tags (and title, description, keywords) from a page.
 
-use select::document::Document;
-use select::predicate::Name;
+use crate::page::Page;
 
 use super::{Entry, Origin};
 
@@ -22,15 +21,15 @@ pub struct PageMeta {
 /// written before `<body>` into the head; a `DB.*` tag that a sloppy page
 /// writes into its body counts too, as it would for a lenient gatherer.
 pub fn read_meta_tags(html: &str, page: &str) -> PageMeta {
-    let doc = Document::from(html);
+    page_meta(&Page::parse(html), html, page)
+}
+
+/// [`read_meta_tags`] of a page already parsed from `html`.
+pub(crate) fn page_meta(doc: &Page, html: &str, page: &str) -> PageMeta {
     let lower = html.to_ascii_lowercase();
     let mut meta = PageMeta::default();
     let mut seen: Vec<String> = Vec::new();
-    for node in doc.find(Name("meta")) {
-        let Some(name) = node.attr("name").map(str::trim) else {
-            continue;
-        };
-        let content = node.attr("content").unwrap_or_default();
+    for (name, content) in doc.meta_tags() {
         let lname = name.to_ascii_lowercase();
         match lname.as_str() {
             "description" => meta.description = Some(content.trim().to_string()),
@@ -51,11 +50,7 @@ pub fn read_meta_tags(html: &str, page: &str) -> PageMeta {
             _ => {}
         }
     }
-    meta.title = doc
-        .find(Name("title"))
-        .next()
-        .map(|t| collapse_ws(&t.text()))
-        .filter(|t| !t.is_empty());
+    meta.title = doc.title().filter(|t| !t.is_empty());
     meta
 }
 
@@ -80,11 +75,6 @@ fn line_of_nth(lower_html: &str, lower_name: &str, nth: usize) -> Option<usize> 
         found += 1;
     }
     None
-}
-
-/// Collapses runs of white space into one space and trims.
-pub(crate) fn collapse_ws(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use dbcontent::{DbContent, DbContentError, DbTable};
+pub(crate) use html::page_meta;
 pub use html::{read_meta_tags, PageMeta};
 pub use pattern::{Pattern, PatternError};
 pub use values::{
@@ -36,7 +37,6 @@ pub use values::{
 };
 
 use crate::hel::{Rule, RuleError};
-use crate::plan::Method;
 
 /// Where a piece of metadata was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -514,6 +514,23 @@ pub fn read_config_file(text: &str, file: &str) -> Result<Vec<Entry>, Box<Proble
             hint: None,
         })
         .collect())
+}
+
+/// The HTTP method a form (or `DB.QueryScript`) submits with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        })
+    }
 }
 
 #[cfg(test)]

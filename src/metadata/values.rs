@@ -4,7 +4,7 @@
 
 use pest::Parser;
 
-use crate::plan::Method;
+use super::Method;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "../grammar/metadata.pest"]

@@ -3,8 +3,7 @@
 use std::io::Write;
 
 use crate::store::{SourceKind, SourceRecord, Store, StoreError};
-
-pub mod soif;
+use crate::summarize::soif;
 
 pub use crate::store::Hit;
 
@@ -43,24 +42,10 @@ impl OutputError {
 }
 
 /// The name gather gives itself in `Gatherer-Name`.
-pub const GATHERER_NAME: &str = "gather";
+const GATHERER_NAME: &str = "gather";
 
-/// The SOIF object of one source.
-///
-/// Attributes, in this order (each only where it has a value):
-/// `Type` (`DBContent` for database and cooperative sources, `HTML` for
-/// ordinary pages), `Title`, `Description`, `Keywords`, `Update-Time` (Unix
-/// seconds of the source's last gathering), `Gatherer-Name` (`gather`),
-/// `Gatherer-Version` (this crate's version), `File-Size` (bytes of all pages
-/// fetched for the source), `Incomplete` (why the content is incomplete, when a
-/// limit or failed queries cut the gathering short), `Full-Text` (an ordinary
-/// page's text), then `DB.<attribute>` for every attribute in the order of
-/// the names' UTF-8 bytes, its distinct values one per line, sorted by their
-/// UTF-8 bytes. The template type is `FILE`.
-pub fn source_object(
-    store: &Store,
-    source: &SourceRecord,
-) -> Result<soif::SoifObject, OutputError> {
+/// The SOIF object of one source (see [`export_soif`]).
+fn source_object(store: &Store, source: &SourceRecord) -> Result<soif::SoifObject, OutputError> {
     let stats = store.stats(source.id)?;
     let info = &source.info;
     let mut attributes: Vec<(String, Vec<u8>)> = Vec::new();
@@ -93,8 +78,18 @@ pub fn source_object(
     })
 }
 
-/// Writes one SOIF object per source (see [`source_object`]), sources in the
-/// order of their URLs.
+/// Writes one SOIF object per source, sources in the order of their URLs.
+///
+/// The object's attributes, in this order (each only where it has a value):
+/// `Type` (`DBContent` for database and cooperative sources, `HTML` for
+/// ordinary pages), `Title`, `Description`, `Keywords`, `Update-Time` (Unix
+/// seconds of the source's last gathering), `Gatherer-Name` (`gather`),
+/// `Gatherer-Version` (this crate's version), `File-Size` (bytes of all pages
+/// fetched for the source), `Incomplete` (why the content is incomplete, when a
+/// limit or failed queries cut the gathering short), `Full-Text` (an ordinary
+/// page's text), then `DB.<attribute>` for every attribute in the order of
+/// the names' UTF-8 bytes, its distinct values one per line, sorted by their
+/// UTF-8 bytes. The template type is `FILE`.
 pub fn export_soif(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
     for source in store.sources()? {
         let object = source_object(store, &source)?;

@@ -125,15 +125,25 @@ impl Page {
     /// The `content` of the first `<meta name=…>` whose name matches `name`
     /// case-insensitively, as written.
     pub fn meta_content(&self, name: &str) -> Option<String> {
-        let name_id = self.label_id("name")?;
-        let content_id = self.label_id("content")?;
-        self.with_label(META).iter().find_map(|&m| {
-            let n = self.attr(m, name_id)?;
-            if n.trim().eq_ignore_ascii_case(name) {
-                Some(self.attr(m, content_id).unwrap_or("").to_string())
-            } else {
-                None
-            }
+        self.meta_tags()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, content)| content.to_string())
+    }
+
+    /// Every `<meta name=…>` wherever the parser put it, in document order,
+    /// as (name trimmed, `content` as written or empty).
+    pub(crate) fn meta_tags(&self) -> impl Iterator<Item = (&str, &str)> {
+        let name_id = self.label_id("name");
+        let content_id = self.label_id("content");
+        let metas = if name_id.is_some() {
+            self.with_label(META)
+        } else {
+            &[]
+        };
+        metas.iter().filter_map(move |&m| {
+            let name = self.attr(m, name_id?)?.trim();
+            let content = content_id.and_then(|c| self.attr(m, c)).unwrap_or("");
+            Some((name, content))
         })
     }
 

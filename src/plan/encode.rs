@@ -92,7 +92,7 @@ fn multipart(pairs: &[(String, String)], encoding: &'static Encoding) -> (Vec<u8
         hasher.update(v);
         hasher.update([0]);
     }
-    let digest = hex(&hasher.finalize());
+    let digest = format!("{:x}", hasher.finalize());
     let mut boundary = format!("----gather{}", &digest[..24]);
     let mut salt = 0u32;
     while parts
@@ -120,10 +120,6 @@ fn multipart(pairs: &[(String, String)], encoding: &'static Encoding) -> (Vec<u8
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The request a browser sends for this form data set: GET replaces the

@@ -18,8 +18,9 @@ use encoding_rs::Encoding;
 use sha2::{Digest, Sha256};
 use url::Url;
 
+pub use crate::metadata::Method;
 pub use encode::urlencoded;
-pub use request::{Method, Request};
+pub use request::Request;
 
 use crate::form::{ElementKind, Enctype, Form};
 use crate::metadata::{Domain, Metadata, Origin};
@@ -46,9 +47,12 @@ pub struct Cap {
     pub by: CapSource,
 }
 
+/// Who set a limit on the number of queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CapSource {
+    /// The provider, with `DB.MaxQueries`.
     Provider,
+    /// The user, with `--max-queries`.
     User,
 }
 
@@ -107,7 +111,7 @@ impl Query {
         if let Some(body) = &self.request.body {
             h.update(body);
         }
-        encode::hex(&h.finalize())
+        format!("{:x}", h.finalize())
     }
 }
 

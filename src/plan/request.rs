@@ -3,21 +3,7 @@
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Method {
-    Get,
-    Post,
-}
-
-impl std::fmt::Display for Method {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Method::Get => "GET",
-            Method::Post => "POST",
-        })
-    }
-}
+use crate::metadata::Method;
 
 /// One HTTP request: what the fetcher sends, and what identifies a query.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -31,6 +17,7 @@ pub struct Request {
 }
 
 impl Request {
+    /// A GET of `url`, without a body.
     pub fn get(url: Url) -> Request {
         Request {
             method: Method::Get,

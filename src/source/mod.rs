@@ -26,8 +26,8 @@ use url::Url;
 use crate::fetch::{FetchError, Fetcher, Response};
 use crate::form::{forms, Form, FormError};
 use crate::metadata::{
-    classify, read_config_file, read_meta_tags, DbContent, Entry, Metadata, Name, Origin, PageMeta,
-    Problem,
+    classify, page_meta, read_config_file, read_meta_tags, DbContent, Entry, Metadata, Name,
+    Origin, PageMeta, Problem,
 };
 use crate::plan::{PlanError, PlanProblem, QueryPlan};
 use crate::spec::{FormRef, Spec, SpecError};
@@ -44,7 +44,8 @@ pub struct Limits {
 pub enum Discovery {
     Database(Box<Source>),
     Cooperative(Box<CooperativeSource>),
-    Ordinary(Response),
+    /// An ordinary page, with its tree (parsed once, for its meta tags).
+    Ordinary(Response, Box<crate::page::Page>),
 }
 
 /// A database source described by metadata (meta tags, config file, spec).
@@ -204,12 +205,16 @@ pub async fn discover(
                     message: format!("DBContent document: {}", e.message),
                 }],
             }),
-            _ => Ok(Discovery::Ordinary(resp)),
+            _ => {
+                let tree = Box::new(crate::page::Page::parse(&decoded.text));
+                Ok(Discovery::Ordinary(resp, tree))
+            }
         };
     }
-    let meta = read_meta_tags(&decoded.text, resp.url.as_str());
+    let tree = Box::new(crate::page::Page::parse(&decoded.text));
+    let meta = page_meta(&tree, &decoded.text, resp.url.as_str());
     if meta.entries.is_empty() {
-        return Ok(Discovery::Ordinary(resp));
+        return Ok(Discovery::Ordinary(resp, tree));
     }
     let has_summarizer = meta
         .entries
@@ -348,7 +353,13 @@ async fn build(
 ) -> Result<Source, SourceError> {
     let source_name = given.name.unwrap_or_else(|| page.url.to_string());
     let form_ref = given.form;
-    let mut entries = given.entries.unwrap_or_else(|| meta.entries.clone());
+    let PageMeta {
+        entries: page_entries,
+        title,
+        description,
+        keywords,
+    } = meta;
+    let mut entries = given.entries.unwrap_or(page_entries);
     let mut problems: Vec<SourceProblem> = given.problems;
     let mut bytes = page.bytes;
 
@@ -445,9 +456,9 @@ async fn build(
     match plan {
         Some(plan) if problems.is_empty() => Ok(Source {
             url: page.url,
-            title: meta.title,
-            description: meta.description,
-            keywords: meta.keywords,
+            title,
+            description,
+            keywords,
             metadata,
             form,
             plan,
@@ -512,34 +523,29 @@ pub async fn from_spec(
     let credentials = spec
         .credentials(&shown)
         .map_err(|e| invalid(vec![SourceProblem::Spec(e)]))?;
-    let url = Url::parse(spec.url.trim()).map_err(|e| {
+    let key_error = |key: &str, message: String| {
         invalid(vec![SourceProblem::Spec(SpecError::Key {
             path: shown.clone(),
-            key: "url".into(),
-            message: format!("{:?} is not a URL: {e}", spec.url),
+            key: key.into(),
+            message,
         })])
-    })?;
+    };
+    let url = Url::parse(spec.url.trim())
+        .map_err(|e| key_error("url", format!("{:?} is not a URL: {e}", spec.url)))?;
+    let mut config = fetcher.config().clone();
+    for c in &credentials {
+        config
+            .credentials
+            .add_spec(c)
+            .map_err(|message| key_error("auth", message))?;
+    }
+    // The gatherer adds a spec's credentials to its fetcher beforehand; the
+    // form page then shares its politeness, robots.txt and counters.
     let own;
-    let fetcher = if credentials.is_empty() {
+    let fetcher = if config.credentials == fetcher.config().credentials {
         fetcher
     } else {
-        let mut config = fetcher.config().clone();
-        for c in &credentials {
-            config.credentials.add_spec(c).map_err(|message| {
-                invalid(vec![SourceProblem::Spec(SpecError::Key {
-                    path: shown.clone(),
-                    key: "auth".into(),
-                    message,
-                })])
-            })?;
-        }
-        own = Fetcher::new(config).map_err(|e| {
-            invalid(vec![SourceProblem::Spec(SpecError::Key {
-                path: shown.clone(),
-                key: "auth".into(),
-                message: e.to_string(),
-            })])
-        })?;
+        own = Fetcher::new(config).map_err(|e| key_error("auth", e.to_string()))?;
         &own
     };
     let resp = fetcher.get(&url).await?;

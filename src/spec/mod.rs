@@ -42,7 +42,7 @@ pub struct Spec {
     /// DB.QueryElements: a list, or one comma-separated string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query_elements: Option<Values>,
-    /// DB.QueryElement.<element>: `/simple regex/`, a comma-separated
+    /// `DB.QueryElement.<element>`: `/simple regex/`, a comma-separated
     /// string, or a list of values (taken as they are).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub domains: BTreeMap<String, Values>,
@@ -52,7 +52,7 @@ pub struct Spec {
     /// DB.MaxPages
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_pages: Option<u64>,
-    /// DB.Result (`prefix:`) and DB.Result.<attribute> (`attribute:` with
+    /// `DB.Result` (`prefix:`) and `DB.Result.<attribute>` (`attribute:` with
     /// `rule:` or `values:`), in document order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub results: Vec<ResultItem>,
@@ -136,7 +136,7 @@ impl Spec {
     }
 
     /// Parses the YAML text of a spec; `path` names it in messages.
-    pub fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
+    pub(crate) fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
         serde_yaml::from_str(text).map_err(|error| SpecError::Yaml {
             path: path.to_string(),
             error,

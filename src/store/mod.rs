@@ -124,11 +124,7 @@ impl PageRecord {
         elapsed: std::time::Duration,
     ) -> PageRecord {
         use sha2::{Digest, Sha256};
-        let digest = Sha256::digest(&response.body);
-        let sha256 = digest.iter().fold(String::with_capacity(64), |mut hex, b| {
-            hex.push_str(&format!("{b:02x}"));
-            hex
-        });
+        let sha256 = format!("{:x}", Sha256::digest(&response.body));
         PageRecord {
             url: response.url.to_string(),
             status: response.status,
@@ -185,6 +181,7 @@ pub struct Hit {
     pub query: Option<String>,
 }
 
+/// Why the gatherer database cannot be opened, read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("gatherer database {path}: {context}: {source}")]
@@ -736,4 +733,26 @@ fn insert_values(
         }
     }
     Ok(added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_record_hashes_the_body_as_lower_case_hex() {
+        let response = crate::fetch::Response {
+            url: url::Url::parse("http://h.test/r?p=2").expect("url"),
+            status: 200,
+            content_type: None,
+            body: b"abc".to_vec(),
+            attempts: 1,
+        };
+        let record = PageRecord::from_response(&response, std::time::Duration::from_millis(7));
+        assert_eq!(
+            record.sha256,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!((record.bytes, record.elapsed_ms), (3, 7));
+    }
 }

@@ -4,9 +4,9 @@ use std::time::Instant;
 
 use url::Url;
 
+use super::soif;
 use super::{IndexFragment, SummarizeError};
 use crate::fetch::Fetcher;
-use crate::output::soif;
 use crate::store::{PageRecord, SourceId, SourceInfo, SourceKind, Store};
 
 /// What a provider's summarizer answered.
@@ -24,7 +24,7 @@ pub struct CooperativeAnswer {
 /// The request sent to a summarizer: `<summarizer>?config=<config_path>`, the
 /// path percent-encoded (form encoding: `/` as `%2F`, space as `+`) and
 /// appended to any query the summarizer URL already has.
-pub fn request_url(summarizer: &Url, config_path: &str) -> Url {
+fn request_url(summarizer: &Url, config_path: &str) -> Url {
     let mut url = summarizer.clone();
     url.query_pairs_mut().append_pair("config", config_path);
     url
@@ -107,7 +107,7 @@ pub async fn gather_cooperative(
 
 /// The index fragment a SOIF answer carries (see [`cooperative`]). `url`
 /// names the answer in errors.
-pub fn fragment_from_soif(body: &[u8], url: &str) -> Result<IndexFragment, SummarizeError> {
+fn fragment_from_soif(body: &[u8], url: &str) -> Result<IndexFragment, SummarizeError> {
     let objects = soif::parse(body).map_err(|source| SummarizeError::Soif {
         url: url.to_string(),
         source,

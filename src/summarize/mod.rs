@@ -1,6 +1,7 @@
 //! The summarizer: index fragments and their merging (seed §4.2
 //! "Zusammenfassung"), and both sides of the cooperative path (seed §2,
-//! metadata.md §4).
+//! metadata.md §4) with the SOIF they exchange ([`soif`], also what
+//! `gather export` writes).
 //!
 //! Every result page yields an index fragment (attribute → values). The
 //! fragments of one query are merged, duplicate values removed; the store
@@ -16,11 +17,9 @@ use unicode_normalization::UnicodeNormalization;
 
 mod cooperative;
 mod provider;
+pub mod soif;
 
-pub use cooperative::{
-    cooperative, fragment_from_soif, gather_cooperative, request_url, CooperativeAnswer,
-    CooperativeSummary,
-};
+pub use cooperative::{cooperative, gather_cooperative, CooperativeAnswer, CooperativeSummary};
 pub use provider::provider_soif;
 
 /// A value as it is indexed: Unicode NFC, every run of white space (Unicode
@@ -158,7 +157,7 @@ pub enum SummarizeError {
     Soif {
         url: String,
         #[source]
-        source: crate::output::soif::SoifError,
+        source: soif::SoifError,
     },
     #[error("summarizer {url}: the SOIF answer holds no object")]
     NoObject { url: String },
@@ -189,7 +188,7 @@ pub enum SummarizeError {
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
     #[error("cannot write SOIF: {0}")]
-    Write(#[from] crate::output::soif::SoifWriteError),
+    Write(#[from] soif::SoifWriteError),
 }
 
 #[cfg(test)]

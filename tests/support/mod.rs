@@ -6,19 +6,29 @@
 //! - [`Hits`] counts requests and remembers when they came, for assertions
 //!   made on the server's side;
 //! - [`fast_config`] is a fetch configuration with short timeouts and backoffs
-//!   so that tests of failures stay fast.
+//!   so that tests of failures stay fast;
+//! - [`gather`] runs the `gather` binary as a user does;
+//! - [`page_record`] and [`query_outcome`] make what the gatherer hands to the
+//!   store;
+//! - [`hel_fixture`] and [`hel_fixture_path`] find the seed's example pages;
+//!   [`s`] and [`strs`] write the values rules give.
 //!
 //! Every server binds port 0 and lives until the test's runtime ends.
 
 #![allow(dead_code)]
 
 use std::future::Future;
+use std::io::Write;
 use std::net::SocketAddr;
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gather::fetch::FetchConfig;
+use gather::hel::Nsl;
+use gather::store::{PageRecord, QueryOutcome, QueryState};
+use gather::summarize::IndexFragment;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use url::Url;
@@ -160,4 +170,91 @@ where
             answer()
         }
     })
+}
+
+/// Runs the `gather` binary with `args` and an empty standard input.
+pub fn gather(args: &[&str]) -> Output {
+    gather_with_input(args, None)
+}
+
+/// Runs the `gather` binary with `args`, writing `stdin` (if any) to its
+/// standard input.
+pub fn gather_with_input(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gather"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gather");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(bytes) = stdin {
+        input.write_all(bytes).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("wait")
+}
+
+/// The command's standard output as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The command's standard error as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A result page fetched with HTTP 200, `bytes` long.
+pub fn page_record(url: &str, bytes: u64) -> PageRecord {
+    PageRecord {
+        url: url.into(),
+        status: 200,
+        bytes,
+        sha256: "ab".repeat(32),
+        fetched_at: 1_700_000_000,
+        elapsed_ms: 12,
+    }
+}
+
+/// The outcome of a query that gave `pages` and `values` (attribute, value);
+/// a failed query carries the error "HTTP 500".
+pub fn query_outcome(
+    key: &str,
+    description: &str,
+    state: QueryState,
+    pages: Vec<PageRecord>,
+    values: &[(&str, &str)],
+) -> QueryOutcome {
+    QueryOutcome {
+        key: key.into(),
+        ordinal: 0,
+        description: description.into(),
+        state,
+        error: (state == QueryState::Failed).then(|| "HTTP 500".to_string()),
+        attempts: 1,
+        pages,
+        fragment: values.iter().copied().collect::<IndexFragment>(),
+    }
+}
+
+/// The path of a page in `tests/fixtures/hel`.
+pub fn hel_fixture_path(name: &str) -> String {
+    format!("{}/tests/fixtures/hel/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The bytes of a page in `tests/fixtures/hel`.
+pub fn hel_fixture(name: &str) -> Vec<u8> {
+    let path = hel_fixture_path(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// One string value of a rule.
+pub fn s(v: &str) -> Nsl {
+    Nsl::Str(v.to_string())
+}
+
+/// A list of string values of a rule.
+pub fn strs(vs: &[&str]) -> Nsl {
+    Nsl::List(vs.iter().map(|v| s(v)).collect())
 }

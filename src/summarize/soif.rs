@@ -73,7 +73,7 @@ pub enum SoifWriteError {
 }
 
 /// Whether `name` may be a template type or an attribute name.
-pub fn is_valid_name(name: &str) -> bool {
+fn is_valid_name(name: &str) -> bool {
     !name.is_empty()
         && !name
             .chars()
@@ -82,7 +82,7 @@ pub fn is_valid_name(name: &str) -> bool {
 
 /// The URL as it goes into an object's first line: every white-space
 /// character percent-encoded (its UTF-8 bytes as `%XX`), the rest unchanged.
-pub fn encode_url(url: &str) -> String {
+fn encode_url(url: &str) -> String {
     let mut out = String::with_capacity(url.len());
     for c in url.chars() {
         if c.is_whitespace() {
