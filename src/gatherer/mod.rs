@@ -223,7 +223,7 @@ impl Manager<'_> {
         let id = self.store.upsert_source(&SourceInfo {
             url: response.url.to_string(),
             kind: SourceKind::Page,
-            title: page.title(),
+            title: page.title().filter(|t| !t.is_empty()),
             description: page.meta_content("description"),
             keywords: page.meta_content("keywords"),
             text: Some(page.text()),

@@ -32,8 +32,13 @@ pub(crate) fn page_meta(doc: &Page, html: &str, page: &str) -> PageMeta {
     for (name, content) in doc.meta_tags() {
         let lname = name.to_ascii_lowercase();
         match lname.as_str() {
-            "description" => meta.description = Some(content.trim().to_string()),
-            "keywords" => meta.keywords = Some(content.trim().to_string()),
+            // The first one counts, as for ordinary pages (`Page::meta_content`).
+            "description" if meta.description.is_none() => {
+                meta.description = Some(content.trim().to_string())
+            }
+            "keywords" if meta.keywords.is_none() => {
+                meta.keywords = Some(content.trim().to_string())
+            }
             _ if lname.starts_with("db.") => {
                 let nth = seen.iter().filter(|n| **n == lname).count();
                 seen.push(lname.clone());
