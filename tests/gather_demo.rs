@@ -151,3 +151,54 @@ async fn spec_for_the_hotel_guide_gathers_what_its_metadata_gathers() {
     );
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_cut_the_gathering_short_and_say_so() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(3);
+    options.max_pages = Some(2);
+    let url = site.url(Variant::Paged);
+    let report = gathering::gather_url(&url, &options).await;
+    let source = &report.sources[0];
+    assert_eq!(source.queries_planned, 3, "report:\n{report}");
+    assert_eq!(source.queries_sent, 3);
+    assert_eq!(
+        source.pages, 6,
+        "two result pages for each of three queries"
+    );
+    let incomplete = source
+        .stats
+        .as_ref()
+        .and_then(|s| s.incomplete.clone())
+        .expect("the source is marked incomplete");
+    assert!(incomplete.contains("3 of 8 queries"), "{incomplete}");
+    assert!(incomplete.contains("page limit"), "{incomplete}");
+    assert!(
+        report.to_string().contains("incomplete:"),
+        "report:\n{report}"
+    );
+    let export = gathering::export_line(&db, url.as_str()).unwrap();
+    assert_eq!(
+        export["stats"]["incomplete"].as_str(),
+        Some(incomplete.as_str())
+    );
+
+    // Without the limits the other five queries are sent; the three done
+    // under the page limit stay done, and the source says so.
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    assert_eq!(report.sources[0].queries_skipped, 3, "report:\n{report}");
+    assert_eq!(report.sources[0].queries_sent, 5, "report:\n{report}");
+    let incomplete = report.sources[0].stats.as_ref().unwrap().incomplete.clone();
+    let incomplete = incomplete.expect("still incomplete");
+    assert!(!incomplete.contains("query limit"), "{incomplete}");
+    assert!(incomplete.contains("page limit: 3 queries"), "{incomplete}");
+
+    // A database gathered without limits is complete.
+    let whole = dir.path().join("whole.sqlite");
+    let report = gathering::gather_url(&url, &gathering::options(&whole)).await;
+    assert_eq!(report.sources[0].stats.as_ref().unwrap().incomplete, None);
+    site.shutdown().await;
+}

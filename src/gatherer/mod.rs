@@ -328,24 +328,23 @@ impl Manager<'_> {
         .buffer_unordered(self.options.concurrency.max(1));
         while let Some(done) = outcomes.next().await {
             line.queries_sent += 1;
-            line.pages += done.outcome.pages.len() as u64;
-            if matches!(done.outcome.state, QueryState::Failed) {
+            line.pages += done.pages.len() as u64;
+            if matches!(done.state, QueryState::Failed) {
                 line.queries_failed += 1;
-                if let Some(e) = &done.outcome.error {
-                    line.failures
-                        .push(format!("{}: {e}", done.outcome.description));
+                if let Some(e) = &done.error {
+                    line.failures.push(format!("{}: {e}", done.description));
                 }
             }
-            if done.pages_cut_short {
-                line.queries_cut_short += 1;
-            }
-            line.new_values += self.store.record_query(id, &done.outcome)?;
+            line.queries_cut_short += u64::from(done.cut_short);
+            line.new_values += self.store.record_query(id, &done)?;
             progress.inc(1);
         }
         progress.finish_and_clear();
         drop(outcomes);
         line.queries_skipped = source.plan.len().saturating_sub(line.queries_sent);
 
+        // Whether the content is complete follows from this run's plan and
+        // from what the database holds, so a resumed run tells it right too.
         let mut reasons = Vec::new();
         if source.plan.cut_short() {
             reasons.push(format!(
@@ -354,18 +353,14 @@ impl Manager<'_> {
                 source.plan.total()
             ));
         }
-        if line.queries_cut_short > 0 {
+        let cut_short = self.store.stats(id)?.queries_cut_short;
+        if cut_short > 0 {
             reasons.push(format!(
-                "page limit: {} queries had more than {} result pages",
-                line.queries_cut_short,
-                work.max_pages.unwrap_or_default()
+                "page limit: {cut_short} queries had more result pages than they were allowed"
             ));
         }
-        if !reasons.is_empty() || line.queries_skipped == 0 {
-            // A run that sends every query decides afresh; a resumed run only adds reasons.
-            let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
-            self.store.set_incomplete(id, reason.as_deref())?;
-        }
+        let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
+        self.store.set_incomplete(id, reason.as_deref())?;
         line.stats = Some(self.store.stats(id)?);
         self.report.sources.push(line);
         Ok(())
@@ -395,15 +390,10 @@ struct QueryWork {
     metadata_mode: NavigationMode,
 }
 
-struct QueryDone {
-    outcome: QueryOutcome,
-    pages_cut_short: bool,
-}
-
 impl QueryWork {
     /// Sends one query (`key` is its [`Query::key`]) and walks its result
     /// pages; a failure keeps what the pages before it gave.
-    async fn run(&self, key: String, query: Query) -> QueryDone {
+    async fn run(&self, key: String, query: Query) -> QueryOutcome {
         let mut navigator = Navigator::new(
             self.metadata_mode.clone(),
             query.request.clone(),
@@ -433,22 +423,20 @@ impl QueryWork {
                 }
             }
         }
-        QueryDone {
-            pages_cut_short: navigator.cut_short(),
-            outcome: QueryOutcome {
-                key,
-                ordinal: query.ordinal,
-                description: describe(&query),
-                state: if error.is_some() {
-                    QueryState::Failed
-                } else {
-                    QueryState::Done
-                },
-                error,
-                attempts,
-                pages,
-                fragment,
+        QueryOutcome {
+            key,
+            ordinal: query.ordinal,
+            description: describe(&query),
+            state: if error.is_some() {
+                QueryState::Failed
+            } else {
+                QueryState::Done
             },
+            error,
+            attempts,
+            pages,
+            fragment,
+            cut_short: navigator.cut_short(),
         }
     }
 }

@@ -152,6 +152,8 @@ pub struct QueryOutcome {
     pub pages: Vec<PageRecord>,
     /// The values its result pages gave, merged.
     pub fragment: IndexFragment,
+    /// The page limit stopped its result pages while more were linked.
+    pub cut_short: bool,
 }
 
 /// Counts for one source.
@@ -159,6 +161,8 @@ pub struct QueryOutcome {
 pub struct SourceStats {
     pub queries_done: u64,
     pub queries_failed: u64,
+    /// Done queries whose result pages the page limit cut short.
+    pub queries_cut_short: u64,
     pub pages: u64,
     pub bytes: u64,
     pub values_per_attribute: BTreeMap<String, u64>,
@@ -382,11 +386,11 @@ impl Store {
         let time = now();
         let query_id: i64 = tx
             .query_row(
-                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                  ON CONFLICT (source_id, key) DO UPDATE SET
                    ordinal = excluded.ordinal, description = excluded.description,
-                   state = excluded.state, error = excluded.error,
+                   state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
                    attempts = queries.attempts + excluded.attempts,
                    finished_at = excluded.finished_at
                  RETURNING id",
@@ -400,6 +404,7 @@ impl Store {
                     outcome.attempts,
                     time,
                     (outcome.state != QueryState::Pending).then_some(time),
+                    outcome.cut_short,
                 ],
                 |r| r.get(0),
             )
@@ -488,13 +493,14 @@ impl Store {
         let Some(incomplete) = incomplete else {
             return Err(self.unknown(source));
         };
-        let (queries_done, queries_failed): (i64, i64) = self
+        let (queries_done, queries_failed, queries_cut_short): (i64, i64, i64) = self
             .conn
             .query_row(
-                "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'failed')
+                "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'failed'),
+                        count(*) FILTER (WHERE state = 'done' AND cut_short)
                  FROM queries WHERE source_id = ?1",
                 [source],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .map_err(e())?;
         let (pages, bytes): (i64, i64) = self
@@ -517,6 +523,7 @@ impl Store {
         Ok(SourceStats {
             queries_done: queries_done as u64,
             queries_failed: queries_failed as u64,
+            queries_cut_short: queries_cut_short as u64,
             pages: pages as u64,
             bytes: bytes as u64,
             values_per_attribute,

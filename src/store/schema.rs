@@ -29,6 +29,8 @@ CREATE TABLE queries (
     state       TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
     error       TEXT,
     attempts    INTEGER NOT NULL DEFAULT 0,
+    -- 1 when the page limit stopped its result pages.
+    cut_short   INTEGER NOT NULL DEFAULT 0,
     started_at  INTEGER NOT NULL,
     finished_at INTEGER,
     UNIQUE (source_id, key)

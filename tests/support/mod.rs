@@ -235,6 +235,7 @@ pub fn query_outcome(
         attempts: 1,
         pages,
         fragment: values.iter().copied().collect::<IndexFragment>(),
+        cut_short: false,
     }
 }
 
