@@ -434,6 +434,35 @@ async fn unavailable_robots_txt_disallows_the_host_for_the_run() {
 }
 
 #[tokio::test]
+async fn too_many_requests_is_retried_after_a_pause() {
+    let hits = Hits::default();
+    let counted = hits.clone();
+    let router = Router::new().route(
+        "/slow-down",
+        get(move || {
+            let hits = counted.clone();
+            async move {
+                let _guard = hits.enter();
+                if hits.count() == 1 {
+                    (StatusCode::TOO_MANY_REQUESTS, "slow down")
+                } else {
+                    (StatusCode::OK, "welcome")
+                }
+            }
+        }),
+    );
+    let addr = serve(router).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher
+        .get(&url(addr, "/slow-down"))
+        .await
+        .expect("second attempt");
+    assert_eq!(response.body, b"welcome");
+    assert_eq!(response.attempts, 2);
+    assert_eq!(hits.count(), 2);
+}
+
+#[tokio::test]
 async fn retry_after_of_a_503_is_waited_for() {
     let hits = Hits::default();
     let counted = hits.clone();

@@ -11,9 +11,10 @@
 //!   ([`FetchConfig::delay`] between the starts of two requests to one host,
 //!   or the robots.txt `Crawl-delay` when that is longer, capped at
 //!   [`MAX_CRAWL_DELAY`]),
-//! - retries with exponential backoff on 5xx answers, timeouts, refused or
-//!   reset connections and truncated bodies (never on 4xx); a 5xx that asks
-//!   for a longer pause in `Retry-After` (seconds) gets it, up to one minute,
+//! - retries with exponential backoff on 5xx answers, 429 Too Many Requests,
+//!   timeouts, refused or reset connections and truncated bodies (never on
+//!   other 4xx); an answer that asks for a longer pause in `Retry-After`
+//!   (seconds) gets it, up to one minute,
 //! - follows redirects itself, so that the user's credentials are chosen anew
 //!   for every hop and never travel to another host,
 //! - reads the body as a stream and stops as soon as it exceeds
@@ -293,8 +294,14 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     message
 }
 
-/// The pause a 5xx answer asks for in `Retry-After` (seconds; the HTTP-date
-/// form is not read), honoured up to [`MAX_BACKOFF`].
+/// Answers worth asking again: the server's trouble (5xx) or its request to
+/// slow down (429).
+fn asks_for_retry(status: u16) -> bool {
+    status >= 500 || status == 429
+}
+
+/// The pause a 5xx or 429 answer asks for in `Retry-After` (seconds; the
+/// HTTP-date form is not read), honoured up to [`MAX_BACKOFF`].
 fn retry_after(headers: &HeaderMap) -> Duration {
     headers
         .get(RETRY_AFTER)
@@ -451,7 +458,7 @@ impl Fetcher {
             let last = attempt > config.retries;
             let mut asked = Duration::ZERO;
             match self.attempt(hop, limit).await {
-                Ok(received) if received.status >= 500 && !last => {
+                Ok(received) if asks_for_retry(received.status) && !last => {
                     tracing::debug!(url = %hop.url, status = received.status, attempt, "retrying");
                     asked = retry_after(&received.headers);
                 }
