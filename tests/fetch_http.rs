@@ -433,37 +433,9 @@ async fn unavailable_robots_txt_disallows_the_host_for_the_run() {
     assert_eq!(site.pages.count(), 0);
 }
 
-#[tokio::test]
-async fn too_many_requests_is_retried_after_a_pause() {
-    let hits = Hits::default();
-    let counted = hits.clone();
-    let router = Router::new().route(
-        "/slow-down",
-        get(move || {
-            let hits = counted.clone();
-            async move {
-                let _guard = hits.enter();
-                if hits.count() == 1 {
-                    (StatusCode::TOO_MANY_REQUESTS, "slow down")
-                } else {
-                    (StatusCode::OK, "welcome")
-                }
-            }
-        }),
-    );
-    let addr = serve(router).await;
-    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
-    let response = fetcher
-        .get(&url(addr, "/slow-down"))
-        .await
-        .expect("second attempt");
-    assert_eq!(response.body, b"welcome");
-    assert_eq!(response.attempts, 2);
-    assert_eq!(hits.count(), 2);
-}
-
-#[tokio::test]
-async fn retry_after_of_a_503_is_waited_for() {
+/// A server whose first answer is `first` with `Retry-After: retry_after`,
+/// and every later one a 200 with body "free"; it counts the requests.
+async fn busy_once(first: StatusCode, retry_after: &'static str) -> (std::net::SocketAddr, Hits) {
     let hits = Hits::default();
     let counted = hits.clone();
     let router = Router::new().route(
@@ -473,18 +445,32 @@ async fn retry_after_of_a_503_is_waited_for() {
             async move {
                 let _guard = hits.enter();
                 if hits.count() == 1 {
-                    (
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        [("retry-after", "1")],
-                        "busy",
-                    )
+                    (first, [("retry-after", retry_after)], "busy")
                 } else {
                     (StatusCode::OK, [("retry-after", "0")], "free")
                 }
             }
         }),
     );
-    let addr = serve(router).await;
+    (serve(router).await, hits)
+}
+
+#[tokio::test]
+async fn too_many_requests_is_retried_after_a_pause() {
+    let (addr, hits) = busy_once(StatusCode::TOO_MANY_REQUESTS, "0").await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher
+        .get(&url(addr, "/busy"))
+        .await
+        .expect("second attempt");
+    assert_eq!(response.body, b"free");
+    assert_eq!(response.attempts, 2);
+    assert_eq!(hits.count(), 2);
+}
+
+#[tokio::test]
+async fn retry_after_of_a_503_is_waited_for() {
+    let (addr, hits) = busy_once(StatusCode::SERVICE_UNAVAILABLE, "1").await;
     let fetcher = Fetcher::new(fast_config()).expect("fetcher");
     let response = fetcher
         .get(&url(addr, "/busy"))
