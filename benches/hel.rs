@@ -1,5 +1,5 @@
 //! Parsing generated ~40 KB product-listing pages and evaluating the five
-//! rules of `gather::hel::bench::RULES` (run: `cargo bench --bench hel`),
+//! rules of `gather::demo::listing::RULES` (run: `cargo bench --bench hel`),
 //! next to two yardsticks on the same pages: html5ever's tokenizer alone, and
 //! building `select`'s document (an Rc DOM) from the same parser.
 
@@ -7,7 +7,8 @@ use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{BufferQueue, Token, TokenSink, TokenSinkResult, Tokenizer};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gather::hel::{bench, Rule};
+use gather::demo::listing as bench;
+use gather::hel::Rule;
 use gather::page::Page;
 
 fn hel(c: &mut Criterion) {

@@ -8,16 +8,18 @@
 //!    [`source`] puts those together for one database source;
 //! 3. [`fetch`] sends them, [`navigate`] walks the result pages;
 //! 4. [`page`] builds the page tree and [`hel`] extracts the values;
-//! 5. [`summarize`] merges the index fragments, [`store`] keeps them in
-//!    SQLite, [`output`] writes SOIF and JSON and answers searches.
+//! 5. [`fragment`] merges the index fragments, [`store`] keeps them in
+//!    SQLite, [`output`] writes [`soif`] and JSON and answers searches;
+//!    [`summarize`] is the cooperative path (a provider's summarizer).
 //!
 //! [`gatherer`] runs the whole loop; [`demo`] is the built-in demo site.
 
 pub mod charset;
-pub mod cli;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod fetch;
 pub mod form;
+pub mod fragment;
 pub mod gatherer;
 pub mod hel;
 pub mod locate;
@@ -26,6 +28,7 @@ pub mod navigate;
 pub mod output;
 pub mod page;
 pub mod plan;
+pub mod soif;
 pub mod source;
 pub mod spec;
 pub mod store;

@@ -1,7 +1,8 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use gather::cli;
+
+mod cli;
 
 /// gather — surfaces the databases behind query forms into search indexes.
 #[derive(Debug, Parser)]
@@ -19,6 +20,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the built-in CityWorld demo site on 127.0.0.1 and gather it end to end.
+    #[cfg(feature = "demo")]
     Demo(cli::demo::DemoArgs),
     /// Write the gathered index fragments as SOIF or JSON.
     Export(cli::output::ExportArgs),
@@ -37,6 +39,7 @@ enum Command {
     /// The provider's side of the cooperative path: print the SOIF of a DBContent document.
     Summarize(cli::output::SummarizeArgs),
     /// Benchmarks.
+    #[cfg(feature = "demo")]
     Bench(cli::bench::BenchArgs),
 }
 
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
     init_logging(cli.verbose);
     match &cli.command {
         None => cli::gather::run(&cli.gather),
+        #[cfg(feature = "demo")]
         Some(Command::Demo(a)) => cli::demo::run(a),
         Some(Command::Export(a)) => cli::output::run_export(a),
         Some(Command::Search(a)) => cli::output::run_search(a),
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
         Some(Command::Hel(a)) => cli::hel::run_hel(a),
         Some(Command::Locate(a)) => cli::hel::run_locate(a),
         Some(Command::Summarize(a)) => cli::output::run_summarize(a),
+        #[cfg(feature = "demo")]
         Some(Command::Bench(a)) => cli::bench::run(a),
     }
 }

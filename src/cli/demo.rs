@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::demo::{DemoConfig, DemoSite};
-use crate::gatherer::{self, Options, Start};
+use gather::demo::{DemoConfig, DemoSite};
+use gather::gatherer::{self, Options, Start};
 
 /// The port the demo site prefers, so that a second `gather demo` finds the
 /// same source URLs in the database and resumes instead of starting over.
@@ -36,7 +36,7 @@ pub fn run(args: &DemoArgs) -> ExitCode {
             hotels: args.hotels,
             ..DemoConfig::default()
         };
-        return match crate::demo::serve_blocking(config) {
+        return match gather::demo::serve_blocking(config) {
             Ok(()) => super::exit(super::OK),
             Err(e) => {
                 eprintln!("gather demo: {e:#}");
@@ -89,7 +89,7 @@ async fn demo(args: &DemoArgs) -> ExitCode {
     let defaults = DemoConfig::default();
     let mut options = Options {
         db: args.db.clone(),
-        progress: !args.json,
+        progress: super::progress::bar(!args.json),
         ..Options::default()
     };
     let authority = format!(
@@ -114,7 +114,7 @@ async fn demo(args: &DemoArgs) -> ExitCode {
                     args.db.display()
                 );
             }
-            super::exit(report.exit_code())
+            super::exit(super::report_status(&report))
         }
         Err(e) => {
             eprintln!("gather demo: {e}");

@@ -7,8 +7,8 @@ use std::time::Duration;
 use url::Url;
 
 use super::SourceArgs;
-use crate::fetch::FetchConfig;
-use crate::gatherer::{self, Options, Start};
+use gather::fetch::FetchConfig;
+use gather::gatherer::{self, Options, Start};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct GatherArgs {
@@ -53,7 +53,7 @@ impl GatherArgs {
             max_pages: self.max_pages,
             concurrency: self.concurrency,
             crawl_limit: self.crawl_limit,
-            progress: !self.json,
+            progress: super::progress::bar(!self.json),
         })
     }
 
@@ -67,7 +67,9 @@ impl GatherArgs {
             }
             starts.push(Start::Url(parsed));
         }
-        starts.extend(self.source.specs.iter().cloned().map(Start::Spec));
+        for path in &self.source.specs {
+            starts.push(Start::spec(path).map_err(|e| e.to_string())?);
+        }
         if starts.is_empty() {
             return Err(
                 "nothing to gather: give a form URL or --spec FILE (or try `gather demo`)".into(),
@@ -99,11 +101,15 @@ pub fn run(args: &GatherArgs) -> ExitCode {
             } else {
                 eprint!("{report}");
             }
-            super::exit(report.exit_code())
+            super::exit(super::report_status(&report))
         }
         Err(e) => {
             eprintln!("gather: {e}");
-            super::exit(super::FAILED)
+            super::exit(if e.is_bad_input() {
+                super::BAD_INPUT
+            } else {
+                super::FAILED
+            })
         }
     }
 }

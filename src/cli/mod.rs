@@ -2,15 +2,34 @@
 
 use std::process::ExitCode;
 
+#[cfg(feature = "demo")]
 pub mod bench;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;
 pub mod hel;
 pub mod output;
 pub mod plan;
+mod progress;
 
-/// The exit statuses of every command, the ones a gathering's report gives.
-pub use crate::gatherer::{BAD_INPUT, FAILED, OK};
+/// Exit status: success.
+pub const OK: u8 = 0;
+/// Exit status: some queries, pages or sources failed after their retries
+/// (what was gathered is stored), or an I/O error.
+pub const FAILED: u8 = 1;
+/// Exit status: bad input (a rule, metadata, a spec, an argument).
+pub const BAD_INPUT: u8 = 2;
+
+/// The exit status a gathering's report gives.
+pub fn report_status(report: &::gather::gatherer::Report) -> u8 {
+    if report.bad_input() {
+        BAD_INPUT
+    } else if report.failed() {
+        FAILED
+    } else {
+        OK
+    }
+}
 
 pub fn exit(code: u8) -> ExitCode {
     ExitCode::from(code)
@@ -35,8 +54,8 @@ pub struct SourceArgs {
 
 impl SourceArgs {
     /// The `--auth` credentials, or a message for the user.
-    pub fn credentials(&self) -> Result<crate::fetch::Credentials, String> {
-        let mut credentials = crate::fetch::Credentials::default();
+    pub fn credentials(&self) -> Result<::gather::fetch::Credentials, String> {
+        let mut credentials = ::gather::fetch::Credentials::default();
         for spec in &self.auth {
             credentials.add_spec(spec)?;
         }

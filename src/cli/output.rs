@@ -4,10 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::metadata::DbContent;
-use crate::output::{self, OutputError};
-use crate::store::Store;
-use crate::summarize::provider_soif;
+use gather::metadata::DbContent;
+use gather::output::{self, OutputError};
+use gather::store::Store;
+use gather::summarize::provider_soif;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {

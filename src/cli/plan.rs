@@ -10,14 +10,11 @@ use std::process::ExitCode;
 use url::Url;
 
 use super::SourceArgs;
-use crate::fetch::{FetchConfig, Fetcher};
-use crate::metadata::ResultKind;
-use crate::plan::{Query, QueryPlan};
-use crate::source::{
-    discover, from_spec, spec_credentials, CooperativeSource, Discovery, Limits, Source,
-    SourceError,
-};
-use crate::spec::Spec;
+use gather::fetch::{FetchConfig, Fetcher};
+use gather::metadata::ResultKind;
+use gather::navigate::NavigationMode;
+use gather::plan::{Query, QueryPlan};
+use gather::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError, Start};
 
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
@@ -51,24 +48,6 @@ enum Outcome {
     Failed(String, SourceError),
 }
 
-/// The fetcher for the form pages: the user's `--auth` and the specs' own
-/// credentials, each sent to its host only.
-fn fetcher(args: &SourceArgs) -> Result<Fetcher, String> {
-    let mut config = FetchConfig {
-        credentials: args.credentials()?,
-        ..FetchConfig::default()
-    };
-    for s in &args.specs {
-        for a in spec_credentials(s).map_err(|e| e.to_string())? {
-            config
-                .credentials
-                .add_spec(&a)
-                .map_err(|e| format!("spec {}: {e}", s.display()))?;
-        }
-    }
-    Fetcher::new(config).map_err(|e| e.to_string())
-}
-
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -76,30 +55,41 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))
 }
 
-/// Loads every source named on the command line.
+/// Loads every source named on the command line, with the user's `--auth`
+/// and the specs' own credentials, each sent to its host only.
 fn load(args: &SourceArgs) -> Result<Vec<Outcome>, String> {
     if args.urls.is_empty() && args.specs.is_empty() {
         return Err("give a form page URL or --spec FILE".into());
     }
-    let fetcher = fetcher(args)?;
+    let mut starts = Vec::new();
+    for u in &args.urls {
+        let url = Url::parse(u).map_err(|e| format!("{u:?} is not a URL: {e}"))?;
+        starts.push(Start::Url(url));
+    }
+    let mut out = Vec::new();
+    for path in &args.specs {
+        match Start::spec(path) {
+            Ok(start) => starts.push(start),
+            Err(e) => out.push(Outcome::Failed(path.display().to_string(), e)),
+        }
+    }
+    let credentials =
+        source::credentials(&starts, &args.credentials()?).map_err(|e| e.to_string())?;
+    let fetcher = Fetcher::new(FetchConfig {
+        credentials,
+        ..FetchConfig::default()
+    })
+    .map_err(|e| e.to_string())?;
     let limits = Limits {
         max_queries: args.max_queries,
     };
     let rt = runtime()?;
-    let mut out = Vec::new();
-    for u in &args.urls {
-        let url = Url::parse(u).map_err(|e| format!("{u:?} is not a URL: {e}"))?;
-        out.push(match rt.block_on(discover(&url, &fetcher, &limits)) {
+    for start in &starts {
+        out.push(match rt.block_on(source::load(start, &fetcher, &limits)) {
             Ok(Discovery::Database(s)) => Outcome::Database(s),
             Ok(Discovery::Cooperative(c)) => Outcome::Cooperative(c),
             Ok(Discovery::Ordinary(r, _)) => Outcome::Ordinary(r.url),
-            Err(e) => Outcome::Failed(u.clone(), e),
-        });
-    }
-    for s in &args.specs {
-        out.push(match rt.block_on(from_spec(s, &fetcher, &limits)) {
-            Ok(source) => Outcome::Database(Box::new(source)),
-            Err(e) => Outcome::Failed(s.display().to_string(), e),
+            Err(e) => Outcome::Failed(start.name(), e),
         });
     }
     Ok(out)
@@ -193,7 +183,7 @@ pub fn run_spec(args: &SpecArgs) -> ExitCode {
     };
     run_each("spec", &source_args, |o| match o {
         Outcome::Database(s) => {
-            print!("{}", spec_text(s));
+            print!("{}", s.spec_yaml());
             super::OK
         }
         Outcome::Cooperative(c) => {
@@ -205,20 +195,6 @@ pub fn run_spec(args: &SpecArgs) -> ExitCode {
         }
         _ => super::OK,
     })
-}
-
-/// The YAML spec equivalent to a source's metadata, the configuration
-/// file's values included (so the spec stands alone).
-pub fn spec_text(source: &Source) -> String {
-    let mut spec = Spec::from_entries(source.url.as_str(), &source.entries);
-    let mut header = format!("# gather spec for {}\n", source.url);
-    if let Some(file) = spec.config_file.take() {
-        header.push_str(&format!(
-            "# the values of the configuration file {file} are included below\n"
-        ));
-    }
-    header.push_str("# credentials are not written here: use --auth or auth_env\n");
-    header + &spec.to_yaml()
 }
 
 fn cut_short_note(plan: &QueryPlan) -> String {
@@ -304,10 +280,10 @@ fn describe_source(source: &Source, show: u64) -> String {
     for q in (tail_start..len).filter_map(|i| plan.query(i)) {
         out.push_str(&describe_query(&q));
     }
-    let navigation = match (&md.navigation_url, md.navigation) {
-        (Some(pattern), _) => format!("pages built from DB.NavigationURL {pattern}"),
-        (None, Some(false)) => "none (DB.Navigation NO: results are never paged)".into(),
-        (None, _) => "detected (links labelled with numbers, next, weiter, »)".into(),
+    let navigation = match &source.navigation {
+        NavigationMode::Pattern(pattern) => format!("pages built from DB.NavigationURL {pattern}"),
+        NavigationMode::Off => "none (DB.Navigation NO: results are never paged)".into(),
+        NavigationMode::Detect => "detected (links labelled with numbers, next, weiter, »)".into(),
     };
     out.push_str(&format!("navigation: {navigation}"));
     if let Some(n) = md.max_pages {

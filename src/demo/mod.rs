@@ -35,6 +35,7 @@
 
 mod data;
 mod db;
+pub mod listing;
 mod pages;
 mod server;
 

@@ -23,7 +23,10 @@
 //! Attempts are counted per hop: [`Response::attempts`] and the `attempts` of
 //! an error are the attempts made for the URL that answered (or failed) last.
 
+mod request;
 mod robots;
+
+pub use request::{Method, Request};
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,7 +39,6 @@ use tokio::time::Instant;
 use url::Url;
 
 use crate::charset;
-use crate::plan::{Method, Request};
 
 use robots::RobotsRules;
 
@@ -230,7 +232,8 @@ impl Host {
 struct Inner {
     client: reqwest::Client,
     config: FetchConfig,
-    hosts: Mutex<HashMap<String, Arc<Host>>>,
+    /// Politeness state per origin (scheme, host, port).
+    hosts: Mutex<HashMap<url::Origin, Arc<Host>>>,
     counters: Counters,
 }
 
@@ -425,12 +428,7 @@ impl Fetcher {
 
     /// The politeness state of the URL's host, created on first use.
     fn host(&self, url: &Url) -> Arc<Host> {
-        let key = format!(
-            "{}://{}:{}",
-            url.scheme(),
-            url.host_str().unwrap_or(""),
-            url.port_or_known_default().unwrap_or(0)
-        );
+        let key = url.origin();
         let mut hosts = self
             .inner
             .hosts

@@ -19,8 +19,8 @@ use std::time::Duration;
 use texting_robots::Robot;
 use url::Url;
 
+use super::Request;
 use super::{is_redirect, FetchError, Fetcher, MAX_CRAWL_DELAY};
-use crate::plan::Request;
 
 /// The part of a robots.txt file that is read.
 pub const ROBOTS_MAX_BYTES: usize = 500 * 1024;

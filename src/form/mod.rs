@@ -26,7 +26,7 @@ use select::node::Node;
 use select::predicate::Name;
 use url::Url;
 
-use crate::metadata::Method;
+use crate::fetch::Method;
 
 /// How a POST body is encoded (`enctype`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,37 +12,30 @@
 mod report;
 
 use std::collections::{HashSet, VecDeque};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use indicatif::{ProgressBar, ProgressStyle};
 use url::Url;
 
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::hel::Rule;
-use crate::metadata::{Metadata, ResultKind};
+use crate::metadata::ResultKind;
 use crate::navigate::{NavigationMode, Navigator};
 use crate::page::Page;
-use crate::plan::Query;
+use crate::plan::{Cap, Capped, Query};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
+
+use crate::fetch::Response;
+use crate::fragment::IndexFragment;
+pub use crate::source::Start;
 use crate::store::{
     PageRecord, QueryOutcome, QueryState, SourceInfo, SourceKind, Store, StoreError,
 };
-use crate::summarize::{self, IndexFragment};
+use crate::summarize;
 
-pub use report::{Report, SourceReport, BAD_INPUT, FAILED, OK};
-
-/// Where a gathering starts.
-#[derive(Debug, Clone)]
-pub enum Start {
-    /// A form page, a DBContent document, or an ordinary page to crawl from.
-    Url(Url),
-    /// A YAML spec (specs/README.md).
-    Spec(PathBuf),
-}
+pub use report::{Problem, Report, SourceReport};
 
 /// How a gathering runs.
 #[derive(Debug, Clone)]
@@ -58,8 +51,9 @@ pub struct Options {
     pub concurrency: usize,
     /// Ordinary pages the crawl loop collects at most, per run.
     pub crawl_limit: usize,
-    /// Show a progress bar (only when standard error is a terminal).
-    pub progress: bool,
+    /// Told what happens while the gathering runs (the command line draws a
+    /// progress bar from it).
+    pub progress: Option<ProgressListener>,
 }
 
 impl Default for Options {
@@ -71,8 +65,43 @@ impl Default for Options {
             max_pages: None,
             concurrency: 2,
             crawl_limit: 100,
-            progress: true,
+            progress: None,
         }
+    }
+}
+
+/// What a gathering tells while it runs, in the order it happens.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// A database source starts: the queries of its plan, and how many of
+    /// them were done in an earlier run (they are not sent again).
+    Source {
+        url: Url,
+        queries: u64,
+        done_before: u64,
+    },
+    /// A result page was fetched.
+    Page { url: Url },
+    /// A query ended: its new values, and whether it failed.
+    Query { new_values: u64, failed: bool },
+    /// The source's queries are all done.
+    SourceDone,
+}
+
+/// Receives [`Progress`] events; called from the gathering's tasks, so it
+/// must be quick.
+#[derive(Clone)]
+pub struct ProgressListener(pub Arc<dyn Fn(Progress) + Send + Sync>);
+
+impl ProgressListener {
+    fn tell(&self, event: Progress) {
+        (self.0)(event)
+    }
+}
+
+impl std::fmt::Debug for ProgressListener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressListener")
     }
 }
 
@@ -83,6 +112,16 @@ pub enum GatherError {
     Store(#[from] StoreError),
     #[error("{0}")]
     Setup(String),
+    /// A start is unusable before anything is sent (a spec's credentials).
+    #[error("{0}")]
+    Source(SourceError),
+}
+
+impl GatherError {
+    /// True when the user's input is at fault (exit status 2).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, GatherError::Source(e) if e.is_bad_input())
+    }
 }
 
 /// Gathers every start into the database named by `options`.
@@ -94,15 +133,8 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     let started = Instant::now();
     // A spec may name credentials for its hosts; the queries need them too.
     let mut fetch = options.fetch.clone();
-    for start in starts {
-        if let Start::Spec(path) = start {
-            for credential in source::spec_credentials(path).unwrap_or_default() {
-                if let Err(e) = fetch.credentials.add_spec(&credential) {
-                    tracing::warn!("{}: {e}", path.display());
-                }
-            }
-        }
-    }
+    fetch.credentials =
+        source::credentials(starts, &fetch.credentials).map_err(GatherError::Source)?;
     let fetcher =
         Fetcher::new(fetch).map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
     let mut manager = Manager {
@@ -118,27 +150,16 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     let mut crawl = Crawl::default();
     for start in starts {
         match start {
-            Start::Spec(path) => match source::from_spec(path, &manager.fetcher, &limits).await {
-                Ok(source) => manager.gather_database(&source).await?,
-                Err(e) => manager.source_problem(&path.display().to_string(), &e),
-            },
             Start::Url(url) => crawl.push_start(url.clone()),
+            Start::Spec { .. } => {
+                let loaded = source::load(start, &manager.fetcher, &limits).await;
+                manager.take(&start.name(), loaded, &mut crawl).await?;
+            }
         }
     }
     while let Some(url) = crawl.next(options.crawl_limit) {
-        match source::discover(&url, &manager.fetcher, &limits).await {
-            Ok(Discovery::Database(source)) => manager.gather_database(&source).await?,
-            Ok(Discovery::Cooperative(source)) => manager.gather_cooperative(&source).await?,
-            Ok(Discovery::Ordinary(response, page)) => {
-                manager.keep_ordinary_page(&response, &page)?;
-                for link in page.links() {
-                    if let Ok(target) = response.url.join(&link.href) {
-                        crawl.push_link(target);
-                    }
-                }
-            }
-            Err(e) => manager.source_problem(url.as_str(), &e),
-        }
+        let loaded = source::discover(&url, &manager.fetcher, &limits).await;
+        manager.take(url.as_str(), loaded, &mut crawl).await?;
     }
     manager.report.crawl_cut_short = crawl.cut_short;
     manager.report.fetch = manager.fetcher.stats();
@@ -149,25 +170,25 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     Ok(manager.report)
 }
 
-/// The traditional gatherer's URL list: breadth first, within the hosts of
-/// the start URLs, each URL once.
+/// The traditional gatherer's URL list: breadth first, within the origins
+/// (scheme, host, port) of the start URLs, each URL once.
 #[derive(Default)]
 struct Crawl {
     queue: VecDeque<Url>,
     seen: HashSet<String>,
-    hosts: HashSet<String>,
+    origins: HashSet<url::Origin>,
     taken: usize,
     cut_short: bool,
 }
 
 impl Crawl {
     fn push_start(&mut self, url: Url) {
-        self.hosts.insert(authority(&url));
+        self.origins.insert(url.origin());
         self.push(url);
     }
 
     fn push_link(&mut self, url: Url) {
-        if matches!(url.scheme(), "http" | "https") && self.hosts.contains(&authority(&url)) {
+        if matches!(url.scheme(), "http" | "https") && self.origins.contains(&url.origin()) {
             self.push(url);
         }
     }
@@ -190,14 +211,6 @@ impl Crawl {
     }
 }
 
-fn authority(url: &Url) -> String {
-    format!(
-        "{}:{}",
-        url.host_str().unwrap_or_default(),
-        url.port_or_known_default().unwrap_or(0)
-    )
-}
-
 struct Manager<'a> {
     store: Store,
     fetcher: Fetcher,
@@ -206,6 +219,33 @@ struct Manager<'a> {
 }
 
 impl Manager<'_> {
+    /// Gathers what a start or a crawled URL turned out to be; an ordinary
+    /// page's links go to the crawl.
+    async fn take(
+        &mut self,
+        name: &str,
+        loaded: Result<Discovery, SourceError>,
+        crawl: &mut Crawl,
+    ) -> Result<(), GatherError> {
+        match loaded {
+            Ok(Discovery::Database(source)) => self.gather_database(&source).await,
+            Ok(Discovery::Cooperative(source)) => self.gather_cooperative(&source).await,
+            Ok(Discovery::Ordinary(response, page)) => {
+                self.keep_ordinary_page(&response, &page)?;
+                for link in page.links() {
+                    if let Ok(target) = response.url.join(&link.href) {
+                        crawl.push_link(target);
+                    }
+                }
+                Ok(())
+            }
+            Err(e) => {
+                self.source_problem(name, &e);
+                Ok(())
+            }
+        }
+    }
+
     fn source_problem(&mut self, what: &str, error: &SourceError) {
         tracing::error!("{what}: {error}");
         self.report.problems.push(report::Problem {
@@ -215,11 +255,7 @@ impl Manager<'_> {
         });
     }
 
-    fn keep_ordinary_page(
-        &mut self,
-        response: &crate::fetch::Response,
-        page: &Page,
-    ) -> Result<(), GatherError> {
+    fn keep_ordinary_page(&mut self, response: &Response, page: &Page) -> Result<(), GatherError> {
         let id = self.store.upsert_source(&SourceInfo {
             url: response.url.to_string(),
             kind: SourceKind::Page,
@@ -229,7 +265,7 @@ impl Manager<'_> {
             text: Some(page.text()),
         })?;
         self.store
-            .record_page(id, &PageRecord::from_response(response, Duration::ZERO))?;
+            .record_page(id, &page_record(response, Duration::ZERO))?;
         self.report.ordinary_pages += 1;
         Ok(())
     }
@@ -243,22 +279,26 @@ impl Manager<'_> {
             keywords: source.keywords.clone(),
             text: None,
         };
-        let mut line = SourceReport::new(source.url.clone(), "cooperative");
+        let mut line = SourceReport::new(source.url.clone(), SourceKind::Cooperative);
         line.queries_planned = 1;
         line.queries_sent = 1;
-        let answer = summarize::gather_cooperative(
-            &self.fetcher,
-            &mut self.store,
-            &info,
-            &source.summarizer,
-            &source.config_path,
-        )
-        .await;
-        match answer {
-            Ok(summary) => {
+        match summarize::cooperative(&self.fetcher, &source.summarizer, &source.config_path).await {
+            Ok(answer) => {
+                // Stored only once the summarizer answered well-formed SOIF;
+                // the values' provenance is the summarizer request's URL.
+                let id = self.store.upsert_source(&info)?;
+                for response in &source.fetched {
+                    self.store
+                        .record_page(id, &page_record(response, Duration::ZERO))?;
+                }
+                let page = page_record(&answer.response, answer.elapsed);
+                self.store.record_page(id, &page)?;
                 line.pages = 1;
-                line.new_values = summary.new_values;
-                line.stats = Some(self.store.stats(summary.source)?);
+                line.new_values =
+                    self.store
+                        .record_values(id, Some(&page.url), &answer.fragment)?;
+                self.store.set_incomplete(id, None)?;
+                line.stats = Some(self.store.stats(id)?);
             }
             Err(e) => {
                 line.queries_failed = 1;
@@ -278,7 +318,11 @@ impl Manager<'_> {
             keywords: source.keywords.clone(),
             text: None,
         })?;
-        let mut line = SourceReport::new(source.url.clone(), "database");
+        for response in &source.fetched {
+            self.store
+                .record_page(id, &page_record(response, Duration::ZERO))?;
+        }
+        let mut line = SourceReport::new(source.url.clone(), SourceKind::Database);
         line.queries_planned = source.plan.len();
 
         // Listed values (a Result.<attr> given as values) are indexed once per source.
@@ -303,23 +347,33 @@ impl Manager<'_> {
                     ResultKind::Values(_) => None,
                 })
                 .collect(),
-            max_pages: min_some(source.metadata.max_pages, self.options.max_pages),
-            metadata_mode: navigation_mode(&source.metadata),
+            max_pages: Cap::smaller(
+                Capped::Pages,
+                source.metadata.max_pages,
+                self.options.max_pages,
+            )
+            .map(|cap| cap.limit),
+            navigation: source.navigation.clone(),
+            progress: self.options.progress.clone(),
         });
 
         // The plan is generated lazily, query by query: it may be far larger
         // than memory. Queries done in an earlier run are passed over.
         let finished = self.store.finished_queries(id)?;
-        let progress = self.progress_bar(&source.url, source.plan.len());
-        let skip_bar = progress.clone();
+        let tell = |event| {
+            if let Some(listener) = &self.options.progress {
+                listener.tell(event);
+            }
+        };
+        tell(Progress::Source {
+            url: source.url.clone(),
+            queries: source.plan.len(),
+            done_before: finished.len() as u64,
+        });
         let finished_ref = &finished;
         let pending = source.plan.queries().filter_map(move |query| {
             let key = query.key();
-            if finished_ref.contains(&key) {
-                skip_bar.inc(1);
-                return None;
-            }
-            Some((key, query))
+            (!finished_ref.contains(&key)).then_some((key, query))
         });
         let mut outcomes = futures::stream::iter(pending.map(|(key, query)| {
             let work = Arc::clone(&work);
@@ -329,18 +383,20 @@ impl Manager<'_> {
         while let Some(done) = outcomes.next().await {
             line.queries_sent += 1;
             line.pages += done.pages.len() as u64;
-            if matches!(done.state, QueryState::Failed) {
+            let failed = matches!(done.state, QueryState::Failed);
+            if failed {
                 line.queries_failed += 1;
                 if let Some(e) = &done.error {
                     line.failures.push(format!("{}: {e}", done.description));
                 }
             }
             line.queries_cut_short += u64::from(done.cut_short);
-            line.new_values += self.store.record_query(id, &done)?;
-            progress.inc(1);
+            let new_values = self.store.record_query(id, &done)?;
+            line.new_values += new_values;
+            tell(Progress::Query { new_values, failed });
         }
-        progress.finish_and_clear();
         drop(outcomes);
+        tell(Progress::SourceDone);
         line.queries_skipped = source.plan.len().saturating_sub(line.queries_sent);
 
         // Whether the content is complete follows from this run's plan and
@@ -365,21 +421,6 @@ impl Manager<'_> {
         self.report.sources.push(line);
         Ok(())
     }
-
-    fn progress_bar(&self, url: &Url, len: u64) -> ProgressBar {
-        if !self.options.progress || !std::io::stderr().is_terminal() {
-            return ProgressBar::hidden();
-        }
-        let bar = ProgressBar::new(len);
-        let style = ProgressStyle::with_template(
-            "{spinner} {msg} [{bar:30}] {pos}/{len} queries ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ");
-        bar.set_style(style);
-        bar.set_message(url.to_string());
-        bar
-    }
 }
 
 /// What every query of one source shares.
@@ -387,7 +428,8 @@ struct QueryWork {
     fetcher: Fetcher,
     rules: Vec<(String, Rule)>,
     max_pages: Option<u64>,
-    metadata_mode: NavigationMode,
+    navigation: NavigationMode,
+    progress: Option<ProgressListener>,
 }
 
 impl QueryWork {
@@ -395,7 +437,7 @@ impl QueryWork {
     /// pages; a failure keeps what the pages before it gave.
     async fn run(&self, key: String, query: Query) -> QueryOutcome {
         let mut navigator = Navigator::new(
-            self.metadata_mode.clone(),
+            self.navigation.clone(),
             query.request.clone(),
             self.max_pages,
         );
@@ -415,7 +457,12 @@ impl QueryWork {
                         }
                     }
                     navigator.result_page(&response.url, &page.links());
-                    pages.push(PageRecord::from_response(&response, sent.elapsed()));
+                    if let Some(listener) = &self.progress {
+                        listener.tell(Progress::Page {
+                            url: response.url.clone(),
+                        });
+                    }
+                    pages.push(page_record(&response, sent.elapsed()));
                 }
                 Err(e) => {
                     error = Some(e.to_string());
@@ -441,6 +488,16 @@ impl QueryWork {
     }
 }
 
+/// The store's record of a fetched page.
+fn page_record(response: &Response, elapsed: Duration) -> PageRecord {
+    PageRecord::new(
+        response.url.as_str(),
+        response.status,
+        &response.body,
+        elapsed,
+    )
+}
+
 /// `region=Rügen&preis=`: the query elements' values, for people.
 fn describe(query: &Query) -> String {
     if query.values.is_empty() {
@@ -452,19 +509,4 @@ fn describe(query: &Query) -> String {
         .map(|(name, value)| format!("{name}={value}"))
         .collect::<Vec<_>>()
         .join("&")
-}
-
-fn navigation_mode(metadata: &Metadata) -> NavigationMode {
-    match (&metadata.navigation_url, metadata.navigation) {
-        (Some(pattern), _) => NavigationMode::Pattern(pattern.clone()),
-        (None, Some(false)) => NavigationMode::Off,
-        (None, _) => NavigationMode::Detect,
-    }
-}
-
-fn min_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
 }

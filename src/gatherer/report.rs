@@ -7,14 +7,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::fetch::FetchStats;
-use crate::store::SourceStats;
-
-/// Exit status: success.
-pub const OK: u8 = 0;
-/// Exit status: some queries or pages failed after their retries, or an I/O error.
-pub const FAILED: u8 = 1;
-/// Exit status: bad input (a rule, metadata, a spec, an argument).
-pub const BAD_INPUT: u8 = 2;
+use crate::store::{SourceKind, SourceStats};
 
 /// What one gathering did.
 #[derive(Debug, Default)]
@@ -40,7 +33,7 @@ pub struct Report {
 pub struct Problem {
     pub what: String,
     pub message: String,
-    /// Bad metadata or a bad spec (exit 2), rather than the network (exit 1).
+    /// Bad metadata or a bad spec, rather than the network.
     pub bad_input: bool,
 }
 
@@ -48,7 +41,7 @@ pub struct Problem {
 #[derive(Debug)]
 pub struct SourceReport {
     pub url: Url,
-    pub kind: &'static str,
+    pub kind: SourceKind,
     pub queries_planned: u64,
     pub queries_sent: u64,
     /// Done in an earlier run, not sent again.
@@ -65,7 +58,7 @@ pub struct SourceReport {
 }
 
 impl SourceReport {
-    pub fn new(url: Url, kind: &'static str) -> SourceReport {
+    pub fn new(url: Url, kind: SourceKind) -> SourceReport {
         SourceReport {
             url,
             kind,
@@ -87,16 +80,16 @@ impl Report {
         self.sources.iter().map(|s| s.queries_failed).sum()
     }
 
-    /// The process exit status: 2 for bad input, 1 when queries or sources
-    /// failed after their retries (what was gathered is stored), else 0.
-    pub fn exit_code(&self) -> u8 {
-        if self.problems.iter().any(|p| p.bad_input) {
-            BAD_INPUT
-        } else if !self.problems.is_empty() || self.queries_failed() > 0 {
-            FAILED
-        } else {
-            OK
-        }
+    /// A source could not be used because of its input: bad metadata, a
+    /// bad rule or spec.
+    pub fn bad_input(&self) -> bool {
+        self.problems.iter().any(|p| p.bad_input)
+    }
+
+    /// Sources or queries failed after their retries (what was gathered is
+    /// stored).
+    pub fn failed(&self) -> bool {
+        !self.problems.is_empty() || self.queries_failed() > 0
     }
 
     /// The summary as JSON (for scripts and the benchmark).
@@ -108,7 +101,7 @@ impl Report {
                 let stats = s.stats.as_ref();
                 serde_json::json!({
                     "url": s.url.as_str(),
-                    "kind": s.kind,
+                    "kind": s.kind.as_str(),
                     "queries_planned": s.queries_planned,
                     "queries_sent": s.queries_sent,
                     "queries_skipped": s.queries_skipped,
@@ -138,7 +131,7 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for s in &self.sources {
-            writeln!(f, "{} ({})", s.url, s.kind)?;
+            writeln!(f, "{} ({})", s.url, s.kind.as_str())?;
             writeln!(
                 f,
                 "  queries: {} sent, {} failed, {} done before (of {} planned)",

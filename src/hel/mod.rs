@@ -28,7 +28,6 @@
 //! - Variable names are case-sensitive; labels, attribute names and keywords
 //!   are not.
 
-pub mod bench;
 mod error;
 mod eval;
 mod parse;

@@ -36,6 +36,7 @@ pub use values::{
     parse_url, parse_yes_no, quote_item, DomainValue, Line, LineError, ValueError,
 };
 
+use crate::fetch::Method;
 use crate::hel::{Rule, RuleError};
 
 /// Where a piece of metadata was written.
@@ -514,23 +515,6 @@ pub fn read_config_file(text: &str, file: &str) -> Result<Vec<Entry>, Box<Proble
             hint: None,
         })
         .collect())
-}
-
-/// The HTTP method a form (or `DB.QueryScript`) submits with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Method {
-    Get,
-    Post,
-}
-
-impl std::fmt::Display for Method {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Method::Get => "GET",
-            Method::Post => "POST",
-        })
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use pest::Parser;
 
-use super::Method;
+use crate::fetch::Method;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "../grammar/metadata.pest"]

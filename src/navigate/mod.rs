@@ -32,7 +32,7 @@ use std::collections::{HashSet, VecDeque};
 use regex::Regex;
 use url::Url;
 
-use crate::plan::Request;
+use crate::fetch::Request;
 
 /// An anchor of a result page, as the page tree gives it.
 pub use crate::page::Link;

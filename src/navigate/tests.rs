@@ -1,5 +1,5 @@
 use super::*;
-use crate::plan::Method;
+use crate::fetch::Method;
 
 fn url(s: &str) -> Url {
     Url::parse(s).expect("test URL")

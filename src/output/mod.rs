@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
+use crate::soif;
 use crate::store::{SourceKind, SourceRecord, Store, StoreError};
-use crate::summarize::soif;
 
 pub use crate::store::Hit;
 

@@ -4,7 +4,7 @@ use encoding_rs::Encoding;
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use super::{Method, Request};
+use crate::fetch::{Method, Request};
 use crate::form::Enctype;
 
 /// Line breaks in names and values become CRLF, as in a browser's form data set.

@@ -10,7 +10,6 @@
 //! asked for it, so a plan of 10^9 queries holds none of them.
 
 mod encode;
-mod request;
 
 use std::fmt;
 
@@ -18,10 +17,9 @@ use encoding_rs::Encoding;
 use sha2::{Digest, Sha256};
 use url::Url;
 
-pub use crate::metadata::Method;
 pub use encode::urlencoded;
-pub use request::Request;
 
+use crate::fetch::{Method, Request};
 use crate::form::{ElementKind, Enctype, Form};
 use crate::metadata::{Domain, Metadata, Origin};
 
@@ -39,43 +37,54 @@ pub struct QueryPlan {
     cap: Option<Cap>,
 }
 
-/// Where a limit on the number of queries comes from.
+/// A limit on the queries of a source or on the result pages of a query,
+/// and who set it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cap {
     pub limit: u64,
-    /// `DB.MaxQueries` or `--max-queries`.
+    /// `DB.MaxQueries`/`DB.MaxPages` or `--max-queries`/`--max-pages`.
     pub by: CapSource,
+    /// What it limits.
+    pub of: Capped,
 }
 
-/// Who set a limit on the number of queries.
+/// Who set a limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CapSource {
-    /// The provider, with `DB.MaxQueries`.
+    /// The provider, with `DB.MaxQueries` or `DB.MaxPages`.
     Provider,
-    /// The user, with `--max-queries`.
+    /// The user, with `--max-queries` or `--max-pages`.
     User,
+}
+
+/// What a limit limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capped {
+    /// The queries of a source.
+    Queries,
+    /// The result pages of one query.
+    Pages,
 }
 
 impl fmt::Display for Cap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.by {
-            CapSource::Provider => write!(f, "DB.MaxQueries {}", self.limit),
-            CapSource::User => write!(f, "--max-queries {}", self.limit),
-        }
+        let name = match (self.by, self.of) {
+            (CapSource::Provider, Capped::Queries) => "DB.MaxQueries",
+            (CapSource::User, Capped::Queries) => "--max-queries",
+            (CapSource::Provider, Capped::Pages) => "DB.MaxPages",
+            (CapSource::User, Capped::Pages) => "--max-pages",
+        };
+        write!(f, "{name} {}", self.limit)
     }
 }
 
 impl Cap {
-    /// The smaller of the provider's and the user's limit.
-    pub fn smaller(provider: Option<u64>, user: Option<u64>) -> Option<Cap> {
-        let p = provider.map(|limit| Cap {
-            limit,
-            by: CapSource::Provider,
-        });
-        let u = user.map(|limit| Cap {
-            limit,
-            by: CapSource::User,
-        });
+    /// The smaller of the provider's and the user's limit on `of`: the user
+    /// can lower the provider's limit, never raise it.
+    pub fn smaller(of: Capped, provider: Option<u64>, user: Option<u64>) -> Option<Cap> {
+        let cap = |by| move |limit| Cap { limit, by, of };
+        let p = provider.map(cap(CapSource::Provider));
+        let u = user.map(cap(CapSource::User));
         match (p, u) {
             (Some(p), Some(u)) => Some(if u.limit < p.limit { u } else { p }),
             (p, u) => p.or(u),
@@ -181,7 +190,7 @@ impl QueryPlan {
         let mut problems = Vec::new();
         let origin_of = |key: &str| metadata.origins.get(key).cloned();
         let elements_origin = metadata.query_elements_origin().cloned();
-        let cap = Cap::smaller(metadata.max_queries, user_max_queries);
+        let cap = Cap::smaller(Capped::Queries, metadata.max_queries, user_max_queries);
 
         let (mut action, mut method, enctype, encoding) = match form {
             Some(f) => (f.action.clone(), f.method, f.enctype, f.encoding),
@@ -254,6 +263,7 @@ impl QueryPlan {
                             cap: cap.unwrap_or(Cap {
                                 limit: 0,
                                 by: CapSource::User,
+                                of: Capped::Queries,
                             }),
                         },
                     })

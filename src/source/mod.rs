@@ -2,8 +2,9 @@
 //!
 //! [`discover`] fetches a page and tells what it is: a database source with
 //! `DB.*` meta tags, a cooperative provider (a summarizer), or an ordinary
-//! page. [`from_spec`] builds a source from a YAML spec. Both fetch only the
-//! form page and its configuration file, never a query.
+//! page; a spec's source is built from the YAML spec. [`load`] does either
+//! for a [`Start`]; both fetch only the form page and its configuration file,
+//! never a query.
 //!
 //! Decisions where metadata.md is silent:
 //! - When a page has several forms, the source uses the first form that has
@@ -19,16 +20,17 @@
 //!   with a `Summarizer:` line. Its own path is the configuration path.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use url::Url;
 
-use crate::fetch::{FetchError, Fetcher, Response};
+use crate::fetch::{Credentials, FetchError, Fetcher, Response};
 use crate::form::{forms, Form, FormError};
 use crate::metadata::{
     classify, page_meta, read_config_file, read_meta_tags, DbContent, Entry, Metadata, Name,
     Origin, PageMeta, Problem,
 };
+use crate::navigate::NavigationMode;
 use crate::plan::{PlanError, PlanProblem, QueryPlan};
 use crate::spec::{FormRef, Spec, SpecError};
 
@@ -60,8 +62,11 @@ pub struct Source {
     /// The form the queries fill in; `None` when DB.QueryScript stands alone.
     pub form: Option<Form>,
     pub plan: QueryPlan,
-    /// Bytes of the form page and the configuration file.
-    pub bytes_fetched: u64,
+    /// How the navigator finds a query's next result pages.
+    pub navigation: NavigationMode,
+    /// The form page and the configuration file as they were fetched; the
+    /// gatherer records them as pages of the source.
+    pub fetched: Vec<Response>,
     /// The metadata entries in the order they were read (page, then file),
     /// for `gather spec`.
     pub entries: Vec<Entry>,
@@ -78,7 +83,9 @@ pub struct CooperativeSource {
     pub title: Option<String>,
     pub description: Option<String>,
     pub keywords: Option<String>,
-    pub bytes_fetched: u64,
+    /// The DBContent document or form page as it was fetched; the gatherer
+    /// records it as a page of the source.
+    pub fetched: Vec<Response>,
 }
 
 /// One thing wrong with a source; `gather check` lists them all.
@@ -156,6 +163,22 @@ impl SourceError {
     }
 }
 
+impl Source {
+    /// The YAML spec equivalent to the source's metadata, the configuration
+    /// file's values included (so the spec stands alone), credentials never.
+    pub fn spec_yaml(&self) -> String {
+        let mut spec = Spec::from_entries(self.url.as_str(), &self.entries);
+        let mut header = format!("# gather spec for {}\n", self.url);
+        if let Some(file) = spec.config_file.take() {
+            header.push_str(&format!(
+                "# the values of the configuration file {file} are included below\n"
+            ));
+        }
+        header.push_str("# credentials are not written here: use --auth or auth_env\n");
+        header + &spec.to_yaml()
+    }
+}
+
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.url)?;
@@ -229,7 +252,7 @@ pub async fn discover(
         url: resp.url.clone(),
         html: decoded.text,
         encoding: decoded.encoding,
-        bytes: resp.body.len() as u64,
+        response: resp,
     };
     let source = build(page, meta, Given::default(), fetcher, limits).await?;
     Ok(Discovery::Database(Box::new(source)))
@@ -266,7 +289,7 @@ fn from_dbcontent(resp: &Response, doc: DbContent) -> Result<CooperativeSource, 
         title: doc.title,
         description: doc.description,
         keywords: doc.keywords,
-        bytes_fetched: resp.body.len() as u64,
+        fetched: vec![resp.clone()],
     })
 }
 
@@ -313,7 +336,7 @@ fn cooperative_from_meta(
             title: meta.title.clone(),
             description: meta.description.clone(),
             keywords: meta.keywords.clone(),
-            bytes_fetched: resp.body.len() as u64,
+            fetched: vec![resp.clone()],
         }),
         _ => Err(SourceError::Invalid {
             source_name: resp.url.to_string(),
@@ -327,7 +350,7 @@ struct Page {
     url: Url,
     html: String,
     encoding: &'static encoding_rs::Encoding,
-    bytes: u64,
+    response: Response,
 }
 
 /// What a spec adds to a page.
@@ -361,7 +384,7 @@ async fn build(
     } = meta;
     let mut entries = given.entries.unwrap_or(page_entries);
     let mut problems: Vec<SourceProblem> = given.problems;
-    let mut bytes = page.bytes;
+    let mut fetched = vec![page.response];
 
     // The configuration file, named by the page (or spec).
     let (first, _) = Metadata::from_entries(&entries);
@@ -381,11 +404,11 @@ async fn build(
             }),
             Ok(url) => match fetcher.get(&url).await {
                 Ok(resp) => {
-                    bytes += resp.body.len() as u64;
                     match read_config_file(&resp.text().text, resp.url.as_str()) {
                         Ok(file_entries) => entries.extend(file_entries),
                         Err(p) => problems.push(SourceProblem::Metadata(*p)),
                     }
+                    fetched.push(resp);
                 }
                 Err(FetchError::Status { url, status, .. }) => {
                     problems.push(SourceProblem::ConfigFile {
@@ -455,6 +478,7 @@ async fn build(
     };
     match plan {
         Some(plan) if problems.is_empty() => Ok(Source {
+            navigation: navigation_mode(&metadata),
             url: page.url,
             title,
             description,
@@ -462,13 +486,23 @@ async fn build(
             metadata,
             form,
             plan,
-            bytes_fetched: bytes,
+            fetched,
             entries,
         }),
         _ => Err(SourceError::Invalid {
             source_name,
             problems,
         }),
+    }
+}
+
+/// `DB.NavigationURL` builds the next pages, `DB.Navigation NO` turns
+/// paging off, and without either the navigator finds the next pages.
+fn navigation_mode(metadata: &Metadata) -> NavigationMode {
+    match (&metadata.navigation_url, metadata.navigation) {
+        (Some(pattern), _) => NavigationMode::Pattern(pattern.clone()),
+        (None, Some(false)) => NavigationMode::Off,
+        (None, _) => NavigationMode::Detect,
     }
 }
 
@@ -505,49 +539,95 @@ fn choose_form(
     Ok(index.map(|i| page_forms.swap_remove(i)))
 }
 
+/// Where a gathering (or `plan`, `check`) starts.
+#[derive(Debug, Clone)]
+pub enum Start {
+    /// A form page, a DBContent document, or an ordinary page to crawl from.
+    Url(Url),
+    /// A YAML spec (specs/README.md), read when the start is made.
+    Spec { path: PathBuf, spec: Box<Spec> },
+}
+
+impl Start {
+    /// Reads and checks a spec file now, so that a missing or malformed
+    /// spec fails before any request is sent.
+    pub fn spec(path: &Path) -> Result<Start, SourceError> {
+        let spec = Spec::load(path).map_err(SourceError::Spec)?;
+        Ok(Start::Spec {
+            path: path.to_path_buf(),
+            spec: Box::new(spec),
+        })
+    }
+
+    /// The start as the user named it: the URL or the spec's path.
+    pub fn name(&self) -> String {
+        match self {
+            Start::Url(url) => url.to_string(),
+            Start::Spec { path, .. } => path.display().to_string(),
+        }
+    }
+}
+
+/// The user's credentials with those of every spec among the starts
+/// (`auth`, `auth_env`) added; each is sent to its own host only.
+pub fn credentials(starts: &[Start], user: &Credentials) -> Result<Credentials, SourceError> {
+    let mut credentials = user.clone();
+    for start in starts {
+        let Start::Spec { path, spec } = start else {
+            continue;
+        };
+        let shown = path.display().to_string();
+        let invalid = |e: SpecError| SourceError::Invalid {
+            source_name: shown.clone(),
+            problems: vec![SourceProblem::Spec(e)],
+        };
+        for credential in spec.credentials(&shown).map_err(invalid)? {
+            credentials.add_spec(&credential).map_err(|message| {
+                invalid(SpecError::Key {
+                    path: shown.clone(),
+                    key: "auth".into(),
+                    message,
+                })
+            })?;
+        }
+    }
+    Ok(credentials)
+}
+
+/// Loads one start: a URL is discovered ([`discover`]), a spec's form page
+/// is fetched and its source built. The fetcher must hold the spec's
+/// credentials ([`credentials`]).
+pub async fn load(
+    start: &Start,
+    fetcher: &Fetcher,
+    limits: &Limits,
+) -> Result<Discovery, SourceError> {
+    match start {
+        Start::Url(url) => discover(url, fetcher, limits).await,
+        Start::Spec { path, spec } => from_spec(path, spec, fetcher, limits)
+            .await
+            .map(|source| Discovery::Database(Box::new(source))),
+    }
+}
+
 /// Builds a source from a YAML spec: fetches the form page (and the
-/// configuration file the spec names), with the spec's credentials added
-/// to the fetcher's for these requests.
-pub async fn from_spec(
+/// configuration file the spec names).
+async fn from_spec(
     path: &Path,
+    spec: &Spec,
     fetcher: &Fetcher,
     limits: &Limits,
 ) -> Result<Source, SourceError> {
     let shown = path.display().to_string();
-    let spec = Spec::load(path).map_err(SourceError::Spec)?;
-    let invalid = |problems: Vec<SourceProblem>| SourceError::Invalid {
-        source_name: shown.clone(),
-        problems,
-    };
     let (entries, spec_errors) = spec.entries_with_errors(&shown);
-    let credentials = spec
-        .credentials(&shown)
-        .map_err(|e| invalid(vec![SourceProblem::Spec(e)]))?;
-    let key_error = |key: &str, message: String| {
-        invalid(vec![SourceProblem::Spec(SpecError::Key {
+    let url = Url::parse(spec.url.trim()).map_err(|e| SourceError::Invalid {
+        source_name: shown.clone(),
+        problems: vec![SourceProblem::Spec(SpecError::Key {
             path: shown.clone(),
-            key: key.into(),
-            message,
-        })])
-    };
-    let url = Url::parse(spec.url.trim())
-        .map_err(|e| key_error("url", format!("{:?} is not a URL: {e}", spec.url)))?;
-    let mut config = fetcher.config().clone();
-    for c in &credentials {
-        config
-            .credentials
-            .add_spec(c)
-            .map_err(|message| key_error("auth", message))?;
-    }
-    // The gatherer adds a spec's credentials to its fetcher beforehand; the
-    // form page then shares its politeness, robots.txt and counters.
-    let own;
-    let fetcher = if config.credentials == fetcher.config().credentials {
-        fetcher
-    } else {
-        own = Fetcher::new(config).map_err(|e| key_error("auth", e.to_string()))?;
-        &own
-    };
+            key: "url".into(),
+            message: format!("{:?} is not a URL: {e}", spec.url),
+        })],
+    })?;
     let resp = fetcher.get(&url).await?;
     let decoded = resp.text();
     let meta = read_meta_tags(&decoded.text, resp.url.as_str());
@@ -555,7 +635,7 @@ pub async fn from_spec(
         url: resp.url.clone(),
         html: decoded.text,
         encoding: decoded.encoding,
-        bytes: resp.body.len() as u64,
+        response: resp,
     };
     let from = Given {
         entries: Some(entries),
@@ -564,13 +644,6 @@ pub async fn from_spec(
         name: Some(shown.clone()),
     };
     build(page, meta, from, fetcher, limits).await
-}
-
-/// The credentials a spec file gives (`auth`, `auth_env`), to add to the
-/// fetcher that sends the queries.
-pub fn spec_credentials(path: &Path) -> Result<Vec<String>, SpecError> {
-    let spec = Spec::load(path)?;
-    spec.credentials(&path.display().to_string())
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! and its state in one transaction, so a killed process leaves every query
 //! either done with all its values and pages, or not done at all; a rerun
 //! skips the done ones ([`Store::finished_queries`]). Values are normalized
-//! (see [`crate::summarize::normalize`]) and unique per source and attribute,
+//! (see [`crate::fragment::normalize`]) and unique per source and attribute,
 //! so they are never stored twice.
 //!
 //! Schema versions live in `PRAGMA user_version`; opening a database written by
@@ -22,7 +22,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
-use crate::summarize::{normalize, IndexFragment};
+use crate::fragment::{normalize, IndexFragment};
 
 mod schema;
 
@@ -117,19 +117,15 @@ pub struct PageRecord {
 }
 
 impl PageRecord {
-    /// The record of a fetched page: its final URL, status, body size and
-    /// SHA-256, fetched now, in `elapsed`.
-    pub fn from_response(
-        response: &crate::fetch::Response,
-        elapsed: std::time::Duration,
-    ) -> PageRecord {
+    /// The record of a page fetched now: its final URL, status, body size
+    /// and SHA-256, fetched in `elapsed`.
+    pub fn new(url: &str, status: u16, body: &[u8], elapsed: std::time::Duration) -> PageRecord {
         use sha2::{Digest, Sha256};
-        let sha256 = format!("{:x}", Sha256::digest(&response.body));
         PageRecord {
-            url: response.url.to_string(),
-            status: response.status,
-            bytes: response.body.len() as u64,
-            sha256,
+            url: url.to_string(),
+            status,
+            bytes: body.len() as u64,
+            sha256: format!("{:x}", Sha256::digest(body)),
             fetched_at: now(),
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
         }
@@ -748,14 +744,12 @@ mod tests {
 
     #[test]
     fn page_record_hashes_the_body_as_lower_case_hex() {
-        let response = crate::fetch::Response {
-            url: url::Url::parse("http://h.test/r?p=2").expect("url"),
-            status: 200,
-            content_type: None,
-            body: b"abc".to_vec(),
-            attempts: 1,
-        };
-        let record = PageRecord::from_response(&response, std::time::Duration::from_millis(7));
+        let record = PageRecord::new(
+            "http://h.test/r?p=2",
+            200,
+            b"abc",
+            std::time::Duration::from_millis(7),
+        );
         assert_eq!(
             record.sha256,
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

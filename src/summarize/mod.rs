@@ -1,152 +1,14 @@
-//! The summarizer: index fragments and their merging (seed §4.2
-//! "Zusammenfassung"), and both sides of the cooperative path (seed §2,
-//! metadata.md §4) with the SOIF they exchange ([`soif`], also what
-//! `gather export` writes).
-//!
-//! Every result page yields an index fragment (attribute → values). The
-//! fragments of one query are merged, duplicate values removed; the store
-//! merges them across queries and runs, keeping for every value the query that
-//! surfaced it first.
-//!
-//! Two values are the same value when they are equal after [`normalize`]
-//! (Unicode NFC, white space collapsed, trimmed).
-
-use std::collections::{HashMap, HashSet};
-
-use unicode_normalization::UnicodeNormalization;
+//! The summarizer: both sides of the cooperative path (seed §2, metadata.md
+//! §4). A cooperative provider runs a summarizer next to its database; the
+//! gatherer asks it once ([`cooperative`]) and receives the distinct values of
+//! the configured attributes as SOIF ([`crate::soif`]). [`provider_soif`] is
+//! the provider's side: it reads a DBContent document and writes that SOIF.
 
 mod cooperative;
 mod provider;
-pub mod soif;
 
-pub use cooperative::{cooperative, gather_cooperative, CooperativeAnswer, CooperativeSummary};
+pub use cooperative::{cooperative, CooperativeAnswer};
 pub use provider::provider_soif;
-
-/// A value as it is indexed: Unicode NFC, every run of white space (Unicode
-/// `White_Space`, so also no-break spaces and line breaks) collapsed to one
-/// space, leading and trailing white space removed.
-pub fn normalize(value: &str) -> String {
-    let nfc: String = value.nfc().collect();
-    let mut out = String::with_capacity(nfc.len());
-    for word in nfc.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
-}
-
-/// The distinct values of one attribute, in the order they were first added.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct AttributeValues {
-    name: String,
-    values: Vec<String>,
-    seen: HashSet<String>,
-}
-
-/// An index fragment: attribute → distinct normalized values.
-///
-/// Attributes and values keep the order in which they were first added (the
-/// order of the result pages and of the values on them); adding a value that is
-/// already there (after [`normalize`]) does nothing, and so does adding a value
-/// that is empty after normalisation. Attribute names are taken as they are
-/// (trimmed); an empty attribute name is ignored.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct IndexFragment {
-    attributes: Vec<AttributeValues>,
-    by_name: HashMap<String, usize>,
-}
-
-impl IndexFragment {
-    /// An empty fragment.
-    pub fn new() -> IndexFragment {
-        IndexFragment::default()
-    }
-
-    /// Adds one value of `attr`. Returns whether it was new.
-    pub fn add(&mut self, attr: &str, value: &str) -> bool {
-        let attr = attr.trim();
-        let value = normalize(value);
-        if attr.is_empty() || value.is_empty() {
-            return false;
-        }
-        let index = match self.by_name.get(attr) {
-            Some(&i) => i,
-            None => {
-                self.attributes.push(AttributeValues {
-                    name: attr.to_string(),
-                    ..AttributeValues::default()
-                });
-                self.by_name
-                    .insert(attr.to_string(), self.attributes.len() - 1);
-                self.attributes.len() - 1
-            }
-        };
-        let entry = &mut self.attributes[index];
-        if entry.seen.contains(&value) {
-            return false;
-        }
-        entry.seen.insert(value.clone());
-        entry.values.push(value);
-        true
-    }
-
-    /// Adds every value of `other` that is not here yet, after the values
-    /// already here. Returns how many were new.
-    pub fn merge(&mut self, other: &IndexFragment) -> usize {
-        let mut added = 0;
-        for (attr, values) in other.iter() {
-            for value in values {
-                if self.add(attr, value) {
-                    added += 1;
-                }
-            }
-        }
-        added
-    }
-
-    /// The attribute names, in first-occurrence order.
-    pub fn attributes(&self) -> impl Iterator<Item = &str> {
-        self.attributes.iter().map(|a| a.name.as_str())
-    }
-
-    /// Attribute names with their values, in first-occurrence order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &[String])> {
-        self.attributes
-            .iter()
-            .map(|a| (a.name.as_str(), a.values.as_slice()))
-    }
-
-    /// The values of `attr` (empty when the attribute has none).
-    pub fn values(&self, attr: &str) -> &[String] {
-        match self.by_name.get(attr.trim()) {
-            Some(&i) => &self.attributes[i].values,
-            None => &[],
-        }
-    }
-
-    /// The number of (attribute, value) pairs.
-    pub fn len(&self) -> usize {
-        self.attributes.iter().map(|a| a.values.len()).sum()
-    }
-
-    /// Whether the fragment holds no value at all.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl<A: AsRef<str>, V: AsRef<str>> FromIterator<(A, V)> for IndexFragment {
-    /// A fragment of `(attribute, value)` pairs, added in order (see [`IndexFragment::add`]).
-    fn from_iter<I: IntoIterator<Item = (A, V)>>(pairs: I) -> IndexFragment {
-        let mut fragment = IndexFragment::new();
-        for (attr, value) in pairs {
-            fragment.add(attr.as_ref(), value.as_ref());
-        }
-        fragment
-    }
-}
 
 /// What can go wrong on either side of the cooperative path.
 #[derive(Debug, thiserror::Error)]
@@ -157,7 +19,7 @@ pub enum SummarizeError {
     Soif {
         url: String,
         #[source]
-        source: soif::SoifError,
+        source: crate::soif::SoifError,
     },
     #[error("summarizer {url}: the SOIF answer holds no object")]
     NoObject { url: String },
@@ -185,53 +47,6 @@ pub enum SummarizeError {
         #[source]
         source: rusqlite::Error,
     },
-    #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
     #[error("cannot write SOIF: {0}")]
-    Write(#[from] soif::SoifWriteError),
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalize_composes_and_collapses() {
-        // "Ru" + combining diaeresis + "gen", with odd white space around.
-        assert_eq!(normalize("  Ru\u{308}gen\u{a0}\t Nord \n"), "Rügen Nord");
-        assert_eq!(normalize(" \n\t "), "");
-    }
-
-    #[test]
-    fn add_deduplicates_normalized_values_in_first_order() {
-        let mut f = IndexFragment::new();
-        assert!(f.add("ort", "Binz"));
-        assert!(f.add("ort", "Sellin"));
-        assert!(!f.add("ort", " Binz "));
-        assert!(f.add("region", "Ru\u{308}gen"));
-        assert!(!f.add("region", "Rügen"));
-        assert!(!f.add("region", "   "));
-        assert!(!f.add(" ", "x"));
-        assert_eq!(f.values("ort"), ["Binz", "Sellin"]);
-        assert_eq!(f.values("region"), ["Rügen"]);
-        assert_eq!(f.values("name"), [] as [String; 0]);
-        assert_eq!(f.attributes().collect::<Vec<_>>(), ["ort", "region"]);
-        assert_eq!(f.len(), 3);
-    }
-
-    #[test]
-    fn merge_keeps_existing_order_and_counts_new_values() {
-        let mut a = IndexFragment::new();
-        a.add("ort", "Binz");
-        let mut b = IndexFragment::new();
-        b.add("name", "Hotel Arkona");
-        b.add("ort", "Sellin");
-        b.add("ort", "Binz");
-        assert_eq!(a.merge(&b), 2);
-        assert_eq!(a.values("ort"), ["Binz", "Sellin"]);
-        assert_eq!(a.attributes().collect::<Vec<_>>(), ["ort", "name"]);
-        assert_eq!(a.merge(&b), 0);
-        assert!(!a.is_empty());
-        assert!(IndexFragment::new().is_empty());
-    }
+    Write(#[from] crate::soif::SoifWriteError),
 }

@@ -7,9 +7,10 @@ use std::collections::BTreeSet;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::soif::{self, SoifObject};
-use super::{normalize, SummarizeError};
+use super::SummarizeError;
+use crate::fragment::normalize;
 use crate::metadata::DbContent;
+use crate::soif::{self, SoifObject};
 
 /// The SOIF object a provider's summarizer answers with: `@FILE { <URL> `
 /// (the DBContent document's `URL:`), then for every `Table:`/`Attribute:`

@@ -15,8 +15,6 @@
 //!
 //! Every server binds port 0 and lives until the test's runtime ends.
 
-#![allow(dead_code)]
-
 use std::future::Future;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -26,9 +24,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gather::fetch::FetchConfig;
+use gather::fragment::IndexFragment;
 use gather::hel::Nsl;
 use gather::store::{PageRecord, QueryOutcome, QueryState};
-use gather::summarize::IndexFragment;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use url::Url;

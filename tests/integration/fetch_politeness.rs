@@ -1,6 +1,6 @@
 //! Politeness (slots and delay per host) and redirects, seen from the server.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,7 +11,7 @@ use axum::response::Redirect;
 use axum::routing::{any, get};
 use axum::Router;
 use gather::fetch::{Credentials, FetchConfig, FetchError, Fetcher};
-use gather::plan::{Method, Request};
+use gather::fetch::{Method, Request};
 use support::{fast_config, serve, url, Hits};
 
 /// `/slow` takes `pause` to answer and records every request.

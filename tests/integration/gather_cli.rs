@@ -1,6 +1,6 @@
 //! The `gather` command as users run it: exit status, summary, demo.
 
-mod support;
+use crate::support;
 
 use support::{gather, stderr};
 

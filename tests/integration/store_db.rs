@@ -1,16 +1,16 @@
 //! The gatherer database on real SQLite files.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use gather::fragment::IndexFragment;
 use gather::store::{
     PageRecord, QueryOutcome, QueryState, SourceInfo, SourceKind, Store, StoreError,
 };
-use gather::summarize::IndexFragment;
 use support::{page_record as page, query_outcome};
 
 fn cityworld() -> SourceInfo {
@@ -282,7 +282,7 @@ fn a_killed_writer_leaves_every_query_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gather.sqlite");
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["helper_writer_process", "--exact", "--ignored", "--quiet"])
+        .args(["store_db::helper_writer_process", "--exact", "--ignored", "--quiet"])
         .env(CHILD_ENV, &path)
         .stdout(std::process::Stdio::null())
         .spawn()

@@ -3,8 +3,8 @@
 //! options without end tags.
 
 use gather::charset;
+use gather::fetch::Method;
 use gather::form::{forms, ElementKind, Enctype};
-use gather::plan::Method;
 use url::Url;
 
 const PAGE: &[u8] =

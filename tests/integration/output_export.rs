@@ -1,13 +1,13 @@
 //! SOIF and JSON export and search over a real gatherer database.
 
-mod support;
+use crate::support;
 
+use gather::fragment::IndexFragment;
 use gather::output;
+use gather::soif;
 use gather::store::{
     PageRecord, QueryOutcome, QueryState, SourceId, SourceInfo, SourceKind, Store,
 };
-use gather::summarize::soif;
-use gather::summarize::IndexFragment;
 use support::{page_record as page, query_outcome};
 
 const FORM: &str = "http://127.0.0.1:8080/cityworld/";

@@ -1,6 +1,6 @@
 //! The fetcher against real servers that fail, stall, lie and compress.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! The gatherer's side of the cooperative path, against a real summarizer on
 //! 127.0.0.1.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 
@@ -62,7 +62,7 @@ async fn reads_the_values_of_every_object() {
     let answer = cooperative(&fetcher(), &url, "/cityworld/city world.txt")
         .await
         .unwrap();
-    assert_eq!(answer.bytes, GOOD.len() as u64);
+    assert_eq!(answer.response.body.len(), GOOD.len());
     assert_eq!(
         answer.fragment.attributes().collect::<Vec<_>>(),
         ["hotel.ort", "region.region"]
@@ -112,39 +112,75 @@ async fn an_http_error_is_reported() {
     assert!(err.to_string().contains("404"), "{err}");
 }
 
-fn form_info() -> gather::store::SourceInfo {
-    gather::store::SourceInfo {
-        url: "http://127.0.0.1/cityworld/auswahl.pl".into(),
-        kind: gather::store::SourceKind::Database,
-        title: Some("CityWorld - Hotels und Pensionen".into()),
-        description: Some("Hotelführer M-V".into()),
-        keywords: Some("Hotel, Zimmer".into()),
-        text: None,
-    }
+/// A form page naming the summarizer and its configuration file.
+async fn form_page(config: &'static str) -> axum::response::Html<String> {
+    axum::response::Html(format!(
+        r#"<html><head><title>CityWorld - Hotels und Pensionen</title>
+<meta name="description" content="Hotelführer M-V">
+<meta name="keywords" content="Hotel, Zimmer">
+<meta name="DB.Summarizer" content="/cgi-bin/summarize">
+<meta name="DB.ConfigFile" content="{config}">
+</head><body><form action="/cgi-bin/auswahl.pl"><input name="ort"></form></body></html>"#
+    ))
+}
+
+async fn serve_with_form() -> (Url, Url, Seen) {
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route("/cgi-bin/summarize", get(summarizer))
+        .route("/cityworld/", get(|| form_page("/cityworld.DBContent")))
+        .route("/bad/", get(|| form_page("/bad.DBContent")))
+        .with_state(seen.clone());
+    let addr = support::serve(app).await;
+    let base = Url::parse(&format!("http://{addr}/")).unwrap();
+    (
+        base.join("cityworld/").unwrap(),
+        base.join("cgi-bin/summarize").unwrap(),
+        seen,
+    )
+}
+
+async fn gather_into(start: &Url, db: &std::path::Path) -> gather::gatherer::Report {
+    let options = gather::gatherer::Options {
+        db: db.to_path_buf(),
+        fetch: FetchConfig {
+            respect_robots: false,
+            retries: 0,
+            ..FetchConfig::default()
+        },
+        progress: None,
+        ..gather::gatherer::Options::default()
+    };
+    gather::gatherer::gather(&[gather::gatherer::Start::Url(start.clone())], &options)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
-async fn gather_cooperative_stores_the_answer_with_the_form() {
-    let (url, _) = serve().await;
+async fn the_gatherer_stores_the_answer_with_the_form() {
+    let (form, url, _) = serve_with_form().await;
     let dir = tempfile::tempdir().unwrap();
-    let mut store = gather::store::Store::open(&dir.path().join("g.sqlite")).unwrap();
-    let summary = gather::summarize::gather_cooperative(
-        &fetcher(),
-        &mut store,
-        &form_info(),
-        &url,
-        "/cityworld.DBContent",
-    )
-    .await
-    .unwrap();
-    assert_eq!((summary.new_values, summary.values), (8, 8));
+    let db = dir.path().join("g.sqlite");
+    let report = gather_into(&form, &db).await;
+    assert_eq!(report.sources.len(), 1);
+    assert_eq!(report.sources[0].new_values, 8);
+    let store = gather::store::Store::open(&db).unwrap();
     let sources = store.sources().unwrap();
     assert_eq!(sources.len(), 1);
+    assert_eq!(sources[0].info.url, form.as_str());
     assert_eq!(sources[0].info.kind, gather::store::SourceKind::Cooperative);
-    assert_eq!(sources[0].info.title, form_info().title);
-    let stats = store.stats(summary.source).unwrap();
-    assert_eq!((stats.pages, stats.bytes), (1, GOOD.len() as u64));
-    let values = store.values(summary.source).unwrap();
+    assert_eq!(
+        sources[0].info.title.as_deref(),
+        Some("CityWorld - Hotels und Pensionen")
+    );
+    // The form page and the summarizer's answer are the source's pages.
+    let form_bytes = form_page("/cityworld.DBContent").await.0.len();
+    let stats = store.stats(sources[0].id).unwrap();
+    assert_eq!(
+        (stats.pages, stats.bytes),
+        (2, (GOOD.len() + form_bytes) as u64)
+    );
+    let values = store.values(sources[0].id).unwrap();
     assert_eq!(values["region.region"], ["Fischland", "Rügen", "Usedom"]);
     let hits = gather::output::search(&store, &["Prerow".to_string()]).unwrap();
     assert_eq!(hits.len(), 1);
@@ -155,7 +191,7 @@ async fn gather_cooperative_stores_the_answer_with_the_form() {
 
     let mut out = Vec::new();
     gather::output::export_soif(&store, &mut out).unwrap();
-    let objects = gather::summarize::soif::parse(&out).unwrap();
+    let objects = gather::soif::parse(&out).unwrap();
     assert_eq!(
         objects[0].get("DB.hotel.ort").unwrap(),
         "Binz\nGöhren\nPrerow\nSellin\nZingst".as_bytes()
@@ -163,14 +199,18 @@ async fn gather_cooperative_stores_the_answer_with_the_form() {
 }
 
 #[tokio::test]
-async fn gather_cooperative_stores_nothing_from_a_malformed_answer() {
-    let (url, _) = serve().await;
+async fn the_gatherer_stores_nothing_from_a_malformed_answer() {
+    let (form, _, _) = serve_with_form().await;
     let dir = tempfile::tempdir().unwrap();
-    let mut store = gather::store::Store::open(&dir.path().join("g.sqlite")).unwrap();
-    let err =
-        gather::summarize::gather_cooperative(&fetcher(), &mut store, &form_info(), &url, "bad")
-            .await
-            .unwrap_err();
-    assert!(matches!(err, SummarizeError::Soif { .. }), "{err}");
+    let db = dir.path().join("g.sqlite");
+    let report = gather_into(&form.join("/bad/").unwrap(), &db).await;
+    assert_eq!(report.sources.len(), 1);
+    assert_eq!(report.sources[0].queries_failed, 1);
+    assert!(
+        report.sources[0].failures[0].contains("malformed SOIF"),
+        "{:?}",
+        report.sources[0].failures
+    );
+    let store = gather::store::Store::open(&db).unwrap();
     assert!(store.sources().unwrap().is_empty());
 }

@@ -2,7 +2,7 @@
 //! configuration file behind Basic auth, POST and ISO-8859-1 forms, specs,
 //! cooperative providers; and the `gather plan/check/spec` binary.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -13,10 +13,10 @@ use axum::body::{to_bytes, Body};
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+use gather::fetch::Method;
 use gather::fetch::{FetchConfig, Fetcher};
 use gather::metadata::ResultKind;
-use gather::plan::Method;
-use gather::source::{discover, from_spec, Discovery, Limits, Source, SourceError};
+use gather::source::{self, discover, load, Discovery, Limits, Source, SourceError, Start};
 
 /// What a test server answers at one path.
 #[derive(Clone)]
@@ -188,6 +188,32 @@ const CITYWORLD_2: &str = r##"<META NAME="DB.QueryElement" CONTENT="region">
 <META NAME="DB.Result.name" CONTENT="tr[k:*].td[1].b.txt
   where tr[k].td[0].small.input.getAttr(name) = 'hotel_id'">
 <META NAME="DB.Navigation" CONTENT="NO">"##;
+
+/// The source a spec file describes, loaded as `gather` and `plan` load it:
+/// the spec read first, its credentials added to the fetcher's.
+async fn from_spec(
+    path: &std::path::Path,
+    f: &Fetcher,
+    limits: &Limits,
+) -> Result<Box<Source>, SourceError> {
+    let start = Start::spec(path)?;
+    let credentials = source::credentials(std::slice::from_ref(&start), &f.config().credentials)?;
+    let own;
+    let f = if credentials == f.config().credentials {
+        f
+    } else {
+        own = Fetcher::new(FetchConfig {
+            credentials,
+            ..f.config().clone()
+        })
+        .unwrap();
+        &own
+    };
+    match load(&start, f, limits).await? {
+        Discovery::Database(s) => Ok(s),
+        other => panic!("a spec gives a database source, not {other:?}"),
+    }
+}
 
 async fn database(url: &str, f: &Fetcher, limits: Limits) -> Result<Box<Source>, SourceError> {
     match discover(&url.parse().unwrap(), f, &limits).await? {
@@ -400,7 +426,7 @@ async fn a_generated_spec_gives_the_same_plan_as_the_metadata() {
         .await
         .unwrap();
     assert_eq!((src.plan.total(), src.plan.len()), (36, 30));
-    let yaml = gather::cli::plan::spec_text(&src);
+    let yaml = src.spec_yaml();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cityworld.yaml");
     std::fs::write(&path, &yaml).unwrap();

@@ -3,7 +3,7 @@
 //! "weiter »" and the usual noise (detail links, page sizes, imprint, mail,
 //! script and foreign links).
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -13,8 +13,8 @@ use axum::response::Html;
 use axum::routing::get;
 use axum::Router;
 use gather::fetch::Fetcher;
+use gather::fetch::{Method, Request};
 use gather::navigate::{Link, NavigationMode, Navigator};
-use gather::plan::{Method, Request};
 use select::document::Document;
 use select::predicate::Name;
 use serde::Deserialize;

@@ -1,5 +1,5 @@
 //! Generated result pages and rules for measuring HEL (`gather bench hel`,
-//! `benches/hel.rs`).
+//! `benches/hel.rs`): product listings as a shop would show them.
 //!
 //! The pages imitate product listings of real shops: a head with scripts,
 //! styles and meta tags, navigation menus, nested layout tables and divs, a

@@ -1,9 +1,10 @@
 //! The page tree through its public interface: what the gatherer and the
 //! summarizer read from ordinary pages, and what a tree costs.
 
-mod support;
+use crate::support;
 
-use gather::hel::{bench, Rule};
+use gather::demo::listing as bench;
+use gather::hel::Rule;
 use gather::page::{Link, Page};
 use support::hel_fixture as fixture;
 

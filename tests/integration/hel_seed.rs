@@ -1,6 +1,6 @@
 //! The examples of the seed (§4.3, §4.4) on pages built as the seed describes.
 
-mod support;
+use crate::support;
 
 use gather::hel::{Nsl, Rule};
 use gather::page::Page;

@@ -1,6 +1,6 @@
 //! `gather hel`, `gather locate` and `gather bench hel` as a user runs them.
 
-mod support;
+use crate::support;
 
 use support::{gather_with_input as gather, hel_fixture_path as fixture, stdout};
 

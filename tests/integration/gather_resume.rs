@@ -2,7 +2,7 @@
 //! no finished query again and ends with the same index as a run that was
 //! never interrupted.
 
-mod gathering;
+use crate::gathering;
 
 use std::collections::{BTreeSet, HashMap};
 use std::process::{Command, Stdio};

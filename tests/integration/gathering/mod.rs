@@ -1,8 +1,6 @@
 //! Helpers of the end-to-end tests: gather into a fresh database and read
 //! back what was stored.
 
-#![allow(dead_code)]
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
@@ -21,7 +19,7 @@ pub fn options(db: &Path) -> Options {
             backoff: Duration::from_millis(10),
             ..FetchConfig::default()
         },
-        progress: false,
+        progress: None,
         ..Options::default()
     }
 }

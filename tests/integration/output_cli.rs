@@ -1,6 +1,6 @@
 //! `gather export`, `gather search` and `gather summarize` as a user runs them.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! SOIF writing and strict reading (soif.md).
 
-use gather::summarize::soif::{self, SoifObject};
+use gather::soif::{self, SoifObject};
 use proptest::prelude::*;
 
 const EXAMPLE: &[u8] = "@FILE { http://127.0.0.1:8080/cityworld/\n\

@@ -1,6 +1,6 @@
 //! The language of hel.md §2–§6, one feature at a time.
 
-mod support;
+use crate::support;
 
 use gather::hel::{Nsl, Rule};
 use gather::page::Page;

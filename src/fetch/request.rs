@@ -1,9 +1,8 @@
-//! A request as a browser would send it when the form is submitted.
+//! The HTTP vocabulary the fetcher speaks: a method and a request, as a
+//! browser would send them when a form is submitted.
 
 use serde::{Deserialize, Serialize};
 use url::Url;
-
-use crate::metadata::Method;
 
 /// One HTTP request: what the fetcher sends, and what identifies a query.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -25,5 +24,22 @@ impl Request {
             body: None,
             content_type: None,
         }
+    }
+}
+
+/// The HTTP method a form (or `DB.QueryScript`) submits with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        })
     }
 }
