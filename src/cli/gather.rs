@@ -29,6 +29,10 @@ pub struct GatherArgs {
     /// Ordinary pages the crawl from start URLs collects at most.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub crawl_limit: usize,
+    /// Let a query's result pages also come from this host (HOST or
+    /// HOST:PORT; repeatable). By default navigation stays on the query's host.
+    #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
+    pub allow_hosts: Vec<String>,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
@@ -53,6 +57,7 @@ impl GatherArgs {
             max_pages: self.max_pages,
             concurrency: self.concurrency,
             crawl_limit: self.crawl_limit,
+            allow_hosts: self.allow_hosts.clone(),
             progress: super::progress::bar(!self.json),
         })
     }

@@ -59,8 +59,12 @@ pub fn run_hel(args: &HelArgs) -> ExitCode {
                 continue;
             }
         };
-        let value = rule.eval(&Page::from_bytes(&bytes, None));
-        let line = serde_json::to_string(&value).unwrap_or_else(|_| "null".into());
+        let evaluation = rule.evaluate(&Page::from_bytes(&bytes, None));
+        if let Some(limit) = evaluation.limit {
+            eprintln!("gather hel: {name}: {limit}");
+            status = super::FAILED;
+        }
+        let line = serde_json::to_string(&evaluation.value).unwrap_or_else(|_| "null".into());
         if writeln!(out, "{line}").is_err() {
             return super::exit(super::FAILED);
         }

@@ -153,6 +153,9 @@ pub struct Response {
     pub body: Vec<u8>,
     /// Attempts it took at the final URL (1 when the first one succeeded).
     pub attempts: u32,
+    /// From sending the request (redirects, retries and waits for the host
+    /// included) to the last byte of the body.
+    pub elapsed: std::time::Duration,
 }
 
 impl Response {
@@ -369,6 +372,7 @@ impl Fetcher {
     }
 
     async fn follow(&self, request: &Request) -> Result<Response, FetchError> {
+        let started = Instant::now();
         let config = &self.inner.config;
         if !matches!(request.url.scheme(), "http" | "https") {
             return Err(FetchError::Scheme {
@@ -422,6 +426,7 @@ impl Fetcher {
                 content_type,
                 body: received.body,
                 attempts,
+                elapsed: started.elapsed(),
             });
         }
     }

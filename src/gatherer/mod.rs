@@ -13,8 +13,8 @@ mod report;
 
 use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use futures::StreamExt;
 use url::Url;
@@ -22,7 +22,7 @@ use url::Url;
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::hel::Rule;
 use crate::metadata::ResultKind;
-use crate::navigate::{NavigationMode, Navigator};
+use crate::navigate::{Checkpoint, NavigationMode, Navigator, DEFAULT_MAX_PAGES};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
@@ -31,7 +31,7 @@ use crate::fetch::Response;
 use crate::fragment::IndexFragment;
 pub use crate::source::Start;
 use crate::store::{
-    PageRecord, QueryOutcome, QueryState, SourceInfo, SourceKind, Store, StoreError,
+    PageRecord, QueryOutcome, QueryState, SourceId, SourceInfo, SourceKind, Store, StoreError,
 };
 use crate::summarize;
 
@@ -51,6 +51,9 @@ pub struct Options {
     pub concurrency: usize,
     /// Ordinary pages the crawl loop collects at most, per run.
     pub crawl_limit: usize,
+    /// Hosts (`host` or `host:port`) whose pages may be result pages of a
+    /// query of another host; by default navigation stays on the query's host.
+    pub allow_hosts: Vec<String>,
     /// Told what happens while the gathering runs (the command line draws a
     /// progress bar from it).
     pub progress: Option<ProgressListener>,
@@ -65,6 +68,7 @@ impl Default for Options {
             max_pages: None,
             concurrency: 2,
             crawl_limit: 100,
+            allow_hosts: Vec::new(),
             progress: None,
         }
     }
@@ -138,7 +142,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     let fetcher =
         Fetcher::new(fetch).map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
     let mut manager = Manager {
-        store: Store::open(&options.db)?,
+        store: Arc::new(Mutex::new(Store::open(&options.db)?)),
         fetcher,
         options,
         report: Report::default(),
@@ -212,13 +216,17 @@ impl Crawl {
 }
 
 struct Manager<'a> {
-    store: Store,
+    store: Arc<Mutex<Store>>,
     fetcher: Fetcher,
     options: &'a Options,
     report: Report,
 }
 
 impl Manager<'_> {
+    fn store(&self) -> MutexGuard<'_, Store> {
+        lock(&self.store)
+    }
+
     /// Gathers what a start or a crawled URL turned out to be; an ordinary
     /// page's links go to the crawl.
     async fn take(
@@ -256,7 +264,7 @@ impl Manager<'_> {
     }
 
     fn keep_ordinary_page(&mut self, response: &Response, page: &Page) -> Result<(), GatherError> {
-        let id = self.store.upsert_source(&SourceInfo {
+        let id = self.store().upsert_source(&SourceInfo {
             url: response.url.to_string(),
             kind: SourceKind::Page,
             title: page.title().filter(|t| !t.is_empty()),
@@ -264,8 +272,7 @@ impl Manager<'_> {
             keywords: page.meta_content("keywords"),
             text: Some(page.text()),
         })?;
-        self.store
-            .record_page(id, &page_record(response, Duration::ZERO))?;
+        self.store().record_page(id, &page_record(response))?;
         self.report.ordinary_pages += 1;
         Ok(())
     }
@@ -286,19 +293,18 @@ impl Manager<'_> {
             Ok(answer) => {
                 // Stored only once the summarizer answered well-formed SOIF;
                 // the values' provenance is the summarizer request's URL.
-                let id = self.store.upsert_source(&info)?;
+                let id = self.store().upsert_source(&info)?;
                 for response in &source.fetched {
-                    self.store
-                        .record_page(id, &page_record(response, Duration::ZERO))?;
+                    self.store().record_page(id, &page_record(response))?;
                 }
-                let page = page_record(&answer.response, answer.elapsed);
-                self.store.record_page(id, &page)?;
+                let page = page_record(&answer.response);
+                self.store().record_page(id, &page)?;
                 line.pages = 1;
                 line.new_values =
-                    self.store
+                    self.store()
                         .record_values(id, Some(&page.url), &answer.fragment)?;
-                self.store.set_incomplete(id, None)?;
-                line.stats = Some(self.store.stats(id)?);
+                self.store().set_incomplete(id, None)?;
+                line.stats = Some(self.store().stats(id)?);
             }
             Err(e) => {
                 line.queries_failed = 1;
@@ -310,7 +316,7 @@ impl Manager<'_> {
     }
 
     async fn gather_database(&mut self, source: &Source) -> Result<(), GatherError> {
-        let id = self.store.upsert_source(&SourceInfo {
+        let id = self.store().upsert_source(&SourceInfo {
             url: source.url.to_string(),
             kind: SourceKind::Database,
             title: source.title.clone(),
@@ -319,8 +325,7 @@ impl Manager<'_> {
             text: None,
         })?;
         for response in &source.fetched {
-            self.store
-                .record_page(id, &page_record(response, Duration::ZERO))?;
+            self.store().record_page(id, &page_record(response))?;
         }
         let mut line = SourceReport::new(source.url.clone(), SourceKind::Database);
         line.queries_planned = source.plan.len();
@@ -334,32 +339,39 @@ impl Manager<'_> {
                 }
             }
         }
-        line.new_values += self.store.record_values(id, None, &listed)?;
+        line.new_values += self.store().record_values(id, None, &listed)?;
 
+        let page_cap = Cap::smaller(
+            Capped::Pages,
+            source.metadata.max_pages,
+            self.options.max_pages,
+        );
         let work = Arc::new(QueryWork {
             fetcher: self.fetcher.clone(),
-            rules: source
-                .metadata
-                .results
-                .iter()
-                .filter_map(|r| match &r.kind {
-                    ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
-                    ResultKind::Values(_) => None,
-                })
-                .collect(),
-            max_pages: Cap::smaller(
-                Capped::Pages,
-                source.metadata.max_pages,
-                self.options.max_pages,
-            )
-            .map(|cap| cap.limit),
+            store: Arc::clone(&self.store),
+            source: id,
+            rules: Arc::new(
+                source
+                    .metadata
+                    .results
+                    .iter()
+                    .filter_map(|r| match &r.kind {
+                        ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
+                        ResultKind::Values(_) => None,
+                    })
+                    .collect(),
+            ),
+            max_pages: page_cap.map_or(DEFAULT_MAX_PAGES, |cap| cap.limit),
             navigation: source.navigation.clone(),
+            other_hosts: self.options.allow_hosts.clone(),
             progress: self.options.progress.clone(),
         });
 
         // The plan is generated lazily, query by query: it may be far larger
-        // than memory. Queries done in an earlier run are passed over.
-        let finished = self.store.finished_queries(id)?;
+        // than memory. Queries done in an earlier run are passed over; a
+        // query a killed run left half-walked continues where it stood.
+        let finished = self.store().finished_queries(id)?;
+        let mut checkpoints = self.store().checkpoints(id)?;
         let tell = |event| {
             if let Some(listener) = &self.options.progress {
                 listener.tell(event);
@@ -373,16 +385,23 @@ impl Manager<'_> {
         let finished_ref = &finished;
         let pending = source.plan.queries().filter_map(move |query| {
             let key = query.key();
-            (!finished_ref.contains(&key)).then_some((key, query))
+            if finished_ref.contains(&key) {
+                return None;
+            }
+            let checkpoint = checkpoints
+                .remove(&key)
+                .and_then(|json| serde_json::from_str::<Checkpoint>(&json).ok());
+            Some((key, query, checkpoint))
         });
-        let mut outcomes = futures::stream::iter(pending.map(|(key, query)| {
+        let mut runs = futures::stream::iter(pending.map(|(key, query, checkpoint)| {
             let work = Arc::clone(&work);
-            async move { work.run(key, query).await }
+            async move { work.run(key, query, checkpoint).await }
         }))
         .buffer_unordered(self.options.concurrency.max(1));
-        while let Some(done) = outcomes.next().await {
+        while let Some(run) = runs.next().await {
+            let done = &run.outcome;
             line.queries_sent += 1;
-            line.pages += done.pages.len() as u64;
+            line.pages += run.pages;
             let failed = matches!(done.state, QueryState::Failed);
             if failed {
                 line.queries_failed += 1;
@@ -391,11 +410,13 @@ impl Manager<'_> {
                 }
             }
             line.queries_cut_short += u64::from(done.cut_short);
-            let new_values = self.store.record_query(id, &done)?;
+            line.queries_without_values += u64::from(run.found_nothing);
+            line.warnings.extend(run.warnings);
+            let new_values = run.new_values + self.store().record_query(id, done)?;
             line.new_values += new_values;
             tell(Progress::Query { new_values, failed });
         }
-        drop(outcomes);
+        drop(runs);
         tell(Progress::SourceDone);
         line.queries_skipped = source.plan.len().saturating_sub(line.queries_sent);
 
@@ -409,15 +430,23 @@ impl Manager<'_> {
                 source.plan.total()
             ));
         }
-        let cut_short = self.store.stats(id)?.queries_cut_short;
+        let cut_short = self.store().stats(id)?.queries_cut_short;
         if cut_short > 0 {
+            let limit = page_cap.map_or_else(
+                || {
+                    format!(
+                        "the default page limit {DEFAULT_MAX_PAGES} (raise it with --max-pages)"
+                    )
+                },
+                |cap| cap.to_string(),
+            );
             reasons.push(format!(
-                "page limit: {cut_short} queries had more result pages than they were allowed"
+                "page limit: {cut_short} queries had more result pages than {limit} allows"
             ));
         }
         let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
-        self.store.set_incomplete(id, reason.as_deref())?;
-        line.stats = Some(self.store.stats(id)?);
+        self.store().set_incomplete(id, reason.as_deref())?;
+        line.stats = Some(self.store().stats(id)?);
         self.report.sources.push(line);
         Ok(())
     }
@@ -426,75 +455,189 @@ impl Manager<'_> {
 /// What every query of one source shares.
 struct QueryWork {
     fetcher: Fetcher,
-    rules: Vec<(String, Rule)>,
-    max_pages: Option<u64>,
+    store: Arc<Mutex<Store>>,
+    source: SourceId,
+    rules: Arc<Vec<(String, Rule)>>,
+    max_pages: u64,
     navigation: NavigationMode,
+    other_hosts: Vec<String>,
     progress: Option<ProgressListener>,
+}
+
+/// What one query gave, beyond what the store keeps.
+struct QueryRun {
+    outcome: QueryOutcome,
+    /// Values new to the store, from every record of the query.
+    new_values: u64,
+    /// Result pages fetched in this run.
+    pages: u64,
+    /// Pages answered, and whether any rule gave a value on them.
+    found_nothing: bool,
+    /// Rules whose value a result limit cut, with the page.
+    warnings: Vec<String>,
+}
+
+/// What the rules found on one result page, and its links.
+struct Extracted {
+    links: Vec<crate::page::Link>,
+    fragment: IndexFragment,
+    warnings: Vec<String>,
+}
+
+/// Parses a result page and evaluates the rules on it.
+fn extract(rules: &[(String, Rule)], response: &Response) -> Extracted {
+    let page = Page::from_bytes(&response.body, response.content_type.as_deref());
+    let mut fragment = IndexFragment::new();
+    let mut warnings = Vec::new();
+    for (attribute, rule) in rules {
+        let evaluation = rule.evaluate(&page);
+        if let Some(limit) = evaluation.limit {
+            warnings.push(format!("{attribute} on {}: {limit}", response.url));
+        }
+        for value in evaluation.value.flatten() {
+            fragment.add(attribute, &value);
+        }
+    }
+    Extracted {
+        links: page.links(),
+        fragment,
+        warnings,
+    }
 }
 
 impl QueryWork {
     /// Sends one query (`key` is its [`Query::key`]) and walks its result
-    /// pages; a failure keeps what the pages before it gave.
-    async fn run(&self, key: String, query: Query) -> QueryOutcome {
-        let mut navigator = Navigator::new(
-            self.navigation.clone(),
-            query.request.clone(),
-            self.max_pages,
-        );
-        let mut fragment = IndexFragment::new();
-        let mut pages = Vec::new();
-        let mut error = None;
-        let mut attempts = 0;
-        while let Some(request) = navigator.next_request() {
-            let sent = Instant::now();
-            match self.fetcher.fetch(&request).await {
-                Ok(response) => {
-                    attempts += response.attempts;
-                    let page = Page::from_bytes(&response.body, response.content_type.as_deref());
-                    for (attribute, rule) in &self.rules {
-                        for value in rule.eval(&page).flatten() {
-                            fragment.add(attribute, &value);
-                        }
-                    }
-                    navigator.result_page(&response.url, &page.links());
-                    if let Some(listener) = &self.progress {
-                        listener.tell(Progress::Page {
-                            url: response.url.clone(),
-                        });
-                    }
-                    pages.push(page_record(&response, sent.elapsed()));
-                }
-                Err(e) => {
-                    error = Some(e.to_string());
-                    break;
-                }
-            }
+    /// pages, or continues the walk from `checkpoint`. Every page after the
+    /// first is recorded as it comes, with the navigator's checkpoint, so a
+    /// killed run loses at most the page in flight. A failure keeps what the
+    /// pages before it gave.
+    async fn run(&self, key: String, query: Query, checkpoint: Option<Checkpoint>) -> QueryRun {
+        let resumed = checkpoint.is_some();
+        let mut navigator = match checkpoint {
+            Some(cp) => Navigator::resume(
+                self.navigation.clone(),
+                query.request.clone(),
+                Some(self.max_pages),
+                cp,
+            ),
+            None => Navigator::new(
+                self.navigation.clone(),
+                query.request.clone(),
+                Some(self.max_pages),
+            ),
         }
-        QueryOutcome {
+        .allow_hosts(&self.other_hosts);
+        let mut outcome = QueryOutcome {
             key,
             ordinal: query.ordinal,
             description: describe(&query),
-            state: if error.is_some() {
-                QueryState::Failed
-            } else {
-                QueryState::Done
-            },
-            error,
-            attempts,
-            pages,
-            fragment,
-            cut_short: navigator.cut_short(),
+            state: QueryState::Pending,
+            error: None,
+            attempts: 0,
+            pages: Vec::new(),
+            fragment: IndexFragment::new(),
+            cut_short: false,
+            checkpoint: None,
+            fresh: !resumed,
+        };
+        let mut run = QueryRun {
+            outcome: outcome.clone(),
+            new_values: 0,
+            pages: 0,
+            found_nothing: !self.rules.is_empty(),
+            warnings: Vec::new(),
+        };
+        while let Some(request) = navigator.next_request() {
+            let response = match self.fetcher.fetch(&request).await {
+                Ok(response) => response,
+                Err(e) => {
+                    outcome.error = Some(e.to_string());
+                    navigator.give_back();
+                    break;
+                }
+            };
+            outcome.attempts += response.attempts;
+            outcome.pages.push(page_record(&response));
+            run.pages += 1;
+            if let Some(listener) = &self.progress {
+                listener.tell(Progress::Page {
+                    url: response.url.clone(),
+                });
+            }
+            // Parsing and rules are CPU work: off the tasks that do I/O.
+            let rules = Arc::clone(&self.rules);
+            let url = response.url.clone();
+            let extracted = tokio::task::spawn_blocking(move || extract(&rules, &response)).await;
+            let extracted = match extracted {
+                Ok(extracted) => extracted,
+                Err(e) => {
+                    outcome.error = Some(format!("{url}: the page could not be read: {e}"));
+                    break;
+                }
+            };
+            run.found_nothing &= extracted.fragment.is_empty();
+            run.warnings.extend(extracted.warnings);
+            outcome.fragment.merge(&extracted.fragment);
+            navigator.result_page(&url, &extracted.links);
+            if navigator.has_next() {
+                outcome.checkpoint = navigator
+                    .checkpoint()
+                    .and_then(|cp| serde_json::to_string(&cp).ok());
+                if outcome.checkpoint.is_some() {
+                    match self.record(&outcome) {
+                        Ok(new) => {
+                            run.new_values += new;
+                            outcome.pages.clear();
+                            outcome.fragment = IndexFragment::new();
+                            outcome.attempts = 0;
+                            outcome.fresh = false;
+                        }
+                        Err(e) => {
+                            outcome.error = Some(format!("cannot save the query's progress: {e}"));
+                            break;
+                        }
+                    }
+                }
+            }
         }
+        outcome.state = if outcome.error.is_some() {
+            QueryState::Failed
+        } else {
+            QueryState::Done
+        };
+        outcome.cut_short = navigator.cut_short();
+        // A failed walk continues from where it stood; a done one is done.
+        outcome.checkpoint = match outcome.state {
+            QueryState::Failed => navigator
+                .checkpoint()
+                .and_then(|cp| serde_json::to_string(&cp).ok()),
+            _ => None,
+        };
+        run.found_nothing &= run.pages > 0 && outcome.error.is_none();
+        run.outcome = outcome;
+        run
+    }
+
+    fn record(&self, outcome: &QueryOutcome) -> Result<u64, StoreError> {
+        lock(&self.store).record_query(self.source, outcome)
     }
 }
 
+/// The store, also when a task panicked while holding it (every write is
+/// one transaction, so what it holds is whole).
+fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
+    store
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// The store's record of a fetched page.
-fn page_record(response: &Response, elapsed: Duration) -> PageRecord {
+fn page_record(response: &Response) -> PageRecord {
     PageRecord::new(
         response.url.as_str(),
         response.status,
         &response.body,
-        elapsed,
+        response.elapsed,
     )
 }
 

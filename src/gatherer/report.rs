@@ -53,6 +53,11 @@ pub struct SourceReport {
     pub new_values: u64,
     /// The first failures, for the summary.
     pub failures: Vec<String>,
+    /// Queries whose result pages answered but where no rule found a value:
+    /// a wrong rule, or an empty answer.
+    pub queries_without_values: u64,
+    /// Rule values a result limit cut, per page.
+    pub warnings: Vec<String>,
     /// The source as the database holds it after this run.
     pub stats: Option<SourceStats>,
 }
@@ -70,6 +75,8 @@ impl SourceReport {
             pages: 0,
             new_values: 0,
             failures: Vec::new(),
+            queries_without_values: 0,
+            warnings: Vec::new(),
             stats: None,
         }
     }
@@ -108,6 +115,8 @@ impl Report {
                     "queries_failed": s.queries_failed,
                     "pages": s.pages,
                     "new_values": s.new_values,
+                    "queries_without_values": s.queries_without_values,
+                    "warnings": s.warnings,
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
                 })
@@ -164,6 +173,19 @@ impl fmt::Display for Report {
             if s.failures.len() > 5 {
                 writeln!(f, "  … and {} more failures", s.failures.len() - 5)?;
             }
+            if s.queries_without_values > 0 {
+                writeln!(
+                    f,
+                    "  warning: {} of {} queries answered but no rule found a value on their pages (a rule that does not fit the result pages?)",
+                    s.queries_without_values, s.queries_sent
+                )?;
+            }
+            for warning in s.warnings.iter().take(5) {
+                writeln!(f, "  warning: {warning}")?;
+            }
+            if s.warnings.len() > 5 {
+                writeln!(f, "  … and {} more warnings", s.warnings.len() - 5)?;
+            }
         }
         if self.ordinary_pages > 0 {
             writeln!(f, "ordinary pages: {}", self.ordinary_pages)?;
@@ -187,24 +209,27 @@ impl fmt::Display for Report {
     }
 }
 
-/// Peak resident set size of this process (Linux: `VmHWM`).
+/// This process's resource usage, as `getrusage` reports it.
+fn own_usage() -> Option<libc::rusage> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes a whole rusage into the pointer it is given,
+    // and RUSAGE_SELF is a valid `who`; the value is read only on success.
+    let status = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    // SAFETY: on success (0) the struct is initialised.
+    (status == 0).then(|| unsafe { usage.assume_init() })
+}
+
+/// Peak resident set size of this process (`ru_maxrss`, KiB on Linux).
 pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    let kib = u64::try_from(own_usage()?.ru_maxrss).ok()?;
     kib.checked_mul(1024)
 }
 
-/// User plus system CPU seconds of this process (Linux: `/proc/self/stat`).
+/// CPU seconds (user + system) this process has used.
 pub fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    let rest = stat.get(stat.rfind(')')? + 1..)?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    // The kernel reports clock ticks; USER_HZ is 100 on every Linux platform.
-    Some((utime + stime) / 100.0)
+    let usage = own_usage()?;
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(secs(usage.ru_utime) + secs(usage.ru_stime))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Evaluating a checked rule on a page (hel.md §2–§6).
 
 use super::parse::{Ast, Axis, Index, Op, Path, Prop, RegexOp, Tail};
-use super::Nsl;
+use super::{Nsl, ResultLimit, MAX_RESULT_BYTES, MAX_RESULT_ITEMS};
 use crate::page::{Page, PCDATA};
 
 /// The state of one evaluation.
@@ -14,23 +14,44 @@ struct Eval<'a> {
     holds: Vec<Vec<Option<bool>>>,
     /// While a condition is evaluated: its variable and the index tried.
     env: Option<(usize, usize)>,
+    /// Steps taken and string bytes produced so far, and the limit that
+    /// stopped the evaluation, if one did.
+    items: usize,
+    bytes: usize,
+    stopped: Option<ResultLimit>,
 }
 
-/// The rule's value on the page.
-pub(crate) fn eval(ast: &Ast, page: &Page) -> Nsl {
+/// The rule's value on the page, and the limit that cut it short, if one
+/// did (the value then holds what was found before).
+pub(crate) fn eval(ast: &Ast, page: &Page) -> (Nsl, Option<ResultLimit>) {
     let mut e = Eval {
         page,
         ast,
         ids: ast.labels.iter().map(|l| page.label_id(l)).collect(),
         holds: vec![Vec::new(); ast.vars.len()],
         env: None,
+        items: 0,
+        bytes: 0,
+        stopped: None,
     };
-    e.path(&ast.path, 0, Page::ROOT)
+    let value = e.path(&ast.path, 0, Page::ROOT);
+    (value, e.stopped)
 }
 
 impl Eval<'_> {
     /// Evaluates `p` from step `i` on, at `node`.
     fn path(&mut self, p: &Path, i: usize, node: u32) -> Nsl {
+        // Every step counts against the result's size, so that nested
+        // multi-valued steps over a deep page stop instead of growing a
+        // list of lists beyond memory.
+        if self.stopped.is_some() {
+            return Nsl::Null;
+        }
+        self.items += 1;
+        if self.items > MAX_RESULT_ITEMS {
+            self.stopped = Some(ResultLimit::Items);
+            return Nsl::Null;
+        }
         let Some(step) = p.steps.get(i) else {
             return self.tail(p, node);
         };
@@ -120,7 +141,20 @@ impl Eval<'_> {
         value
     }
 
-    fn prop(&self, prop: &Prop, node: u32) -> Nsl {
+    /// A property's value, counted against the result's bytes.
+    fn prop(&mut self, prop: &Prop, node: u32) -> Nsl {
+        let value = self.prop_value(prop, node);
+        if let Nsl::Str(s) = &value {
+            self.bytes += s.len();
+            if self.bytes > MAX_RESULT_BYTES {
+                self.stopped = Some(ResultLimit::Bytes);
+                return Nsl::Null;
+            }
+        }
+        value
+    }
+
+    fn prop_value(&self, prop: &Prop, node: u32) -> Nsl {
         let page = self.page;
         match prop {
             Prop::Txt => Nsl::Str(page.text_of(node)),

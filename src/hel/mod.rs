@@ -68,6 +68,45 @@ impl Nsl {
     }
 }
 
+/// How many steps one rule may take on one page (each node a step visits,
+/// each branch of a fork): a bound on the size of the value's lists.
+pub const MAX_RESULT_ITEMS: usize = 1_000_000;
+
+/// How many bytes of strings one rule may produce on one page.
+pub const MAX_RESULT_BYTES: usize = 16 << 20;
+
+/// Which bound cut a rule's value short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultLimit {
+    /// [`MAX_RESULT_ITEMS`] steps.
+    Items,
+    /// [`MAX_RESULT_BYTES`] bytes of strings.
+    Bytes,
+}
+
+impl std::fmt::Display for ResultLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResultLimit::Items => write!(
+                f,
+                "the rule's value was cut at {MAX_RESULT_ITEMS} steps (its multi-valued steps nest too deep for this page)"
+            ),
+            ResultLimit::Bytes => write!(
+                f,
+                "the rule's value was cut at {} MiB of text",
+                MAX_RESULT_BYTES >> 20
+            ),
+        }
+    }
+}
+
+/// A rule's value on a page, and the bound that cut it, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evaluation {
+    pub value: Nsl,
+    pub limit: Option<ResultLimit>,
+}
+
 /// A parsed and checked rule.
 #[derive(Debug, Clone)]
 pub struct Rule {
@@ -97,9 +136,19 @@ impl Rule {
         &self.source
     }
 
-    /// The rule's value on a page.
+    /// The rule's value on a page; a value that grows past a limit (see
+    /// [`Rule::evaluate`]) is cut there.
     pub fn eval(&self, page: &Page) -> Nsl {
-        eval::eval(&self.ast, page)
+        eval::eval(&self.ast, page).0
+    }
+
+    /// The rule's value on a page, with the limit that cut it short, if one
+    /// did: at most [`MAX_RESULT_ITEMS`] steps and [`MAX_RESULT_BYTES`] bytes
+    /// of strings per rule and page. A rule whose `[*]` steps nest over a
+    /// deeply nested page would otherwise need memory beyond any machine.
+    pub fn evaluate(&self, page: &Page) -> Evaluation {
+        let (value, limit) = eval::eval(&self.ast, page);
+        Evaluation { value, limit }
     }
 }
 

@@ -24,18 +24,35 @@
 //! without their fragment and with the query parameters in their order), and
 //! at most `max_pages` pages are fetched, the query's own page included.
 //! A limit of 0 is read as 1: the query's own page is always fetched.
+//! Without a limit from the provider or the user, [`DEFAULT_MAX_PAGES`]
+//! applies, so that a provider whose every page links to a next one is not
+//! walked forever.
+//!
+//! Result pages stay on the query's host (and port) in every mode: a
+//! `DB.NavigationURL` that names another host, or `http://*/*`, follows no
+//! link elsewhere unless the user allowed that host
+//! ([`Navigator::allow_hosts`]).
+//!
+//! A walk can be saved between two pages ([`Navigator::checkpoint`]) and
+//! continued from there in a later run ([`Navigator::resume`]), so that a
+//! long query killed half-way does not start over.
 //! Links are resolved against the URL the page was fetched from (after
 //! redirects); a `<base href>` is not looked at.
 
 use std::collections::{HashSet, VecDeque};
 
 use regex::Regex;
+use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::fetch::Request;
 
 /// An anchor of a result page, as the page tree gives it.
 pub use crate::page::Link;
+
+/// The result pages per query when neither the provider (`DB.MaxPages`) nor
+/// the user (`--max-pages`) sets a limit.
+pub const DEFAULT_MAX_PAGES: u64 = 1000;
 
 /// How the next result pages of a query are found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +135,27 @@ pub struct Navigator {
     seen: HashSet<String>,
     fetched: u64,
     max_pages: Option<u64>,
+    /// The page handed out last, given back when its fetch failed.
+    last: Option<Url>,
+    /// The query's own page has answered: the walk can be saved.
+    answered: bool,
+    /// Hosts (`host` or `host:port`) besides the query's own whose pages
+    /// may be result pages.
+    other_hosts: Vec<String>,
+}
+
+/// Where a walk stands between two pages: what [`Navigator::resume`]
+/// continues from. Stored as JSON with the query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Result pages found and not fetched yet, in order.
+    pub queue: Vec<String>,
+    /// Keys of every page fetched or queued.
+    pub seen: Vec<String>,
+    /// Pages fetched so far, the query's own included.
+    pub fetched: u64,
+    /// The pagination shape detected so far.
+    shape: Option<(String, Vec<String>)>,
 }
 
 impl Navigator {
@@ -146,6 +184,89 @@ impl Navigator {
             seen,
             fetched: 0,
             max_pages: max_pages.map(|m| m.max(1)),
+            last: None,
+            answered: false,
+            other_hosts: Vec::new(),
+        }
+    }
+
+    /// A navigator that continues a walk saved by [`Navigator::checkpoint`]:
+    /// the query's own page is not fetched again.
+    pub fn resume(
+        mode: NavigationMode,
+        first: Request,
+        max_pages: Option<u64>,
+        checkpoint: Checkpoint,
+    ) -> Navigator {
+        let mut navigator = Navigator::new(mode, first, max_pages);
+        navigator.first = None;
+        navigator.answered = true;
+        navigator.fetched = checkpoint.fetched;
+        navigator.seen = checkpoint.seen.into_iter().collect();
+        navigator.queue = checkpoint
+            .queue
+            .iter()
+            .filter_map(|u| Url::parse(u).ok())
+            .collect();
+        if let (Walk::Detect(shape), Some((path, params))) = (&mut navigator.walk, checkpoint.shape)
+        {
+            *shape = Some(Shape { path, params });
+        }
+        navigator
+    }
+
+    /// Lets result pages also come from these hosts (`host` or
+    /// `host:port`), besides the query's own.
+    pub fn allow_hosts(mut self, hosts: &[String]) -> Navigator {
+        self.other_hosts = hosts.iter().map(|h| h.to_ascii_lowercase()).collect();
+        self
+    }
+
+    /// Where the walk stands now; `None` while the query's own page has not
+    /// been fetched (a resumed walk would have to send the query again).
+    pub fn checkpoint(&self) -> Option<Checkpoint> {
+        if !self.answered {
+            return None;
+        }
+        let shape = match &self.walk {
+            Walk::Detect(Some(shape)) => Some((shape.path.clone(), shape.params.clone())),
+            _ => None,
+        };
+        Some(Checkpoint {
+            queue: self.queue.iter().map(Url::to_string).collect(),
+            seen: self.seen.iter().cloned().collect(),
+            fetched: self.fetched,
+            shape,
+        })
+    }
+
+    /// The page handed out last could not be fetched: it goes back to the
+    /// front of the queue, so that a checkpoint taken now fetches it again.
+    /// (When the query's own request failed there is no checkpoint: the
+    /// query is sent again from the start.)
+    pub fn give_back(&mut self) {
+        if let Some(url) = self.last.take() {
+            self.queue.push_front(url);
+            self.fetched = self.fetched.saturating_sub(1);
+        }
+    }
+
+    /// True when [`Navigator::next_request`] has another page to hand out.
+    pub fn has_next(&self) -> bool {
+        self.first.is_some() || (!self.limit_reached() && !self.queue.is_empty())
+    }
+
+    /// True when the page's host (and port) is the query's own or one the
+    /// user allowed.
+    fn on_allowed_host(&self, target: &Url) -> bool {
+        let same = target.host_str() == self.query_url.host_str()
+            && target.port_or_known_default() == self.query_url.port_or_known_default();
+        same || {
+            let host = target.host_str().unwrap_or_default().to_ascii_lowercase();
+            let with_port = format!("{host}:{}", target.port_or_known_default().unwrap_or(0));
+            self.other_hosts
+                .iter()
+                .any(|h| *h == host || *h == with_port)
         }
     }
 
@@ -162,6 +283,7 @@ impl Navigator {
         }
         let url = self.queue.pop_front()?;
         self.fetched += 1;
+        self.last = Some(url.clone());
         Some(Request::get(url))
     }
 
@@ -187,6 +309,8 @@ impl Navigator {
     ///   number-labelled links of other kinds, such as "show 10 / 20 / 50 per
     ///   page".
     pub fn result_page(&mut self, url: &Url, links: &[Link]) {
+        self.last = None;
+        self.answered = true;
         self.seen.insert(page_key(url));
         let found: Vec<Url> = match &mut self.walk {
             Walk::Off | Walk::Pattern(None) => return,
@@ -199,6 +323,9 @@ impl Navigator {
             Walk::Detect(shape) => detect(&self.query_url, url, links, shape),
         };
         for target in found {
+            if !self.on_allowed_host(&target) {
+                continue;
+            }
             let key = page_key(&target);
             if self.seen.insert(key) {
                 let mut target = target;

@@ -286,3 +286,48 @@ fn unusable_pattern_is_reported_and_follows_nothing() {
     let fetched = walk(&mut nav, paged_site(3));
     assert_eq!(fetched.len(), 1);
 }
+
+#[test]
+fn a_walk_saved_between_pages_continues_where_it_stood() {
+    let site = paged_site(5);
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
+    assert!(
+        nav.checkpoint().is_none(),
+        "nothing to save before the query answered"
+    );
+    for _ in 0..2 {
+        let request = nav.next_request().unwrap();
+        nav.result_page(&request.url, &site(&request.url));
+    }
+    let checkpoint = nav.checkpoint().unwrap();
+    // Saved as JSON with the query, read back in a later run.
+    let json = serde_json::to_string(&checkpoint).unwrap();
+    let checkpoint: Checkpoint = serde_json::from_str(&json).unwrap();
+    let mut resumed = Navigator::resume(NavigationMode::Detect, query(), None, checkpoint);
+    let rest = walk(&mut resumed, site);
+    assert_eq!(
+        rest,
+        [3, 4, 5].map(|p| format!("http://hotels.example/search?region=Usedom&page={p}"))
+    );
+    assert_eq!(resumed.pages_fetched(), 5);
+}
+
+#[test]
+fn a_page_that_failed_is_fetched_again_from_the_checkpoint() {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
+    let first = nav.next_request().unwrap();
+    nav.result_page(&first.url, &paged_site(5)(&first.url));
+    let second = nav.next_request().unwrap();
+    nav.give_back();
+    let checkpoint = nav.checkpoint().unwrap();
+    assert_eq!(checkpoint.queue[0], second.url.to_string());
+    assert_eq!(checkpoint.fetched, 1);
+}
+
+#[test]
+fn a_query_whose_own_page_failed_has_no_checkpoint() {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
+    nav.next_request().unwrap();
+    nav.give_back();
+    assert!(nav.checkpoint().is_none());
+}

@@ -16,7 +16,7 @@
 //! Schema versions live in `PRAGMA user_version`; opening a database written by
 //! a newer gather is refused.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -150,6 +150,13 @@ pub struct QueryOutcome {
     pub fragment: IndexFragment,
     /// The page limit stopped its result pages while more were linked.
     pub cut_short: bool,
+    /// Where the query's navigator stands, for a query that is not done:
+    /// a later run continues from there ([`Store::checkpoints`]).
+    pub checkpoint: Option<String>,
+    /// The query was started from its first page in this run: pages an
+    /// earlier attempt recorded are replaced. A record that continues a
+    /// walk (after a checkpoint) adds its pages to those recorded before.
+    pub fresh: bool,
 }
 
 /// Counts for one source.
@@ -359,9 +366,13 @@ impl Store {
     }
 
     /// Records a query in one transaction: its state, its pages (replacing
-    /// the pages of an earlier attempt of the same query) and its values
-    /// (new ones get this query as provenance; known ones keep theirs).
-    /// Returns how many values were new.
+    /// the pages of an earlier attempt of the same query when the outcome is
+    /// `fresh`, else adding to them), its values (new ones get this query as
+    /// provenance; known ones keep theirs) and its checkpoint. Returns how
+    /// many values were new.
+    ///
+    /// A long query is recorded several times: after each result page as
+    /// [`QueryState::Pending`] with its checkpoint, and once at its end.
     ///
     /// Recording a query again (a retry in a later run) updates its state,
     /// error and description, adds its attempts to those of earlier runs and
@@ -382,13 +393,13 @@ impl Store {
         let time = now();
         let query_id: i64 = tx
             .query_row(
-                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                  ON CONFLICT (source_id, key) DO UPDATE SET
                    ordinal = excluded.ordinal, description = excluded.description,
                    state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
                    attempts = queries.attempts + excluded.attempts,
-                   finished_at = excluded.finished_at
+                   finished_at = excluded.finished_at, checkpoint = excluded.checkpoint
                  RETURNING id",
                 params![
                     source,
@@ -401,12 +412,15 @@ impl Store {
                     time,
                     (outcome.state != QueryState::Pending).then_some(time),
                     outcome.cut_short,
+                    outcome.checkpoint,
                 ],
                 |r| r.get(0),
             )
             .map_err(err)?;
-        tx.execute("DELETE FROM pages WHERE query_id = ?1", [query_id])
-            .map_err(err)?;
+        if outcome.fresh {
+            tx.execute("DELETE FROM pages WHERE query_id = ?1", [query_id])
+                .map_err(err)?;
+        }
         for page in &outcome.pages {
             insert_page(&tx, &path, source, Some(query_id), page)?;
         }
@@ -414,6 +428,19 @@ impl Store {
             insert_values(&tx, source, Some(&outcome.key), &outcome.fragment).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(added)
+    }
+
+    /// The checkpoints of the source's queries that are not done: query key
+    /// → where its navigator stood ([`QueryOutcome::checkpoint`]).
+    pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the checkpoints of source {source}"),
+            "SELECT key, checkpoint FROM queries
+             WHERE source_id = ?1 AND state != 'done' AND checkpoint IS NOT NULL",
+            [source],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        )?;
+        Ok(rows.into_iter().collect())
     }
 
     /// Records values outside a query (values the provider lists, a

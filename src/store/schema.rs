@@ -1,10 +1,10 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 1;
+pub const VERSION: i64 = 2;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1)];
+pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2)];
 
 const V1: &str = "
 CREATE TABLE sources (
@@ -73,4 +73,11 @@ CREATE TRIGGER attribute_values_ad AFTER DELETE ON attribute_values BEGIN
     INSERT INTO values_fts (values_fts, rowid, value, attribute, source_id)
     VALUES ('delete', old.id, old.value, old.attribute, old.source_id);
 END;
+";
+
+/// A query whose result pages are walked over many pages saves where its
+/// navigator stands (JSON) with every page, so that a killed run continues
+/// it instead of starting over.
+const V2: &str = "
+ALTER TABLE queries ADD COLUMN checkpoint TEXT;
 ";

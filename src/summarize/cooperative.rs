@@ -1,7 +1,5 @@
 //! The gatherer's side of the cooperative path: ask a provider's summarizer.
 
-use std::time::{Duration, Instant};
-
 use url::Url;
 
 use super::SummarizeError;
@@ -19,8 +17,6 @@ pub struct CooperativeAnswer {
     /// The summarizer's answer as it was fetched (its URL is the request's,
     /// its bytes count towards the source's `File-Size`).
     pub response: Response,
-    /// How long the request took.
-    pub elapsed: Duration,
 }
 
 /// The request sent to a summarizer: `<summarizer>?config=<config_path>`, the
@@ -48,15 +44,9 @@ pub async fn cooperative(
     config_path: &str,
 ) -> Result<CooperativeAnswer, SummarizeError> {
     let url = request_url(summarizer, config_path);
-    let started = Instant::now();
     let response = fetcher.get(&url).await?;
-    let elapsed = started.elapsed();
     let fragment = fragment_from_soif(&response.body, url.as_str())?;
-    Ok(CooperativeAnswer {
-        fragment,
-        response,
-        elapsed,
-    })
+    Ok(CooperativeAnswer { fragment, response })
 }
 
 /// The index fragment a SOIF answer carries (see [`cooperative`]). `url`

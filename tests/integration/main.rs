@@ -19,6 +19,7 @@ mod hel_errors;
 mod hel_fuzz;
 mod hel_lang;
 mod hel_seed;
+mod hostile;
 mod metadata_fuzz;
 mod navigate_paged;
 mod output_cli;

@@ -216,7 +216,7 @@ fn a_newer_schema_is_refused() {
             err,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 1,
+                supported: 2,
                 ..
             }
         ),
@@ -282,7 +282,12 @@ fn a_killed_writer_leaves_every_query_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gather.sqlite");
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["store_db::helper_writer_process", "--exact", "--ignored", "--quiet"])
+        .args([
+            "store_db::helper_writer_process",
+            "--exact",
+            "--ignored",
+            "--quiet",
+        ])
         .env(CHILD_ENV, &path)
         .stdout(std::process::Stdio::null())
         .spawn()

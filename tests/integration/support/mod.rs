@@ -234,6 +234,8 @@ pub fn query_outcome(
         pages,
         fragment: values.iter().copied().collect::<IndexFragment>(),
         cut_short: false,
+        checkpoint: None,
+        fresh: true,
     }
 }
 
@@ -256,4 +258,17 @@ pub fn s(v: &str) -> Nsl {
 /// A list of string values of a rule.
 pub fn strs(vs: &[&str]) -> Nsl {
     Nsl::List(vs.iter().map(|v| s(v)).collect())
+}
+
+/// The largest peak resident memory, in KiB, of the child processes this
+/// test binary has waited for (`getrusage(RUSAGE_CHILDREN)`): a bound on the
+/// memory of a child a test ran to its end.
+pub fn children_peak_rss_kib() -> u64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given; read only on success.
+    let status = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
+    assert_eq!(status, 0, "getrusage works");
+    // SAFETY: initialised by the successful call above.
+    let usage = unsafe { usage.assume_init() };
+    u64::try_from(usage.ru_maxrss).unwrap_or(0)
 }

@@ -1,0 +1,214 @@
+//! Hostile providers: endless pagination, navigation to other hosts, rules
+//! whose values explode on nested pages. Each server runs on 127.0.0.1 and
+//! answers a bounded number of requests.
+
+use crate::{gathering, support};
+
+use std::collections::BTreeSet;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Query, State};
+use axum::response::Html;
+use axum::routing::get;
+use axum::Router;
+use gather::navigate::DEFAULT_MAX_PAGES;
+
+/// Every page of every query links to a next one (up to `last`, when set).
+#[derive(Clone, Default)]
+struct Endless {
+    log: Arc<Mutex<Vec<u64>>>,
+    last: Option<u64>,
+}
+
+const FORM: &str = r#"<html><head><title>Endless</title>
+<meta name="DB.QueryElement" content="q">
+<meta name="DB.Result.item" content="html.body->li[*].txt">
+</head><body><form action="/search"><select name="q"><option>a</option></select></form></body></html>"#;
+
+async fn results(
+    State(site): State<Endless>,
+    Query(params): Query<std::collections::HashMap<String, String>>,
+) -> Html<String> {
+    let page: u64 = params.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+    site.log.lock().unwrap().push(page);
+    let next = match site.last {
+        Some(last) if page >= last => String::new(),
+        _ => format!("<a href='/search?q=a&amp;page={}'>weiter</a>", page + 1),
+    };
+    Html(format!(
+        "<html><body><li>item-{page}</li>{next}</body></html>"
+    ))
+}
+
+async fn serve_endless(site: Endless) -> url::Url {
+    let app = Router::new()
+        .route("/form.html", get(|| async { Html(FORM) }))
+        .route("/search", get(results))
+        .with_state(site);
+    support::url(support::serve(app).await, "/form.html")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_pagination_stops_at_the_default_page_limit_and_says_so() {
+    let site = Endless::default();
+    let url = serve_endless(site.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    let source = &report.sources[0];
+    assert_eq!(source.pages, DEFAULT_MAX_PAGES, "report:\n{report}");
+    assert_eq!(site.log.lock().unwrap().len() as u64, DEFAULT_MAX_PAGES);
+    assert_eq!(source.queries_cut_short, 1);
+    let incomplete = source.stats.as_ref().unwrap().incomplete.clone().unwrap();
+    assert!(
+        incomplete.contains("the default page limit 1000 (raise it with --max-pages)"),
+        "{incomplete}"
+    );
+    // --max-pages lowers it.
+    let mut options = gathering::options(&dir.path().join("h.sqlite"));
+    options.max_pages = Some(5);
+    let report = gathering::gather_url(&url, &options).await;
+    assert_eq!(report.sources[0].pages, 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_killed_half_way_continues_where_it_stood() {
+    let site = Endless {
+        last: Some(150),
+        ..Endless::default()
+    };
+    let url = serve_endless(site.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let command = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gather"));
+        cmd.arg(url.as_str())
+            .arg("--db")
+            .arg(&db)
+            .args(["--delay-ms", "20"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd
+    };
+    let mut child = command().spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while site.log.lock().unwrap().len() < 40 {
+        assert!(Instant::now() < deadline, "the gatherer made no progress");
+        assert!(child.try_wait().unwrap().is_none(), "ended before the kill");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before: Vec<u64> = site.log.lock().unwrap().clone();
+    // What the killed run fetched is in the database, but for the page in flight.
+    let stored = gather::store::Store::open(&db).unwrap();
+    let pages = stored.stats(1).unwrap().pages;
+    assert!(
+        pages + 2 >= before.len() as u64,
+        "{pages} of {}",
+        before.len()
+    );
+    drop(stored);
+
+    let status = command().status().unwrap();
+    assert!(status.success());
+    let after: Vec<u64> = site.log.lock().unwrap()[before.len()..].to_vec();
+    // The query's own page is not sent again, and neither is any page
+    // but the one that was in flight.
+    assert!(!after.contains(&1), "{after:?}");
+    let again: Vec<&u64> = after.iter().filter(|p| before.contains(p)).collect();
+    assert!(again.len() <= 1, "sent again: {again:?}");
+    let items = &gathering::stored_values(&db, url.as_str())["item"];
+    let expected: BTreeSet<String> = (1..=150).map(|p| format!("item-{p}")).collect();
+    assert_eq!(*items, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn navigation_stays_on_the_providers_host() {
+    // Another host (another port on 127.0.0.1) whose pages must not be walked.
+    let other_hits = Arc::new(Mutex::new(0usize));
+    let counter = Arc::clone(&other_hits);
+    let other = Router::new().route(
+        "/page",
+        get(move || {
+            *counter.lock().unwrap() += 1;
+            async { Html("<html><body><li>elsewhere</li></body></html>") }
+        }),
+    );
+    let other = support::url(support::serve(other).await, "/page");
+    let form = r#"<html><head><meta name="DB.QueryElement" content="q">
+<meta name="DB.Result.item" content="html.body->li[*].txt">
+<meta name="DB.NavigationURL" content="http://*/*">
+</head><body><form action="/search"><select name="q"><option>a</option></select></form></body></html>"#;
+    let results = format!(
+        "<html><body><li>here</li><a href='{other}'>2</a><a href='/search?q=a&amp;page=2'>3</a></body></html>"
+    );
+    let app = Router::new()
+        .route("/form.html", get(move || async move { Html(form) }))
+        .route("/search", get(move || async move { Html(results) }));
+    let url = support::url(support::serve(app).await, "/form.html");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    gathering::gather_url(&url, &gathering::options(&db)).await;
+    assert_eq!(*other_hits.lock().unwrap(), 0);
+    let items = &gathering::stored_values(&db, url.as_str())["item"];
+    assert!(!items.contains("elsewhere"), "{items:?}");
+
+    // The user can allow the other host.
+    let mut options = gathering::options(&dir.path().join("h.sqlite"));
+    options.allow_hosts = vec![format!(
+        "{}:{}",
+        other.host_str().unwrap(),
+        other.port().unwrap()
+    )];
+    gathering::gather_url(&url, &options).await;
+    assert_eq!(*other_hits.lock().unwrap(), 1);
+}
+
+/// `depth` divs nested in each other, each with a little text.
+fn nested_divs(depth: usize) -> String {
+    let mut html = String::from("<html><body>");
+    for i in 0..depth {
+        html.push_str(&format!("<div>d{i} "));
+    }
+    html.push_str(&"</div>".repeat(depth));
+    html.push_str("</body></html>");
+    html
+}
+
+#[test]
+fn a_rule_over_nested_steps_is_cut_at_its_limit() {
+    let page = gather::page::Page::parse(&nested_divs(800));
+    let rule = gather::hel::Rule::parse("html->div[*]->div[*]->div[*].txt").unwrap();
+    let evaluation = rule.evaluate(&page);
+    assert!(evaluation.limit.is_some());
+    let page = gather::page::Page::parse(&nested_divs(3000));
+    let rule = gather::hel::Rule::parse("html.body->div[*].src").unwrap();
+    let evaluation = rule.evaluate(&page);
+    assert_eq!(evaluation.limit, Some(gather::hel::ResultLimit::Bytes));
+    // A rule that stays within the limits is not cut.
+    let rule = gather::hel::Rule::parse("html.body.div.div.txt").unwrap();
+    assert_eq!(rule.evaluate(&page).limit, None);
+}
+
+#[test]
+fn rule_evaluation_on_a_hostile_page_stays_within_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("nested.html");
+    std::fs::write(&page, nested_divs(800)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gather"))
+        .args(["hel", "html->div[*]->div[*]->div[*].txt"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    // The peak of every child this binary ran so far: none may come near
+    // the gigabytes the unbounded value needed.
+    let kib = support::children_peak_rss_kib();
+    assert!(kib < 512 * 1024, "peak {kib} KiB");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cut at"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1));
+}
