@@ -162,7 +162,7 @@ pub fn run_check(args: &CheckArgs) -> ExitCode {
                     s.metadata.results.len()
                 );
                 if s.plan.cut_short() {
-                    println!("  note: {}", cut_short_note(&s.plan));
+                    println!("  warning: {}", cut_short_note(&s.plan));
                 }
             }
             Outcome::Cooperative(c) => println!(
@@ -198,7 +198,7 @@ pub fn run_spec(args: &SpecArgs) -> ExitCode {
 }
 
 fn cut_short_note(plan: &QueryPlan) -> String {
-    let by = plan.cap().map(|c| c.to_string()).unwrap_or_default();
+    let by = plan.cap();
     format!(
         "{by} cuts the plan short: {} of {} queries are sent, the content will be incomplete",
         plan.len(),

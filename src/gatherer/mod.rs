@@ -22,7 +22,7 @@ use url::Url;
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::hel::Rule;
 use crate::metadata::ResultKind;
-use crate::navigate::{Checkpoint, NavigationMode, Navigator, DEFAULT_MAX_PAGES};
+use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
@@ -341,7 +341,7 @@ impl Manager<'_> {
         }
         line.new_values += self.store().record_values(id, None, &listed)?;
 
-        let page_cap = Cap::smaller(
+        let page_cap = Cap::in_force(
             Capped::Pages,
             source.metadata.max_pages,
             self.options.max_pages,
@@ -361,7 +361,7 @@ impl Manager<'_> {
                     })
                     .collect(),
             ),
-            max_pages: page_cap.map_or(DEFAULT_MAX_PAGES, |cap| cap.limit),
+            max_pages: page_cap.limit,
             navigation: source.navigation.clone(),
             other_hosts: self.options.allow_hosts.clone(),
             progress: self.options.progress.clone(),
@@ -425,23 +425,16 @@ impl Manager<'_> {
         let mut reasons = Vec::new();
         if source.plan.cut_short() {
             reasons.push(format!(
-                "query limit: {} of {} queries",
+                "query limit: {} of {} queries ({})",
                 source.plan.len(),
-                source.plan.total()
+                source.plan.total(),
+                source.plan.cap()
             ));
         }
         let cut_short = self.store().stats(id)?.queries_cut_short;
         if cut_short > 0 {
-            let limit = page_cap.map_or_else(
-                || {
-                    format!(
-                        "the default page limit {DEFAULT_MAX_PAGES} (raise it with --max-pages)"
-                    )
-                },
-                |cap| cap.to_string(),
-            );
             reasons.push(format!(
-                "page limit: {cut_short} queries had more result pages than {limit} allows"
+                "page limit: {cut_short} queries had more result pages than {page_cap} allows"
             ));
         }
         let reason = (!reasons.is_empty()).then(|| reasons.join("; "));

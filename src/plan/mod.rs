@@ -34,7 +34,7 @@ pub struct QueryPlan {
     elements: Vec<(String, Domain)>,
     total: u64,
     len: u64,
-    cap: Option<Cap>,
+    cap: Cap,
 }
 
 /// A limit on the queries of a source or on the result pages of a query,
@@ -55,6 +55,9 @@ pub enum CapSource {
     Provider,
     /// The user, with `--max-queries` or `--max-pages`.
     User,
+    /// Neither: gather's default ([`DEFAULT_MAX_QUERIES`],
+    /// [`crate::navigate::DEFAULT_MAX_PAGES`]), which the user may raise.
+    Default,
 }
 
 /// What a limit limits.
@@ -68,13 +71,19 @@ pub enum Capped {
 
 impl fmt::Display for Cap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match (self.by, self.of) {
-            (CapSource::Provider, Capped::Queries) => "DB.MaxQueries",
-            (CapSource::User, Capped::Queries) => "--max-queries",
-            (CapSource::Provider, Capped::Pages) => "DB.MaxPages",
-            (CapSource::User, Capped::Pages) => "--max-pages",
+        let (provider, user, what) = match self.of {
+            Capped::Queries => ("DB.MaxQueries", "--max-queries", "queries per source"),
+            Capped::Pages => ("DB.MaxPages", "--max-pages", "result pages per query"),
         };
-        write!(f, "{name} {}", self.limit)
+        match self.by {
+            CapSource::Provider => write!(f, "{provider} {}", self.limit),
+            CapSource::User => write!(f, "{user} {}", self.limit),
+            CapSource::Default => write!(
+                f,
+                "the default limit of {} {what} (raise it with {user})",
+                self.limit
+            ),
+        }
     }
 }
 
@@ -90,7 +99,26 @@ impl Cap {
             (p, u) => p.or(u),
         }
     }
+
+    /// The limit in force on `of`: the smaller of the provider's and the
+    /// user's, else gather's default.
+    pub fn in_force(of: Capped, provider: Option<u64>, user: Option<u64>) -> Cap {
+        Cap::smaller(of, provider, user).unwrap_or(Cap {
+            limit: match of {
+                Capped::Queries => DEFAULT_MAX_QUERIES,
+                Capped::Pages => crate::navigate::DEFAULT_MAX_PAGES,
+            },
+            by: CapSource::Default,
+            of,
+        })
+    }
 }
+
+/// The queries per source when neither the provider (`DB.MaxQueries`) nor
+/// the user (`--max-queries`) sets a limit: a plan larger than this is cut
+/// (and `gather check` says so), so that six selects of a hundred options
+/// do not start 10^12 requests unnoticed.
+pub const DEFAULT_MAX_QUERIES: u64 = 100_000;
 
 #[derive(Debug, Clone)]
 enum Slot {
@@ -345,7 +373,10 @@ impl QueryPlan {
                     error: PlanError::Overflow,
                 }]
             })?;
-        let len = cap.map_or(total, |c| total.min(c.limit));
+        // A pattern past an explicit limit is an error above; past the
+        // default, the plan is cut like any other.
+        let cap = Cap::in_force(Capped::Queries, metadata.max_queries, user_max_queries);
+        let len = total.min(cap.limit);
         Ok(QueryPlan {
             action,
             method,
@@ -378,8 +409,8 @@ impl QueryPlan {
         self.len < self.total
     }
 
-    /// The cap in force, if any.
-    pub fn cap(&self) -> Option<Cap> {
+    /// The limit on the queries in force.
+    pub fn cap(&self) -> Cap {
         self.cap
     }
 

@@ -114,10 +114,10 @@ fn caps_take_the_smaller_limit_and_report_being_cut_short() {
     let plan = QueryPlan::build(Some(&f), &md, &page(), UTF_8, Some(50)).unwrap();
     assert_eq!((plan.len(), plan.total()), (10, 24));
     assert!(plan.cut_short());
-    assert_eq!(plan.cap().unwrap().by, CapSource::Provider);
+    assert_eq!(plan.cap().by, CapSource::Provider);
     let plan = QueryPlan::build(Some(&f), &md, &page(), UTF_8, Some(3)).unwrap();
     assert_eq!(plan.len(), 3);
-    assert_eq!(plan.cap().unwrap().by, CapSource::User);
+    assert_eq!(plan.cap().by, CapSource::User);
     assert_eq!(plan.queries().count(), 3);
 }
 
@@ -129,8 +129,17 @@ fn a_billion_queries_are_counted_not_built() {
         ("DB.QueryElement.a", "/[0-9]{5}/"),
         ("DB.QueryElement.b", "/[0-9]{4}/"),
     ]);
+    // Past the default limit unless the user raises it.
     let plan = QueryPlan::build(Some(&f), &md, &page(), UTF_8, None).unwrap();
+    assert_eq!(
+        (plan.len(), plan.total()),
+        (DEFAULT_MAX_QUERIES, 1_000_000_000)
+    );
+    assert_eq!(plan.cap().by, CapSource::Default);
+    assert!(plan.cut_short());
+    let plan = QueryPlan::build(Some(&f), &md, &page(), UTF_8, Some(1_000_000_000)).unwrap();
     assert_eq!(plan.len(), 1_000_000_000);
+    assert!(!plan.cut_short());
     let last = plan.query(999_999_999).unwrap();
     assert_eq!(last.request.url.query(), Some("a=99999&b=9999"));
     let q = plan.query(123_456_789).unwrap();
@@ -247,4 +256,22 @@ fn a_script_action_needs_a_query_script() {
     );
     let md = metadata(&[("DB.QueryScript", "/cgi-bin/q.pl")]);
     assert!(QueryPlan::build(Some(&f), &md, &page(), UTF_8, None).is_ok());
+}
+
+#[test]
+fn six_selects_of_a_hundred_options_are_cut_to_the_default_limit() {
+    let select = |name: &str| {
+        let options: String = (0..100).map(|i| format!("<option>{i}</option>")).collect();
+        format!("<select name={name}>{options}</select>")
+    };
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let html = format!(
+        "<form>{}</form>",
+        names.iter().map(|n| select(n)).collect::<String>()
+    );
+    let md = metadata(&[("DB.QueryElements", &names.join(", "))]);
+    let plan = QueryPlan::build(Some(&form(&html)), &md, &page(), UTF_8, None).unwrap();
+    assert_eq!(plan.total(), 1_000_000_000_000);
+    assert_eq!(plan.len(), DEFAULT_MAX_QUERIES);
+    assert_eq!(plan.queries().count() as u64, DEFAULT_MAX_QUERIES);
 }

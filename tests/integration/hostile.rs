@@ -63,7 +63,9 @@ async fn endless_pagination_stops_at_the_default_page_limit_and_says_so() {
     assert_eq!(source.queries_cut_short, 1);
     let incomplete = source.stats.as_ref().unwrap().incomplete.clone().unwrap();
     assert!(
-        incomplete.contains("the default page limit 1000 (raise it with --max-pages)"),
+        incomplete.contains(
+            "the default limit of 1000 result pages per query (raise it with --max-pages)"
+        ),
         "{incomplete}"
     );
     // --max-pages lowers it.

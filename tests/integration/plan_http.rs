@@ -847,7 +847,13 @@ async fn a_plan_of_a_billion_queries_is_shown_without_building_them() {
          <body><form action=\"/q\" method=\"post\"><input name=\"nr\"></form></body></html>",
     );
     let started = std::time::Instant::now();
-    let o = gather(vec!["plan".into(), s.url("/big.html")]).await;
+    let o = gather(vec![
+        "plan".into(),
+        s.url("/big.html"),
+        "--max-queries".into(),
+        "1000000000".into(),
+    ])
+    .await;
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(out.contains("queries: 1000000000\n"), "{out}");
@@ -857,4 +863,13 @@ async fn a_plan_of_a_billion_queries_is_shown_without_building_them() {
     );
     assert!(out.contains("… 999999994 more …"), "{out}");
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
+
+    // Without --max-queries the default limit cuts it, and check warns.
+    let o = gather(vec!["check".into(), s.url("/big.html")]).await;
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        out.contains("warning: the default limit of 100000 queries per source (raise it with --max-queries) cuts the plan short: 100000 of 1000000000 queries"),
+        "{out}"
+    );
 }
