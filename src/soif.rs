@@ -73,11 +73,25 @@ pub enum SoifWriteError {
 }
 
 /// Whether `name` may be a template type or an attribute name.
-fn is_valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && !name
-            .chars()
-            .any(|c| c.is_whitespace() || c == '{' || c == '}')
+/// Whether `name` can be a SOIF attribute name (or template type): not
+/// empty, no white space, no control character, no `{` or `}`.
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty() && !name.chars().any(forbidden_in_name)
+}
+
+fn forbidden_in_name(c: char) -> bool {
+    c.is_whitespace() || c.is_control() || c == '{' || c == '}'
+}
+
+/// `name` made a valid attribute name: every character SOIF forbids in a
+/// name becomes `_` (an empty name is `_`).
+pub fn escape_name(name: &str) -> String {
+    if name.is_empty() {
+        return "_".into();
+    }
+    name.chars()
+        .map(|c| if forbidden_in_name(c) { '_' } else { c })
+        .collect()
 }
 
 /// The URL as it goes into an object's first line: every white-space

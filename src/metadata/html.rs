@@ -1,5 +1,7 @@
 //! Reading `DB.*` meta tags (and title, description, keywords) from a page.
 
+use std::collections::HashMap;
+
 use crate::page::Page;
 
 use super::{Entry, Origin};
@@ -27,8 +29,9 @@ pub fn read_meta_tags(html: &str, page: &str) -> PageMeta {
 /// [`read_meta_tags`] of a page already parsed from `html`.
 pub(crate) fn page_meta(doc: &Page, html: &str, page: &str) -> PageMeta {
     let lower = html.to_ascii_lowercase();
+    let lines = db_name_lines(&lower);
     let mut meta = PageMeta::default();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for (name, content) in doc.meta_tags() {
         let lname = name.to_ascii_lowercase();
         match lname.as_str() {
@@ -40,14 +43,15 @@ pub(crate) fn page_meta(doc: &Page, html: &str, page: &str) -> PageMeta {
                 meta.keywords = Some(content.trim().to_string())
             }
             _ if lname.starts_with("db.") => {
-                let nth = seen.iter().filter(|n| **n == lname).count();
-                seen.push(lname.clone());
+                let nth = seen.entry(lname.clone()).or_default();
+                let line = lines.get(lname.as_str()).and_then(|l| l.get(*nth)).copied();
+                *nth += 1;
                 meta.entries.push(Entry {
                     name: name.to_string(),
                     value: content.to_string(),
                     origin: Origin::MetaTag {
                         page: page.to_string(),
-                        line: line_of_nth(&lower, &lname, nth),
+                        line,
                     },
                     hint: None,
                 });
@@ -59,27 +63,26 @@ pub(crate) fn page_meta(doc: &Page, html: &str, page: &str) -> PageMeta {
     meta
 }
 
-/// The 1-based line of the `nth` quoted occurrence of a meta name in the
-/// page source (a best effort: the parser does not keep positions).
-fn line_of_nth(lower_html: &str, lower_name: &str, nth: usize) -> Option<usize> {
-    let mut found = 0;
-    let mut from = 0;
-    while let Some(pos) = lower_html[from..].find(lower_name) {
-        let at = from + pos;
-        from = at + lower_name.len();
-        let before = lower_html[..at].chars().next_back();
-        let after = lower_html[from..].chars().next();
-        let quoted_or_bare = matches!(before, Some('"' | '\'' | '='))
-            && matches!(after, Some('"' | '\'' | ' ' | '>' | '\t' | '\n' | '\r'));
-        if !quoted_or_bare {
-            continue;
-        }
-        if found == nth {
-            return Some(lower_html[..at].matches('\n').count() + 1);
-        }
-        found += 1;
+/// For every `db.` name written as an attribute value in the page source
+/// (`"db.…"`, `'db.…'` or `=db.…`), the 1-based lines it occurs on, in
+/// order: where the meta tags stand (a best effort: the parser does not keep
+/// positions). One pass over the source, however many tags it has.
+fn db_name_lines(lower_html: &str) -> HashMap<&str, Vec<usize>> {
+    let mut lines: HashMap<&str, Vec<usize>> = HashMap::new();
+    let (mut line, mut counted) = (1, 0);
+    for (at, _) in lower_html.match_indices("db.") {
+        let rest = &lower_html[at..];
+        let end = match lower_html[..at].chars().next_back() {
+            Some(quote @ ('"' | '\'')) => rest.find(quote),
+            Some('=') => rest.find(|c: char| c.is_ascii_whitespace() || c == '>'),
+            _ => continue,
+        };
+        let Some(end) = end else { continue };
+        line += lower_html[counted..at].matches('\n').count();
+        counted = at;
+        lines.entry(&rest[..end]).or_default().push(line);
     }
-    None
+    lines
 }
 
 #[cfg(test)]
@@ -112,5 +115,25 @@ mod tests {
             m.entries[2].origin,
             Origin::MetaTag { line: Some(6), .. }
         ));
+    }
+
+    #[test]
+    fn many_meta_tags_get_their_lines_in_one_pass() {
+        let mut html = String::from("<html><head>\n");
+        for i in 0..20_000 {
+            html.push_str(&format!(
+                "<meta name=\"DB.Result.a{i}\" content=\"x\">\n<meta name=\"DB.Result\" content=\"html.\">\n"
+            ));
+        }
+        html.push_str("</head><body></body></html>");
+        let m = read_meta_tags(&html, "http://h/");
+        assert_eq!(m.entries.len(), 40_000);
+        let line = |e: &Entry| match e.origin {
+            Origin::MetaTag { line, .. } => line,
+            _ => None,
+        };
+        assert_eq!(line(&m.entries[0]), Some(2));
+        assert_eq!(line(&m.entries[1]), Some(3));
+        assert_eq!(line(&m.entries[39_999]), Some(40_001));
     }
 }

@@ -362,6 +362,14 @@ impl Metadata {
                     prefix = (!p.is_empty()).then(|| p.to_string());
                     Ok(())
                 }
+                Name::ResultAttribute(attribute) if !crate::soif::is_valid_name(attribute) => {
+                    Err(MetadataError::Invalid {
+                        name: canonical.clone(),
+                        message: format!(
+                            "the attribute name {attribute:?} cannot be indexed: an attribute name has no white space, control characters, '{{' or '}}'"
+                        ),
+                    })
+                }
                 Name::ResultAttribute(attribute) => {
                     read_result(value, entry.hint, prefix.as_deref(), &canonical).map(|kind| {
                         match &kind {

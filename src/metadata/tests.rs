@@ -172,3 +172,19 @@ fn a_config_file_may_be_an_html_document_with_meta_tags() {
         Origin::MetaTag { line: Some(3), .. }
     ));
 }
+
+#[test]
+fn attribute_names_soif_cannot_carry_are_rejected() {
+    let (md, problems) = Metadata::from_entries(&tags(&[
+        ("DB.Result.a b", "x, y"),
+        ("DB.Result.x{3}:\tevil", "html.body.txt"),
+        ("DB.Result.ok", "html.body.txt"),
+    ]));
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    for p in &problems {
+        assert!(matches!(p.error, MetadataError::Invalid { .. }), "{p}");
+    }
+    assert!(problems[0].to_string().contains("cannot be indexed"));
+    assert_eq!(md.results.len(), 1);
+    assert_eq!(md.results[0].attribute, "ok");
+}

@@ -69,7 +69,12 @@ fn source_object(store: &Store, source: &SourceRecord) -> Result<soif::SoifObjec
     put("Incomplete", source.incomplete.as_deref());
     put("Full-Text", info.text.as_deref());
     for (attribute, values) in store.values(source.id)? {
-        attributes.push((format!("DB.{attribute}"), values.join("\n").into_bytes()));
+        // Names a gather before 0.2 accepted may hold what SOIF forbids: one
+        // such source must not stop the export of the others.
+        attributes.push((
+            soif::escape_name(&format!("DB.{attribute}")),
+            values.join("\n").into_bytes(),
+        ));
     }
     Ok(soif::SoifObject {
         template: "FILE".to_string(),

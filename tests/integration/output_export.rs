@@ -281,3 +281,42 @@ fn hits_print_as_an_aligned_table() {
          Öhe   http://127.0.0.1:8080/cityworld/  ort        Öhe    region=Rügen\n"
     );
 }
+
+#[test]
+fn a_source_with_a_name_soif_forbids_does_not_stop_the_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("gather.sqlite")).unwrap();
+    let mut ids = Vec::new();
+    for url in [
+        "http://a.test/form",
+        "http://b.test/form",
+        "http://c.test/form",
+    ] {
+        ids.push(
+            store
+                .upsert_source(&SourceInfo {
+                    url: url.into(),
+                    kind: SourceKind::Database,
+                    title: None,
+                    description: None,
+                    keywords: None,
+                    text: None,
+                })
+                .unwrap(),
+        );
+    }
+    // As a database written before attribute names were checked holds them.
+    let bad: IndexFragment = [("x{3}:\tevil", "v"), ("a b", "w")].into_iter().collect();
+    store.record_values(ids[1], None, &bad).unwrap();
+    for id in [ids[0], ids[2]] {
+        let good: IndexFragment = [("ort", "Binz")].into_iter().collect();
+        store.record_values(id, None, &good).unwrap();
+    }
+    let mut out = Vec::new();
+    output::export_soif(&store, &mut out).unwrap();
+    let objects = soif::parse(&out).unwrap();
+    assert_eq!(objects.len(), 3);
+    assert_eq!(objects[1].get("DB.x_3_:_evil"), Some(&b"v"[..]));
+    assert_eq!(objects[1].get("DB.a_b"), Some(&b"w"[..]));
+    assert_eq!(objects[2].get("DB.ort"), Some(&b"Binz"[..]));
+}
