@@ -24,6 +24,9 @@ pub struct LocateArgs {
     pub page: String,
     /// The text to find on it.
     pub text: String,
+    /// Show at most this many places.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max: usize,
 }
 
 /// Reads a page given on the command line (`-` is standard input).
@@ -95,16 +98,34 @@ pub fn run_locate(args: &LocateArgs) -> ExitCode {
         );
         return super::exit(super::FAILED);
     }
-    for loc in found {
-        println!("{}", loc.path);
-        println!(
-            "    = {}",
-            serde_json::to_string(&loc.value).unwrap_or_default()
-        );
-        for alt in &loc.alternatives {
-            println!("  robust: {alt}");
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut print = || -> std::io::Result<()> {
+        for loc in found.iter().take(args.max) {
+            writeln!(out, "{}", loc.path)?;
+            let value = serde_json::to_string(&loc.value).unwrap_or_default();
+            writeln!(out, "    = {value}")?;
+            for alt in &loc.alternatives {
+                writeln!(out, "  robust: {alt}")?;
+            }
+            writeln!(out)?;
         }
-        println!();
+        if found.len() > args.max {
+            writeln!(
+                out,
+                "… and {} more places (--max raises the limit)",
+                found.len() - args.max
+            )?;
+        }
+        out.flush()
+    };
+    match print() {
+        Ok(()) => super::exit(super::OK),
+        // The reader went away (`gather locate … | head`): nothing to say.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => super::exit(super::OK),
+        Err(e) => {
+            eprintln!("gather locate: cannot write: {e}");
+            super::exit(super::FAILED)
+        }
     }
-    super::exit(super::OK)
 }

@@ -45,8 +45,12 @@ pub struct SourceArgs {
     #[arg(long = "spec", value_name = "FILE")]
     pub specs: Vec<std::path::PathBuf>,
     /// HTTP Basic credentials for one host: HOST[:PORT]=USER:PASS (repeatable).
+    /// Visible to other users in the process list: prefer --netrc or GATHER_AUTH.
     #[arg(long = "auth", value_name = "HOST[:PORT]=USER:PASS")]
     pub auth: Vec<String>,
+    /// Credentials from a netrc-style file (`machine HOST login USER password PASS`).
+    #[arg(long = "netrc", value_name = "FILE")]
+    pub netrc: Option<std::path::PathBuf>,
     /// At most this many queries per source (the provider's DB.MaxQueries may be lower).
     #[arg(long, value_name = "N")]
     pub max_queries: Option<u64>,
@@ -54,8 +58,25 @@ pub struct SourceArgs {
 
 impl SourceArgs {
     /// The `--auth` credentials, or a message for the user.
+    /// The credentials of `--auth`, `--netrc FILE` and the environment
+    /// variable `GATHER_AUTH` (`HOST[:PORT]=USER:PASS` entries separated by
+    /// white space), or a message for the user.
     pub fn credentials(&self) -> Result<::gather::fetch::Credentials, String> {
         let mut credentials = ::gather::fetch::Credentials::default();
+        if let Ok(from_env) = std::env::var("GATHER_AUTH") {
+            for spec in from_env.split_whitespace() {
+                credentials
+                    .add_spec(spec)
+                    .map_err(|e| format!("GATHER_AUTH: {e}"))?;
+            }
+        }
+        if let Some(path) = &self.netrc {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--netrc {}: {e}", path.display()))?;
+            credentials
+                .add_netrc(&text)
+                .map_err(|e| format!("--netrc {}: {e}", path.display()))?;
+        }
         for spec in &self.auth {
             credentials.add_spec(spec)?;
         }

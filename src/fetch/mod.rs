@@ -118,6 +118,51 @@ impl Credentials {
         Ok(())
     }
 
+    /// Adds the credentials of a netrc-style file: `machine HOST login USER
+    /// password PASS` (tokens separated by any white space; `HOST` may carry
+    /// a `:PORT`; `#` starts a comment line). A `default` entry is refused:
+    /// credentials go to the hosts they name, never to every host.
+    pub fn add_netrc(&mut self, text: &str) -> Result<usize, String> {
+        let tokens: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .flat_map(str::split_whitespace)
+            .collect();
+        let mut added = 0;
+        let mut i = 0;
+        while i < tokens.len() {
+            match tokens[i] {
+                "machine" => {
+                    let host = tokens.get(i + 1).ok_or("`machine` without a host")?;
+                    let (mut login, mut password) = (None, None);
+                    i += 2;
+                    while let Some(&key) = tokens.get(i) {
+                        match key {
+                            "login" => login = tokens.get(i + 1).copied(),
+                            "password" => password = tokens.get(i + 1).copied(),
+                            "account" => {}
+                            _ => break,
+                        }
+                        i += 2;
+                    }
+                    let login = login.ok_or_else(|| format!("machine {host}: no login"))?;
+                    self.add(host, login, password.unwrap_or(""));
+                    added += 1;
+                }
+                "default" => return Err(
+                    "a `default` entry would send its credentials to every host; name the machine"
+                        .into(),
+                ),
+                other => {
+                    return Err(format!(
+                        "unexpected {other:?}; expected `machine HOST login USER password PASS`"
+                    ))
+                }
+            }
+        }
+        Ok(added)
+    }
+
     /// Credentials for `authority` (`host` or `host:port`).
     pub fn add(&mut self, authority: &str, user: &str, pass: &str) {
         self.by_authority.insert(
@@ -195,6 +240,25 @@ pub enum FetchError {
     Scheme { url: Url },
 }
 
+impl FetchError {
+    /// True when asking this URL again cannot help: a redirect to a scheme
+    /// that is not fetched or into a loop, robots.txt, a body over the
+    /// limit, a 4xx answer other than 408 and 429. A timeout, a transport
+    /// error or a 5xx may go away in a later run.
+    pub fn is_permanent(&self) -> bool {
+        match self {
+            FetchError::Status { status, .. } => {
+                (400..500).contains(status) && !matches!(status, 408 | 429)
+            }
+            FetchError::Timeout { .. } | FetchError::Transport { .. } => false,
+            FetchError::TooLarge { .. }
+            | FetchError::Robots { .. }
+            | FetchError::Redirect { .. }
+            | FetchError::Scheme { .. } => true,
+        }
+    }
+}
+
 /// Counters of one fetcher (and its clones), for the run's summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FetchStats {
@@ -251,6 +315,23 @@ struct Received {
     status: u16,
     headers: HeaderMap,
     body: Vec<u8>,
+}
+
+/// How much of a body is read.
+#[derive(Debug, Clone, Copy)]
+enum BodyLimit {
+    /// A larger body is an error ([`FetchError::TooLarge`]).
+    Fail(usize),
+    /// A larger body is cut at this many bytes, the rest not read.
+    Prefix(usize),
+}
+
+impl BodyLimit {
+    fn bytes(self) -> usize {
+        match self {
+            BodyLimit::Fail(n) | BodyLimit::Prefix(n) => n,
+        }
+    }
 }
 
 /// Why one attempt failed.
@@ -384,7 +465,9 @@ impl Fetcher {
         let mut redirects = 0usize;
         loop {
             self.check_robots(&hop.url).await?;
-            let (received, attempts) = self.send(&hop, config.max_body_bytes).await?;
+            let (received, attempts) = self
+                .send(&hop, BodyLimit::Fail(config.max_body_bytes))
+                .await?;
             let status = received.status;
             if is_redirect(status) {
                 if let Some(location) = received.headers.get(LOCATION) {
@@ -453,7 +536,7 @@ impl Fetcher {
 
     /// Sends one hop, retrying as configured. An answer (even a 4xx or, after
     /// the last retry, a 5xx) is `Ok`; the number is the attempts made.
-    async fn send(&self, hop: &Request, limit: usize) -> Result<(Received, u32), FetchError> {
+    async fn send(&self, hop: &Request, limit: BodyLimit) -> Result<(Received, u32), FetchError> {
         let config = &self.inner.config;
         let mut attempt: u32 = 0;
         loop {
@@ -469,7 +552,7 @@ impl Fetcher {
                 Err(error) if error.retryable() && !last => {
                     tracing::debug!(url = %hop.url, attempt, "retrying after a transport error");
                 }
-                Err(error) => return Err(error.into_fetch_error(&hop.url, attempt, limit)),
+                Err(error) => return Err(error.into_fetch_error(&hop.url, attempt, limit.bytes())),
             }
             self.inner.counters.retries.fetch_add(1, Ordering::Relaxed);
             let factor = 2u32.saturating_pow(attempt - 1);
@@ -479,7 +562,7 @@ impl Fetcher {
     }
 
     /// One HTTP exchange, inside the host's politeness limits.
-    async fn attempt(&self, hop: &Request, limit: usize) -> Result<Received, AttemptError> {
+    async fn attempt(&self, hop: &Request, limit: BodyLimit) -> Result<Received, AttemptError> {
         let config = &self.inner.config;
         let host = self.host(&hop.url);
         let _slot = host
@@ -534,7 +617,8 @@ impl Fetcher {
                 .get(CONTENT_LENGTH)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok());
-            if declared.is_some_and(|n| n > limit as u64) {
+            let max = limit.bytes();
+            if matches!(limit, BodyLimit::Fail(_)) && declared.is_some_and(|n| n > max as u64) {
                 return Err(AttemptError::TooLarge);
             }
             let mut body = Vec::new();
@@ -553,7 +637,17 @@ impl Fetcher {
                         });
                     }
                 };
-                if body.len() + chunk.len() > limit {
+                if body.len() + chunk.len() > max {
+                    if let BodyLimit::Prefix(_) = limit {
+                        // Keep the prefix; the rest is not read.
+                        body.extend_from_slice(&chunk[..max - body.len()]);
+                        self.count_bytes(body.len());
+                        return Ok(Received {
+                            status,
+                            headers,
+                            body,
+                        });
+                    }
                     self.count_bytes(body.len() + chunk.len());
                     return Err(AttemptError::TooLarge);
                 }

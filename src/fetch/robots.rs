@@ -20,7 +20,7 @@ use texting_robots::Robot;
 use url::Url;
 
 use super::Request;
-use super::{is_redirect, FetchError, Fetcher, MAX_CRAWL_DELAY};
+use super::{is_redirect, BodyLimit, FetchError, Fetcher, MAX_CRAWL_DELAY};
 
 /// The part of a robots.txt file that is read.
 pub const ROBOTS_MAX_BYTES: usize = 500 * 1024;
@@ -54,7 +54,7 @@ impl RobotsRules {
             } => {
                 return Err(FetchError::Transport {
                     url: url.clone(),
-                    message: format!("its robots.txt {robots} could not be read: {message}"),
+                    message: format!("{message} (reading the host's robots.txt {robots})"),
                     attempts: *attempts,
                 })
             }
@@ -98,14 +98,13 @@ impl Fetcher {
         };
         for _ in 0..=ROBOTS_MAX_REDIRECTS {
             let result = self
-                .send(&Request::get(target.clone()), ROBOTS_MAX_BYTES)
+                .send(
+                    &Request::get(target.clone()),
+                    BodyLimit::Prefix(ROBOTS_MAX_BYTES),
+                )
                 .await;
             let (received, attempts) = match result {
                 Ok(answer) => answer,
-                Err(FetchError::TooLarge { .. }) => {
-                    // Read again, keeping the first ROBOTS_MAX_BYTES.
-                    return self.load_robots_prefix(&target).await;
-                }
                 Err(error) => {
                     let (message, attempts) = match &error {
                         FetchError::Timeout { attempts, .. } => {
@@ -126,7 +125,15 @@ impl Fetcher {
             };
             let status = received.status;
             match status {
-                200..=299 => return self.parse_robots(&received.body),
+                200..=299 => {
+                    let mut body = received.body;
+                    if body.len() >= ROBOTS_MAX_BYTES {
+                        // Cut at the last complete line.
+                        let end = body.iter().rposition(|&b| b == b'\n').map_or(0, |e| e + 1);
+                        body.truncate(end);
+                    }
+                    return self.parse_robots(&body);
+                }
                 _ if is_redirect(status) => {
                     let next = received
                         .headers
@@ -147,23 +154,6 @@ impl Fetcher {
             }
         }
         RobotsRules::AllowAll
-    }
-
-    /// A robots.txt larger than [`ROBOTS_MAX_BYTES`]: its first part, cut at
-    /// the last complete line.
-    async fn load_robots_prefix(&self, target: &Url) -> RobotsRules {
-        let limit = self.inner.config.max_body_bytes.max(ROBOTS_MAX_BYTES);
-        match self.send(&Request::get(target.clone()), limit).await {
-            Ok((received, _)) if (200..300).contains(&received.status) => {
-                let mut body = received.body;
-                body.truncate(ROBOTS_MAX_BYTES);
-                if let Some(end) = body.iter().rposition(|&b| b == b'\n') {
-                    body.truncate(end + 1);
-                }
-                self.parse_robots(&body)
-            }
-            _ => RobotsRules::DisallowAll,
-        }
     }
 
     fn parse_robots(&self, body: &[u8]) -> RobotsRules {

@@ -124,7 +124,11 @@ pub enum GatherError {
 impl GatherError {
     /// True when the user's input is at fault (exit status 2).
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, GatherError::Source(e) if e.is_bad_input())
+        match self {
+            GatherError::Source(e) => e.is_bad_input(),
+            GatherError::Store(e) => e.is_bad_input(),
+            GatherError::Setup(_) => false,
+        }
     }
 }
 
@@ -142,7 +146,11 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     let fetcher =
         Fetcher::new(fetch).map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
     let mut manager = Manager {
-        store: Arc::new(Mutex::new(Store::open(&options.db)?)),
+        store: Arc::new(Mutex::new({
+            let mut store = Store::open(&options.db)?;
+            store.lock_for_gathering()?;
+            store
+        })),
         fetcher,
         options,
         report: Report::default(),
@@ -540,15 +548,26 @@ impl QueryWork {
             found_nothing: !self.rules.is_empty(),
             warnings: Vec::new(),
         };
+        // The query's own page has answered (in this run or before).
+        let mut answered = resumed;
         while let Some(request) = navigator.next_request() {
             let response = match self.fetcher.fetch(&request).await {
                 Ok(response) => response,
+                // A result link that can never be fetched (a redirect to
+                // file://, a 404) is passed over, so that it does not fail
+                // its query on every run.
+                Err(e) if answered && e.is_permanent() => {
+                    run.warnings
+                        .push(format!("{}: result page skipped: {e}", outcome.description));
+                    continue;
+                }
                 Err(e) => {
                     outcome.error = Some(e.to_string());
                     navigator.give_back();
                     break;
                 }
             };
+            answered = true;
             outcome.attempts += response.attempts;
             outcome.pages.push(page_record(&response));
             run.pages += 1;

@@ -206,26 +206,13 @@ impl Gen {
             HirKind::Empty | HirKind::Look(_) => Gen::Literal(String::new()),
             HirKind::Literal(lit) => Gen::Literal(String::from_utf8_lossy(&lit.0).into_owned()),
             HirKind::Class(Class::Unicode(cls)) => {
-                let ranges: Vec<(char, char)> =
-                    cls.ranges().iter().map(|r| (r.start(), r.end())).collect();
-                let count = ranges
-                    .iter()
-                    .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
-                    .sum();
-                Gen::Class { ranges, count }
+                Gen::class(cls.ranges().iter().map(|r| (r.start(), r.end())))
             }
-            HirKind::Class(Class::Bytes(cls)) => {
-                let ranges: Vec<(char, char)> = cls
-                    .ranges()
+            HirKind::Class(Class::Bytes(cls)) => Gen::class(
+                cls.ranges()
                     .iter()
-                    .map(|r| (char::from(r.start()), char::from(r.end())))
-                    .collect();
-                let count = ranges
-                    .iter()
-                    .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
-                    .sum();
-                Gen::Class { ranges, count }
-            }
+                    .map(|r| (char::from(r.start()), char::from(r.end()))),
+            ),
             HirKind::Capture(cap) => Gen::from_hir(&cap.sub)?,
             HirKind::Concat(subs) => {
                 let parts = subs.iter().map(Gen::from_hir).collect::<Option<Vec<_>>>()?;
@@ -259,6 +246,31 @@ impl Gen {
         })
     }
 
+    /// A class of the characters in `ranges`. A range that spans the
+    /// surrogate code points (`[\x{D7FE}-\x{E001}]`) is split around them:
+    /// they are no characters, and would all be sent as the same value.
+    fn class(ranges: impl Iterator<Item = (char, char)>) -> Gen {
+        const BEFORE: char = '\u{D7FF}';
+        const AFTER: char = '\u{E000}';
+        let mut split = Vec::new();
+        for (a, b) in ranges {
+            if a <= BEFORE && b >= AFTER {
+                split.push((a, BEFORE));
+                split.push((AFTER, b));
+            } else {
+                split.push((a, b));
+            }
+        }
+        let count = split
+            .iter()
+            .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
+            .sum();
+        Gen::Class {
+            ranges: split,
+            count,
+        }
+    }
+
     fn count(&self) -> u64 {
         match self {
             Gen::Literal(_) => 1,
@@ -277,7 +289,7 @@ impl Gen {
                 for &(a, b) in ranges {
                     let size = u64::from(b) - u64::from(a) + 1;
                     if index < size {
-                        // Unicode classes never span surrogates, so this is a char.
+                        // The ranges never span surrogates (see `Gen::class`).
                         if let Some(c) = u32::try_from(u64::from(a) + index)
                             .ok()
                             .and_then(char::from_u32)
@@ -420,5 +432,13 @@ mod tests {
             Pattern::parse("[A-"),
             Err(PatternError::Syntax { .. })
         ));
+    }
+
+    #[test]
+    fn a_class_across_the_surrogates_counts_characters_only() {
+        let p = Pattern::parse(r"[\x{D7FE}-\x{E001}]").unwrap();
+        assert_eq!(p.len(), 4);
+        let values: Vec<String> = p.values().collect();
+        assert_eq!(values, ["\u{D7FE}", "\u{D7FF}", "\u{E000}", "\u{E001}"]);
     }
 }

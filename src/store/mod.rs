@@ -200,6 +200,23 @@ pub enum StoreError {
     },
     #[error("gatherer database {path} does not exist")]
     Missing { path: PathBuf },
+    #[error("gatherer database {path} cannot be opened: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("gatherer database {path}: {context}: {source}")]
+    Io {
+        path: PathBuf,
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "another gather run is gathering into {path}; wait for it to end, or give another --db"
+    )]
+    Busy { path: PathBuf },
     #[error("{path} is not a gatherer database (no gather schema in it)")]
     NotGatherDatabase { path: PathBuf },
     #[error("gatherer database {path} has schema version {found}; this gather knows versions up to {supported} (written by a newer gather?)")]
@@ -220,10 +237,26 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// True when the user named something that is no usable gatherer
+    /// database (exit status 2), rather than the database failing.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Missing { .. }
+                | StoreError::Open { .. }
+                | StoreError::NotGatherDatabase { .. }
+                | StoreError::NewerSchema { .. }
+        )
+    }
+}
+
 /// The gatherer database.
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Held while this store gathers ([`Store::lock_for_gathering`]).
+    gathering: Option<std::fs::File>,
 }
 
 fn now() -> i64 {
@@ -256,7 +289,10 @@ impl Store {
     fn open_with(path: &Path, flags: OpenFlags) -> Result<Store, StoreError> {
         let create = flags.contains(OpenFlags::SQLITE_OPEN_CREATE);
         let err = |context: &str| sql_err(path, context.to_string());
-        let conn = Connection::open_with_flags(path, flags).map_err(err("opening"))?;
+        let conn = Connection::open_with_flags(path, flags).map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(err("setting the busy timeout"))?;
         // Reading the schema version first tells a non-database file apart.
@@ -291,6 +327,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            gathering: None,
         };
         store.migrate(version)?;
         Ok(store)
@@ -321,6 +358,32 @@ impl Store {
         self.conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(sql_err(&path, context))
+    }
+
+    /// Takes the database for one gathering: a second `gather` on the same
+    /// database would send every query the first one is sending, so it is
+    /// refused while this store lives. The lock is the operating system's
+    /// (`flock`), released when the process ends, however it ends.
+    pub fn lock_for_gathering(&mut self) -> Result<(), StoreError> {
+        let file = std::fs::File::open(&self.path).map_err(|e| StoreError::Io {
+            path: self.path.clone(),
+            context: "opening it to lock it".into(),
+            source: e,
+        })?;
+        match file.try_lock() {
+            Ok(()) => {
+                self.gathering = Some(file);
+                Ok(())
+            }
+            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Busy {
+                path: self.path.clone(),
+            }),
+            Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Io {
+                path: self.path.clone(),
+                context: "locking it".into(),
+                source: e,
+            }),
+        }
     }
 
     /// The file this store lives in.

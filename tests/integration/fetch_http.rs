@@ -508,3 +508,27 @@ async fn robots_crawl_delay_spaces_the_requests() {
         assert!(gap >= Duration::from_millis(280), "gap {gap:?}");
     }
 }
+
+#[tokio::test]
+async fn a_huge_robots_txt_is_read_once_up_to_its_first_500_kib() {
+    let mut robots = String::from("User-agent: gather\nDisallow: /private\n");
+    while robots.len() < 17 << 20 {
+        robots.push_str("# a provider that writes far too much into its robots.txt\n");
+    }
+    robots.push_str("User-agent: *\nDisallow: /\n");
+    let robots: &'static str = Box::leak(robots.into_boxed_str());
+    let site = RobotsSite::start((StatusCode::OK, robots)).await;
+    let error = site
+        .fetcher
+        .get(&url(site.addr, "/private/x"))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, FetchError::Robots { .. }), "{error:?}");
+    site.fetcher
+        .get(&url(site.addr, "/search"))
+        .await
+        .expect("allowed: the group after 500 KiB is not read");
+    assert_eq!(site.robots.count(), 1);
+    let read = site.fetcher.stats().bytes;
+    assert!(read < 1 << 20, "{read} bytes read");
+}

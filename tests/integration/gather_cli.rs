@@ -95,3 +95,35 @@ fn demo_gathers_the_site_and_the_export_holds_its_values() {
         );
     }
 }
+
+#[test]
+fn a_second_gather_on_a_database_in_use_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let mut running = gather::store::Store::open(&db).unwrap();
+    running.lock_for_gathering().unwrap();
+    let out = gather(&["http://127.0.0.1:9/form.html", "--db", db.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("another gather run is gathering into"),
+        "{}",
+        stderr(&out)
+    );
+    // Once the first run has ended, the database is free again.
+    drop(running);
+    let mut next = gather::store::Store::open(&db).unwrap();
+    next.lock_for_gathering().unwrap();
+}
+
+#[test]
+fn a_database_path_that_cannot_be_opened_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("no/such/dir/g.sqlite");
+    let out = gather(&["http://127.0.0.1:9/form.html", "--db", db.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot be opened"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -111,3 +111,44 @@ fn bench_generates_and_measures() {
     let o = gather(&["bench", "hel", empty.path().to_str().unwrap()], None);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn locate_stops_quietly_when_its_reader_goes_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("many.html");
+    let cells: String = (0..4000)
+        .map(|i| format!("<tr><td>x</td><td>{i}</td></tr>"))
+        .collect();
+    std::fs::write(
+        &page,
+        format!("<html><body><table>{cells}</table></body></html>"),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gather"))
+        .args(["locate", "--max", "100000"])
+        .arg(&page)
+        .arg("x")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read a little, as `| head` does, and go away.
+    let mut pipe = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    std::io::Read::read_exact(&mut pipe, &mut first).unwrap();
+    drop(pipe);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let o = gather(&["locate", "--max", "3", page.to_str().unwrap(), "x"], None);
+    assert!(
+        stdout(&o).contains("… and 3997 more places"),
+        "{}",
+        stdout(&o)
+    );
+}

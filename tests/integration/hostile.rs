@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::{Query, State};
-use axum::response::Html;
+use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use axum::Router;
 use gather::navigate::DEFAULT_MAX_PAGES;
@@ -213,4 +213,52 @@ fn rule_evaluation_on_a_hostile_page_stays_within_memory() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cut at"), "{stderr}");
     assert_eq!(out.status.code(), Some(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_link_that_redirects_to_a_file_is_skipped_not_fatal() {
+    let app = Router::new()
+        .route("/form.html", get(|| async { Html(FORM) }))
+        .route(
+            "/search",
+            get(
+                |Query(params): Query<std::collections::HashMap<String, String>>| async move {
+                    match params.get("page").map(String::as_str) {
+                        None => Html(
+                            "<html><body><li>one</li><a href='/search?q=a&amp;page=2'>2</a>\
+                             <a href='/search?q=a&amp;page=3'>3</a></body></html>",
+                        )
+                        .into_response(),
+                        Some("2") => (
+                            axum::http::StatusCode::FOUND,
+                            [("location", "file:///etc/passwd")],
+                        )
+                            .into_response(),
+                        Some(_) => Html("<html><body><li>three</li></body></html>").into_response(),
+                    }
+                },
+            ),
+        );
+    let url = support::url(support::serve(app).await, "/form.html");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    let source = &report.sources[0];
+    assert_eq!(source.queries_failed, 0, "report:\n{report}");
+    assert!(
+        source
+            .warnings
+            .iter()
+            .any(|w| w.contains("result page skipped")),
+        "{:?}",
+        source.warnings
+    );
+    let items = &gathering::stored_values(&db, url.as_str())["item"];
+    assert_eq!(
+        items.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["one", "three"]
+    );
+    // Done: the next run sends nothing.
+    let again = gathering::gather_url(&url, &gathering::options(&db)).await;
+    assert_eq!(again.sources[0].queries_sent, 0);
 }

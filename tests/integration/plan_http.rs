@@ -679,6 +679,45 @@ async fn bad_metadata_is_listed_with_positions_and_exit_2() {
     .await;
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
 
+    // The same credentials from a netrc-style file, or from GATHER_AUTH,
+    // stay out of the process list.
+    let netrc_dir = tempfile::tempdir().unwrap();
+    let netrc = netrc_dir.path().join("netrc");
+    std::fs::write(
+        &netrc,
+        format!(
+            "# for the locked form\nmachine {}\n  login u\n  password p\n",
+            s.authority()
+        ),
+    )
+    .unwrap();
+    let check_with_netrc = || {
+        gather(vec![
+            "check".into(),
+            s.url("/locked.html"),
+            "--netrc".into(),
+            netrc.display().to_string(),
+        ])
+    };
+    let o = check_with_netrc().await;
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let env_auth = format!("{}=u:p", s.authority());
+    let locked = s.url("/locked.html");
+    let o = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gather"))
+            .args(["check", &locked])
+            .env("GATHER_AUTH", &env_auth)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    std::fs::write(&netrc, "default login u password p\n").unwrap();
+    let o = check_with_netrc().await;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("every host"), "{:?}", text(&o));
+
     // A spec with a problem names its key; a page without metadata is reported.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.yaml");
