@@ -33,6 +33,16 @@ pub struct GatherArgs {
     /// HOST:PORT; repeatable). By default navigation stays on the query's host.
     #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
     pub allow_hosts: Vec<String>,
+    /// Time allowed for one attempt of a request, connect to last byte, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Retries of a request after a 5xx, 429, timeout or broken connection.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+    /// The User-Agent sent (its first word is the name robots.txt rules are
+    /// matched against).
+    #[arg(long, value_name = "TEXT")]
+    pub user_agent: Option<String>,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
@@ -44,11 +54,21 @@ impl GatherArgs {
         if self.concurrency == 0 {
             return Err("--concurrency must be at least 1".into());
         }
+        if !(self.timeout.is_finite() && self.timeout > 0.0) {
+            return Err("--timeout must be a positive number of seconds".into());
+        }
+        let defaults = FetchConfig::default();
         let fetch = FetchConfig {
             concurrency_per_host: self.concurrency,
             delay: Duration::from_millis(self.delay_ms),
             credentials: self.source.credentials()?,
-            ..FetchConfig::default()
+            timeout: Duration::from_secs_f64(self.timeout),
+            retries: self.retries,
+            user_agent: self
+                .user_agent
+                .clone()
+                .unwrap_or(defaults.user_agent.clone()),
+            ..defaults
         };
         Ok(Options {
             db: self.db.clone(),
@@ -66,9 +86,22 @@ impl GatherArgs {
     pub fn starts(&self) -> Result<Vec<Start>, String> {
         let mut starts = Vec::new();
         for url in &self.source.urls {
-            let parsed = Url::parse(url).map_err(|e| format!("{url}: not a URL ({e})"))?;
+            let parsed = Url::parse(url).map_err(|e| match e {
+                url::ParseError::RelativeUrlWithoutBase => {
+                    format!("{url}: not a URL (no scheme); did you mean http://{url} ?")
+                }
+                e => format!("{url}: not a URL ({e})"),
+            })?;
             if !matches!(parsed.scheme(), "http" | "https") {
-                return Err(format!("{url}: only http and https URLs can be gathered"));
+                // `localhost:8642/x` parses with the scheme `localhost`.
+                let hint = if url.contains("://") {
+                    String::new()
+                } else {
+                    format!("; did you mean http://{url} ?")
+                };
+                return Err(format!(
+                    "{url}: only http and https URLs can be gathered{hint}"
+                ));
             }
             starts.push(Start::Url(parsed));
         }

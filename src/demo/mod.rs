@@ -328,8 +328,13 @@ impl Drop for DemoSite {
 
 /// Serves the demo site until Ctrl-C (`gather demo --serve`), printing its
 /// address and form pages.
+/// The title of the demo's start page (how `gather demo` recognises a demo
+/// site that already runs).
+pub const START_PAGE_TITLE: &str = "CityWorld - Mecklenburg-Vorpommern im WWW";
+
 pub fn serve_blocking(config: DemoConfig) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let (config_user, config_password) = (config.user.clone(), config.password.clone());
     runtime.block_on(async {
         let site = DemoSite::start(config).await?;
         println!("CityWorld demo site: {}", site.base_url());
@@ -337,6 +342,10 @@ pub fn serve_blocking(config: DemoConfig) -> anyhow::Result<()> {
             println!("  {:?}: {}", variant, site.url(variant));
         }
         println!("provider database: {}", site.database_path().display());
+        println!(
+            "the protected variant's configuration file answers to the login {} / {}",
+            config_user, config_password
+        );
         println!("Ctrl-C stops the site.");
         let interrupted = tokio::signal::ctrl_c().await;
         site.shutdown().await;

@@ -164,7 +164,7 @@ pub(crate) const FORM_PAGES: &[(&str, &str)] = &[
 
 pub(crate) fn start_page() -> String {
     let mut out = head(
-        "CityWorld - Mecklenburg-Vorpommern im WWW",
+        super::START_PAGE_TITLE,
         "CityWorld: Hotels, Pensionen und Ferienorte in Mecklenburg-Vorpommern - von Rügen bis zur Müritz.",
         &[],
     );

@@ -127,3 +127,124 @@ fn a_database_path_that_cannot_be_opened_is_bad_input() {
         stderr(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_gathers_the_demo_that_already_runs_and_never_doubles_its_sources() {
+    use gather::demo::{DemoConfig, DemoSite};
+    let site = DemoSite::start(DemoConfig {
+        port: 0,
+        hotels: 300,
+        ..DemoConfig::default()
+    })
+    .await
+    .unwrap();
+    let port = site.base_url().port().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let run = || {
+        let (dir, port) = (dir.path().to_path_buf(), port.clone());
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_gather"))
+                .args(["demo", "--port", &port])
+                .current_dir(dir)
+                .output()
+                .unwrap()
+        })
+    };
+    let out = run().await.unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("already runs on port"),
+        "{}",
+        stderr(&out)
+    );
+    let db = dir.path().join(format!("gather-demo-{port}.sqlite"));
+    let sources = gather::store::Store::open(&db)
+        .unwrap()
+        .sources()
+        .unwrap()
+        .len();
+    assert!(sources >= 7, "{sources} sources");
+    run().await.unwrap();
+    let again = gather::store::Store::open(&db)
+        .unwrap()
+        .sources()
+        .unwrap()
+        .len();
+    assert_eq!(again, sources);
+    site.shutdown().await;
+}
+
+#[test]
+fn a_url_without_a_scheme_gets_a_suggestion() {
+    for start in ["127.0.0.1:8642/cityworld/", "localhost:8642/cityworld/"] {
+        let out = gather(&[start]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains(&format!("did you mean http://{start} ?")),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn fetch_settings_have_flags() {
+    let out = gather(&["--help"]);
+    let help = support::stdout(&out);
+    for flag in [
+        "--timeout",
+        "--retries",
+        "--user-agent",
+        "--netrc",
+        "--allow-host",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from\n{help}");
+    }
+    let out = gather(&["http://127.0.0.1:9/", "--timeout", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--timeout"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_agent_and_retries_flags_reach_the_provider() {
+    use std::sync::{Arc, Mutex};
+    let agents: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = Arc::clone(&agents);
+    let app = axum::Router::new().fallback(move |headers: axum::http::HeaderMap| {
+        let seen = Arc::clone(&seen);
+        async move {
+            let agent = headers
+                .get("user-agent")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            seen.lock().unwrap().push(agent);
+            (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "down")
+        }
+    });
+    let url = support::url(support::serve(app).await, "/form.html");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let args = [
+        url.as_str().to_string(),
+        "--db".into(),
+        db.display().to_string(),
+        "--retries".into(),
+        "1".into(),
+        "--user-agent".into(),
+        "hotelbot/2.0 (+ops@example.org)".into(),
+    ];
+    let out = tokio::task::spawn_blocking(move || {
+        gather(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let agents = agents.lock().unwrap().clone();
+    // robots.txt asked and its 5xx retried once; after that the host is
+    // unavailable for the run, and the form page is not asked.
+    assert_eq!(agents.len(), 2, "{agents:?}");
+    assert!(agents
+        .iter()
+        .all(|a| a == "hotelbot/2.0 (+ops@example.org)"));
+}
