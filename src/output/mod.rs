@@ -113,6 +113,8 @@ struct JsonSource<'a> {
     title: Option<&'a str>,
     description: Option<&'a str>,
     keywords: Option<&'a str>,
+    /// An ordinary page's text (the SOIF `Full-Text`).
+    text: Option<&'a str>,
     update_time: i64,
     attributes: std::collections::BTreeMap<String, Vec<String>>,
     stats: JsonStats<'a>,
@@ -129,7 +131,8 @@ struct JsonStats<'a> {
 
 /// Writes one JSON object per source per line (JSON Lines), sources in the
 /// order of their URLs: `url`, `kind` (`database`, `cooperative`, `page`),
-/// `title`, `description`, `keywords` (null when absent), `update_time` (Unix
+/// `title`, `description`, `keywords`, `text` (an ordinary page's text; null
+/// when absent), `update_time` (Unix
 /// seconds), `attributes` (attribute → its distinct values sorted by UTF-8
 /// bytes; names without the `DB.` prefix), `stats` (`queries_done`,
 /// `queries_failed`, `pages`, `bytes`, `incomplete`: the reason or null).
@@ -143,6 +146,7 @@ pub fn export_json(store: &Store, out: &mut impl Write) -> Result<(), OutputErro
             title: info.title.as_deref(),
             description: info.description.as_deref(),
             keywords: info.keywords.as_deref(),
+            text: info.text.as_deref(),
             update_time: source.updated_at,
             attributes: store.values(source.id)?,
             stats: JsonStats {

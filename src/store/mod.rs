@@ -172,7 +172,10 @@ pub struct SourceStats {
     pub incomplete: Option<String>,
 }
 
-/// One search hit: a value holding a term.
+/// The attribute of a search hit in a source's title or text.
+pub const TEXT_ATTRIBUTE: &str = "Text";
+
+/// One search hit: a value holding a term, or a source's title or text.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Hit {
     /// The term as the user gave it.
@@ -671,15 +674,19 @@ impl Store {
         Ok(out)
     }
 
-    /// The values that hold `term` (full-text search over the values:
-    /// case-insensitive, diacritics folded for Latin letters, whole words; a
-    /// trailing `*` makes the last word a prefix). Hits are ordered by source
-    /// URL, attribute and value. A term with no word in it finds nothing.
+    /// The values that hold `term`, ordered by source URL, attribute and
+    /// value; then the sources whose title or text holds it, by URL
+    /// (attribute [`TEXT_ATTRIBUTE`], the words around the term as the
+    /// value). Full-text search: case-insensitive, diacritics folded for
+    /// Latin letters, whole words; a trailing `*` makes the last word a
+    /// prefix. A term with no word in it finds nothing.
     pub fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError> {
-        let Some(fts_query) = fts_query(term) else {
+        let (Some(values_query), Some(texts_query)) =
+            (fts_query(term, "value"), fts_query(term, "{title text}"))
+        else {
             return Ok(Vec::new());
         };
-        self.rows(
+        let mut hits = self.rows(
             &format!("searching for {term:?}"),
             "SELECT s.url, v.attribute, v.value, v.query_key, q.description
              FROM values_fts f
@@ -688,7 +695,7 @@ impl Store {
              LEFT JOIN queries q ON q.source_id = v.source_id AND q.key = v.query_key
              WHERE values_fts MATCH ?1
              ORDER BY s.url, CAST(v.attribute AS BLOB), CAST(v.value AS BLOB)",
-            [fts_query],
+            [values_query],
             |r| {
                 Ok(Hit {
                     term: term.to_string(),
@@ -699,7 +706,28 @@ impl Store {
                     query: r.get(4)?,
                 })
             },
-        )
+        )?;
+        // Titles and texts (of ordinary pages above all): the words around
+        // the term.
+        hits.extend(self.rows(
+            &format!("searching the texts for {term:?}"),
+            "SELECT s.url, snippet(texts_fts, -1, '', '', '…', 12)
+             FROM texts_fts f JOIN sources s ON s.id = f.rowid
+             WHERE texts_fts MATCH ?1
+             ORDER BY s.url",
+            [texts_query],
+            |r| {
+                Ok(Hit {
+                    term: term.to_string(),
+                    source: r.get(0)?,
+                    attribute: TEXT_ATTRIBUTE.to_string(),
+                    value: r.get(1)?,
+                    provenance: None,
+                    query: None,
+                })
+            },
+        )?);
+        Ok(hits)
     }
 
     /// Runs a query and collects its rows.
@@ -739,7 +767,7 @@ impl Store {
 /// An FTS5 query matching `term` in the value column: the term's words as
 /// one phrase (quoted, so no FTS5 syntax in a term can break the query), a
 /// trailing `*` kept as a prefix marker. `None` when the term has no word.
-fn fts_query(term: &str) -> Option<String> {
+fn fts_query(term: &str, columns: &str) -> Option<String> {
     let normalized = normalize(term);
     let (body, prefix) = match normalized.strip_suffix('*') {
         Some(rest) => (rest.trim_end(), true),
@@ -750,7 +778,7 @@ fn fts_query(term: &str) -> Option<String> {
     }
     let quoted = format!("\"{}\"", body.replace('"', "\"\""));
     Some(format!(
-        "value : {quoted}{}",
+        "{columns} : {quoted}{}",
         if prefix { " *" } else { "" }
     ))
 }

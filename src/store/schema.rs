@@ -1,10 +1,10 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 3;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2)];
+pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3)];
 
 const V1: &str = "
 CREATE TABLE sources (
@@ -80,4 +80,26 @@ END;
 /// it instead of starting over.
 const V2: &str = "
 ALTER TABLE queries ADD COLUMN checkpoint TEXT;
+";
+
+/// The titles and texts of the sources (an ordinary page's text above all)
+/// are searchable like the values.
+const V3: &str = "
+CREATE VIRTUAL TABLE texts_fts USING fts5 (
+    title, text,
+    content = 'sources', content_rowid = 'id'
+);
+CREATE TRIGGER sources_ai AFTER INSERT ON sources BEGIN
+    INSERT INTO texts_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+END;
+CREATE TRIGGER sources_ad AFTER DELETE ON sources BEGIN
+    INSERT INTO texts_fts (texts_fts, rowid, title, text)
+    VALUES ('delete', old.id, old.title, old.text);
+END;
+CREATE TRIGGER sources_au AFTER UPDATE OF title, text ON sources BEGIN
+    INSERT INTO texts_fts (texts_fts, rowid, title, text)
+    VALUES ('delete', old.id, old.title, old.text);
+    INSERT INTO texts_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+END;
+INSERT INTO texts_fts (texts_fts) VALUES ('rebuild');
 ";

@@ -320,3 +320,42 @@ fn a_source_with_a_name_soif_forbids_does_not_stop_the_export() {
     assert_eq!(objects[1].get("DB.a_b"), Some(&b"w"[..]));
     assert_eq!(objects[2].get("DB.ort"), Some(&b"Binz"[..]));
 }
+
+#[test]
+fn ordinary_pages_are_found_by_their_text_and_exported_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("gather.sqlite")).unwrap();
+    let info = SourceInfo {
+        url: "http://127.0.0.1/cityworld/strand.html".into(),
+        kind: SourceKind::Page,
+        title: Some("Strände".into()),
+        description: None,
+        keywords: None,
+        text: Some("Strandkorbvermietung am Südstrand von Göhren, täglich ab 9 Uhr".into()),
+    };
+    store.upsert_source(&info).unwrap();
+    let hits = output::search(&store, &["sudstrand".to_string()]).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].attribute, gather::store::TEXT_ATTRIBUTE);
+    assert!(hits[0].value.contains("Südstrand"), "{}", hits[0].value);
+    // A changed text is searched as it is now.
+    store
+        .upsert_source(&SourceInfo {
+            text: Some("Fahrradverleih in Baabe".into()),
+            ..info
+        })
+        .unwrap();
+    assert!(output::search(&store, &["Südstrand".to_string()])
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        output::search(&store, &["baabe".to_string()])
+            .unwrap()
+            .len(),
+        1
+    );
+    let mut out = Vec::new();
+    output::export_json(&store, &mut out).unwrap();
+    let line: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(line["text"], "Fahrradverleih in Baabe");
+}
