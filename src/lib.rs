@@ -13,6 +13,8 @@
 //!    [`summarize`] is the cooperative path (a provider's summarizer).
 //!
 //! [`gatherer`] runs the whole loop; [`demo`] is the built-in demo site.
+//! Every parser reports its faults with a [`span::Span`] and shows them
+//! with the same caret ([`span::Excerpt`]).
 
 pub mod charset;
 #[cfg(feature = "demo")]
@@ -30,6 +32,7 @@ pub mod page;
 pub mod plan;
 pub mod soif;
 pub mod source;
+pub mod span;
 pub mod spec;
 pub mod store;
 pub mod summarize;

@@ -36,7 +36,7 @@ use serde::Serialize;
 
 use crate::page::Page;
 
-pub use error::RuleError;
+pub use error::{Expected, RuleError, RuleErrorKind};
 
 /// A nested string list, the value of a rule (hel.md §6); serialised to JSON
 /// as `null`, `"s"` or `[…]`.

@@ -5,7 +5,8 @@ use pest::iterators::Pair;
 use pest::Parser;
 use regex::Regex;
 
-use super::error::RuleError;
+use super::error::{Expected, RuleError, RuleErrorKind};
+use crate::span::Span;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "../grammar/hel.pest"]
@@ -121,6 +122,7 @@ struct PrefixPath {
 struct VarUse {
     var: usize,
     offset: usize,
+    len: usize,
     origin: Origin,
     /// `None` in the rule's path, else the condition's number.
     cond: Option<usize>,
@@ -157,23 +159,24 @@ pub(crate) fn parse(src: &str, prefix: Option<&str>) -> Result<Ast, RuleError> {
     b.origin = Origin::Rule;
     let pairs = HelParser::parse(Rule::rule, src).map_err(|e| syntax_error(src, e))?;
     let mut path = None;
-    let mut conds_raw: Vec<(Cond, usize)> = Vec::new();
+    // Each condition with its byte range in the rule.
+    let mut conds_raw: Vec<(Cond, (usize, usize))> = Vec::new();
     for pair in pairs.flatten().take(1).flat_map(|p| p.into_inner()) {
         match pair.as_rule() {
             Rule::expr => path = Some(b.expr(pair, prefix.as_ref(), 0)?),
             Rule::where_clause => {
                 for c in pair.into_inner().filter(|p| p.as_rule() == Rule::cond) {
                     b.cond = Some(conds_raw.len());
-                    let start = c.as_span().start();
+                    let range = (c.as_span().start(), c.as_span().end());
                     let cond = b.cond(c, prefix.as_ref())?;
-                    conds_raw.push((cond, start));
+                    conds_raw.push((cond, range));
                 }
                 b.cond = None;
             }
             _ => {}
         }
     }
-    let path = path.ok_or_else(|| RuleError::at(src, 0, "expected a path"))?;
+    let path = path.ok_or_else(|| b.expected(0, Expected::Path))?;
     let conds = b.check(conds_raw)?;
     Ok(Ast {
         path,
@@ -189,28 +192,21 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> RuleError {
         pest::error::InputLocation::Pos(p) => p,
         pest::error::InputLocation::Span((p, _)) => p,
     };
-    let mut expected: Vec<String> = Vec::new();
-    let mut closing_bracket = false;
-    fn push(expected: &mut Vec<String>, s: String) {
-        if !expected.contains(&s) {
-            expected.push(s);
+    let mut expected: Vec<Expected> = Vec::new();
+    fn push(expected: &mut Vec<Expected>, x: Expected) {
+        if !expected.contains(&x) {
+            expected.push(x);
         }
     }
     if let pest::error::ErrorVariant::ParsingError { positives, .. } = &e.variant {
         for r in positives {
-            closing_bracket |= *r == Rule::close_bracket;
-            if let Some(d) = describe_rule(*r) {
-                push(&mut expected, d.to_string());
+            if let Some(x) = expected_of(*r) {
+                push(&mut expected, x);
             }
         }
     }
-    if expected.iter().any(|d| d.starts_with("a step"))
-        && !expected.iter().any(|d| d.starts_with("a property"))
-    {
-        push(
-            &mut expected,
-            describe_rule(Rule::txt).unwrap_or_default().to_string(),
-        );
+    if expected.contains(&Expected::Step) && !expected.contains(&Expected::Property) {
+        push(&mut expected, Expected::Property);
     }
     // Without a rule to name, the literal tokens pest tried there.
     if let (true, Some(attempts)) = (expected.is_empty(), e.parse_attempts()) {
@@ -224,37 +220,34 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> RuleError {
             {
                 continue;
             }
-            closing_bracket |= shown == "]";
-            let shown = if insensitive {
-                match shown.to_ascii_lowercase().as_str() {
-                    "getattr" => "getAttr".to_string(),
-                    "numberof" => "numberOf".to_string(),
-                    "where" | "and" => shown,
-                    other => other.to_string(),
-                }
-            } else {
-                shown
+            let x = match shown.as_str() {
+                "]" => Expected::CloseBracket,
+                ")" => Expected::CloseParen,
+                _ if insensitive => match shown.to_ascii_lowercase().as_str() {
+                    "getattr" => Expected::Token("getAttr".into()),
+                    "numberof" => Expected::Token("numberOf".into()),
+                    "where" | "and" => Expected::Token(shown),
+                    other => Expected::Token(other.to_string()),
+                },
+                _ => Expected::Token(shown),
             };
-            push(&mut expected, format!("`{shown}`"));
+            push(&mut expected, x);
         }
     }
-    let found = match src[offset..].chars().next() {
-        None => "the end of the rule".to_string(),
-        Some(c) if c.is_whitespace() => "white space".to_string(),
-        Some(c) => format!("`{c}`"),
-    };
-    let message = if expected.is_empty() {
-        format!("unexpected {found}")
-    } else {
-        format!("expected {}, found {found}", join_or(&expected))
-    };
-    let err = RuleError::at(src, offset, message);
-    if closing_bracket {
-        if let Some(s) = close_index_suggestion(src, err.offset) {
-            return err.with_suggestion(s);
+    let span = Span::char_at(src, offset);
+    let found = src[span.offset..].chars().next();
+    if expected.contains(&Expected::CloseBracket) {
+        if let Some(s) = close_index_suggestion(src, span.offset) {
+            return RuleError::new(src, span, RuleErrorKind::UnclosedIndex { expected, found })
+                .with_suggestion(s);
         }
     }
-    err
+    if expected.contains(&Expected::Property) {
+        if let Some(e) = unknown_property(src, span.offset) {
+            return e;
+        }
+    }
+    RuleError::new(src, span, RuleErrorKind::Syntax { expected, found })
 }
 
 /// For an index left open (`tr[i:*.td`), the step with its `]` (`tr[i:*]`).
@@ -269,41 +262,64 @@ fn close_index_suggestion(src: &str, offset: usize) -> Option<String> {
     Some(format!("{}]", src[label_start..offset].trim_end()))
 }
 
-fn join_or(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+/// For a path that ends in a step where a property was expected, when that
+/// step's label reads like a property (`p.text`, `a.href`, `td.getattribute`):
+/// the error names it and suggests the property.
+fn unknown_property(src: &str, offset: usize) -> Option<RuleError> {
+    let before = src[..offset].trim_end();
+    let start = before
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |p| p + 1);
+    let name = &before[start..];
+    if name.is_empty() || !before[..start].ends_with('.') {
+        return None;
     }
+    let lower = name.to_ascii_lowercase();
+    let suggestion = match lower.as_str() {
+        "text" | "txts" | "texts" | "tex" | "tx" | "string" | "innertext" | "textcontent" => ".txt",
+        "source" | "html" | "outerhtml" | "innerhtml" | "sr" | "srcs" => ".src",
+        "attr" | "attribute" | "getattribute" | "get_attr" | "getattrib" => ".getAttr(name)",
+        "count" | "number" | "numberof" | "number_of" | "length" | "size" => ".numberOf(label)",
+        _ => return None,
+    };
+    let span = Span::new(src, start, name.len());
+    Some(
+        RuleError::new(
+            src,
+            span,
+            RuleErrorKind::UnknownProperty {
+                name: name.to_string(),
+            },
+        )
+        .with_suggestion(suggestion.to_string()),
+    )
 }
 
-fn describe_rule(r: Rule) -> Option<&'static str> {
+fn expected_of(r: Rule) -> Option<Expected> {
     Some(match r {
-        Rule::label | Rule::first_step | Rule::name => "a label",
-        Rule::step | Rule::axis | Rule::trailing_sep => "a step (`.label` or `->label`)",
-        Rule::root => "`html`",
-        Rule::index => "an index `[…]`",
-        Rule::number => "a number",
-        Rule::var | Rule::var_index => "a variable",
-        Rule::all | Rule::var_all => "`*`",
-        Rule::range | Rule::list => "an index",
-        Rule::txt | Rule::src | Rule::get_attr | Rule::number_of => {
-            "a property (`.txt`, `.src`, `.getAttr(name)`, `.numberOf(label)`)"
-        }
-        Rule::attr_name | Rule::bare_attr => "an attribute name",
-        Rule::fork => "a fork `( … # … )`",
-        Rule::branch => "a fork branch (starting with `.` or `->`)",
-        Rule::regex_op => "a regex operator (`, match/…/`, `, split/…/`)",
-        Rule::match_op | Rule::split_op => "`match` or `split`",
-        Rule::regex => "a regex `/…/`",
-        Rule::where_clause | Rule::where_kw => "`WHERE`",
-        Rule::and_kw => "`AND`",
-        Rule::cond | Rule::expr => "a path",
-        Rule::op => "`=`, `!=`, `=~` or `!~`",
-        Rule::literal => "a quoted string",
-        Rule::EOI => "the end of the rule",
-        Rule::close_bracket => "`]`",
-        Rule::close_paren => "`)`",
+        Rule::label | Rule::first_step | Rule::name => Expected::Label,
+        Rule::step | Rule::axis | Rule::trailing_sep => Expected::Step,
+        Rule::root => Expected::Root,
+        Rule::index => Expected::Index,
+        Rule::number => Expected::Number,
+        Rule::var | Rule::var_index => Expected::Variable,
+        Rule::all | Rule::var_all => Expected::All,
+        Rule::range | Rule::list => Expected::IndexContent,
+        Rule::txt | Rule::src | Rule::get_attr | Rule::number_of => Expected::Property,
+        Rule::attr_name | Rule::bare_attr => Expected::AttributeName,
+        Rule::fork => Expected::Fork,
+        Rule::branch => Expected::Branch,
+        Rule::regex_op => Expected::RegexOp,
+        Rule::match_op | Rule::split_op => Expected::MatchOrSplit,
+        Rule::regex => Expected::Regex,
+        Rule::where_clause | Rule::where_kw => Expected::Where,
+        Rule::and_kw => Expected::And,
+        Rule::cond | Rule::expr => Expected::Path,
+        Rule::op => Expected::Operator,
+        Rule::literal => Expected::Literal,
+        Rule::EOI => Expected::End,
+        Rule::close_bracket => Expected::CloseBracket,
+        Rule::close_paren => Expected::CloseParen,
         _ => return None,
     })
 }
@@ -316,12 +332,27 @@ impl Builder<'_> {
         }
     }
 
-    fn err(&self, offset: usize, message: impl Into<String>) -> RuleError {
-        let e = RuleError::at(self.text(), offset, message);
+    /// An error at `len` bytes from byte `offset` of the current text.
+    fn err(&self, offset: usize, len: usize, kind: RuleErrorKind) -> RuleError {
+        let e = RuleError::new(self.text(), Span::new(self.text(), offset, len), kind);
         match self.origin {
             Origin::Rule => e,
             Origin::Prefix => e.in_prefix(),
         }
+    }
+
+    /// A syntax error the grammar lets through: `what` missing at `offset`.
+    fn expected(&self, offset: usize, what: Expected) -> RuleError {
+        let found = self.text().get(offset..).and_then(|t| t.chars().next());
+        let len = found.map_or(0, char::len_utf8);
+        self.err(
+            offset,
+            len,
+            RuleErrorKind::Syntax {
+                expected: vec![what],
+                found,
+            },
+        )
     }
 
     fn label(&mut self, name: &str) -> usize {
@@ -361,7 +392,10 @@ impl Builder<'_> {
         if let Some(u) = self.uses.first() {
             return Err(self.err(
                 u.offset,
-                "a DB.Result prefix cannot use variables; put the condition in each rule",
+                u.len,
+                RuleErrorKind::VariableInPrefix {
+                    var: self.vars[u.var].clone(),
+                },
             ));
         }
         Ok(out)
@@ -403,7 +437,7 @@ impl Builder<'_> {
                 _ => tail = Some(self.prop(p)?),
             }
         }
-        let tail = tail.ok_or_else(|| self.err(self.src.len(), "expected a property"))?;
+        let tail = tail.ok_or_else(|| self.expected(self.text().len(), Expected::Property))?;
         Ok(Path { steps, tail, ops })
     }
 
@@ -411,7 +445,10 @@ impl Builder<'_> {
         if depth > MAX_FORK_DEPTH {
             return Err(self.err(
                 pair.as_span().start(),
-                format!("forks nested more than {MAX_FORK_DEPTH} deep"),
+                1,
+                RuleErrorKind::ForkTooDeep {
+                    max: MAX_FORK_DEPTH,
+                },
             ));
         }
         let mut branches = Vec::new();
@@ -427,7 +464,7 @@ impl Builder<'_> {
                     _ => tail = Some(self.prop(p)?),
                 }
             }
-            let tail = tail.ok_or_else(|| self.err(self.src.len(), "expected a property"))?;
+            let tail = tail.ok_or_else(|| self.expected(self.text().len(), Expected::Property))?;
             branches.push(Path { steps, tail, ops });
         }
         Ok(Tail::Fork(branches))
@@ -452,7 +489,10 @@ impl Builder<'_> {
         p.as_str().parse().map_err(|_| {
             self.err(
                 p.as_span().start(),
-                format!("index {} is too large", p.as_str()),
+                p.as_str().len(),
+                RuleErrorKind::IndexTooLarge {
+                    digits: p.as_str().to_string(),
+                },
             )
         })
     }
@@ -479,6 +519,7 @@ impl Builder<'_> {
                 self.uses.push(VarUse {
                     var,
                     offset: v.as_span().start(),
+                    len: name.len(),
                     origin: self.origin,
                     cond: self.cond,
                 });
@@ -486,7 +527,7 @@ impl Builder<'_> {
                 Index::Var { var, all }
             }
             Rule::range => {
-                let at = inner.as_span().start();
+                let (at, len) = (inner.as_span().start(), inner.as_str().len());
                 let mut nums = inner.into_inner();
                 let a = match nums.next() {
                     Some(n) => self.number(&n)?,
@@ -497,10 +538,7 @@ impl Builder<'_> {
                     None => None,
                 };
                 if let Some(b) = b.filter(|&b| b < a) {
-                    return Err(self.err(
-                        at,
-                        format!("the range {a}-{b} is empty: its end comes before its start"),
-                    ));
+                    return Err(self.err(at, len, RuleErrorKind::EmptyRange { start: a, end: b }));
                 }
                 Index::Range(a, b)
             }
@@ -558,9 +596,13 @@ impl Builder<'_> {
             }
         }
         let Some(body) = re else {
-            return Err(self.err(self.src.len(), "expected a regex `/…/`"));
+            return Err(self.expected(self.text().len(), Expected::Regex));
         };
-        let re = self.compile(&body.as_str().replace("\\/", "/"), body.as_span().start())?;
+        let re = self.compile(
+            &body.as_str().replace("\\/", "/"),
+            body.as_span().start(),
+            body.as_str().len(),
+        )?;
         Ok(if is_match {
             RegexOp::Match(re)
         } else {
@@ -568,7 +610,7 @@ impl Builder<'_> {
         })
     }
 
-    fn compile(&self, re: &str, offset: usize) -> Result<Regex, RuleError> {
+    fn compile(&self, re: &str, offset: usize, len: usize) -> Result<Regex, RuleError> {
         Regex::new(re).map_err(|e| {
             let detail = match &e {
                 regex::Error::Syntax(s) => s
@@ -581,10 +623,7 @@ impl Builder<'_> {
                     .to_string(),
                 other => other.to_string(),
             };
-            self.err(
-                offset,
-                format!("the regex `{re}` does not compile: {detail}"),
-            )
+            self.err(offset, len, RuleErrorKind::BadRegex { reason: detail })
         })
     }
 
@@ -596,7 +635,7 @@ impl Builder<'_> {
         let mut path = None;
         let mut op = Op::Eq;
         let mut literal = String::new();
-        let mut lit_offset = 0;
+        let mut lit_range = (0, 0);
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::expr => path = Some(self.expr(p, prefix, 0)?),
@@ -609,17 +648,19 @@ impl Builder<'_> {
                     }
                 }
                 Rule::literal => {
-                    lit_offset = p.as_span().start() + 1;
+                    lit_range = (p.as_span().start() + 1, p.as_str().len().saturating_sub(2));
                     literal = literal_value(p);
                 }
                 _ => {}
             }
         }
         let regex = match op {
-            Op::Matches | Op::NotMatches => Some(self.compile(&literal, lit_offset)?),
+            Op::Matches | Op::NotMatches => {
+                Some(self.compile(&literal, lit_range.0, lit_range.1)?)
+            }
             _ => None,
         };
-        let path = path.ok_or_else(|| self.err(self.src.len(), "expected a path"))?;
+        let path = path.ok_or_else(|| self.expected(self.text().len(), Expected::Path))?;
         Ok(Cond {
             path,
             op,
@@ -630,51 +671,43 @@ impl Builder<'_> {
 
     /// Every variable bound by exactly one condition; each condition mentions
     /// exactly one variable, one the rule's path uses.
-    fn check(&self, conds: Vec<(Cond, usize)>) -> Result<Vec<Cond>, RuleError> {
+    fn check(&self, conds: Vec<(Cond, (usize, usize))>) -> Result<Vec<Cond>, RuleError> {
         let mut bound: Vec<Option<usize>> = vec![None; self.vars.len()];
-        for (i, (_, start)) in conds.iter().enumerate() {
-            let mut var: Option<usize> = None;
+        for (i, (_, (start, end))) in conds.iter().enumerate() {
+            let whole = |kind| self.err(*start, end - start, kind);
+            // The variables the condition mentions, each with its first use.
+            let mut mentioned: Vec<&VarUse> = Vec::new();
             for u in self.uses.iter().filter(|u| u.cond == Some(i)) {
-                match var {
-                    None => var = Some(u.var),
-                    Some(v) if v != u.var => {
-                        return Err(self.err(
-                            u.offset,
-                            format!(
-                                "a condition mentions exactly one variable; this one mentions `{}` and `{}`",
-                                self.vars[v], self.vars[u.var]
-                            ),
-                        ))
-                    }
-                    Some(_) => {}
+                if !mentioned.iter().any(|m| m.var == u.var) {
+                    mentioned.push(u);
                 }
             }
-            let Some(v) = var else {
+            if let [_, second, ..] = mentioned.as_slice() {
                 return Err(self.err(
-                    *start,
-                    "this condition mentions no variable; a condition binds the variable of an index such as `tr[i]`",
+                    second.offset,
+                    second.len,
+                    RuleErrorKind::ConditionWithSeveralVariables {
+                        vars: mentioned.iter().map(|u| self.vars[u.var].clone()).collect(),
+                    },
                 ));
+            }
+            let Some(v) = mentioned.first().map(|u| u.var) else {
+                return Err(whole(RuleErrorKind::ConditionWithoutVariable));
             };
             if bound[v].is_some() {
-                return Err(self.err(
-                    *start,
-                    format!("variable `{}` is bound by two conditions", self.vars[v]),
-                ));
+                return Err(whole(RuleErrorKind::BoundTwice {
+                    var: self.vars[v].clone(),
+                }));
             }
             bound[v] = Some(i);
             if !self.uses.iter().any(|u| u.var == v && u.cond.is_none()) {
-                let at = self
-                    .uses
-                    .iter()
-                    .find(|u| u.cond == Some(i))
-                    .map_or(*start, |u| u.offset);
-                return Err(self.err(
-                    at,
-                    format!(
-                        "the condition binds `{}`, which the rule's path does not use",
-                        self.vars[v]
-                    ),
-                ));
+                let kind = RuleErrorKind::UnusedVariable {
+                    var: self.vars[v].clone(),
+                };
+                return Err(match self.uses.iter().find(|u| u.cond == Some(i)) {
+                    Some(u) => self.err(u.offset, u.len, kind),
+                    None => whole(kind),
+                });
             }
         }
         for u in self.uses.iter().filter(|u| u.cond.is_none()) {
@@ -682,10 +715,10 @@ impl Builder<'_> {
                 debug_assert!(u.origin == Origin::Rule);
                 return Err(self.err(
                     u.offset,
-                    format!(
-                        "variable `{}` is not bound: add a condition `WHERE … [{}] … = '…'`",
-                        self.vars[u.var], self.vars[u.var]
-                    ),
+                    u.len,
+                    RuleErrorKind::Unbound {
+                        var: self.vars[u.var].clone(),
+                    },
                 ));
             }
         }

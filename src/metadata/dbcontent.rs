@@ -1,5 +1,8 @@
 //! The DBContent document of cooperative providers (seed §2, metadata.md §4).
 
+use super::LineErrorKind;
+use crate::span::{Excerpt, Span};
+
 /// One `Table:` with the `Attribute:` lines that follow it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DbTable {
@@ -19,13 +22,35 @@ pub struct DbContent {
     pub tables: Vec<DbTable>,
 }
 
-/// What is wrong with a DBContent document, and on which line.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("DBContent line {line}: {message}")]
+/// What is wrong with a DBContent document, and where.
+///
+/// `Display` writes the line and column, what is wrong, then the line with
+/// a caret under the fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("DBContent line {}, column {}: {kind}{excerpt}", span.line, span.column)]
 pub struct DbContentError {
-    /// The 1-based line of the document.
-    pub line: usize,
-    pub message: String,
+    pub kind: DbContentErrorKind,
+    /// Where in the document the fault is.
+    pub span: Span,
+    /// The offending line, for display.
+    pub excerpt: Box<Excerpt>,
+}
+
+/// What can be wrong with a DBContent document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DbContentErrorKind {
+    /// A line that is not `Name: value` (as in a configuration file).
+    #[error("{0}")]
+    Line(LineErrorKind),
+    /// A name with nothing after it.
+    #[error("{name}: empty value")]
+    EmptyValue { name: String },
+    /// `Attribute:` with no `Table:` before it.
+    #[error("Attribute: before any Table:")]
+    AttributeBeforeTable,
+    /// A name a DBContent document does not have.
+    #[error("unknown name {name:?} (expected Summarizer, URL, Title, Description, Keywords, Database, Table, Attribute)")]
+    UnknownName { name: String },
 }
 
 impl DbContent {
@@ -35,18 +60,23 @@ impl DbContent {
     /// belongs to the `Table:` before it.
     pub fn parse(text: &str) -> Result<DbContent, DbContentError> {
         let lines = super::parse_lines(text).map_err(|e| DbContentError {
-            line: e.line,
-            message: format!("column {}: {}", e.column, e.message),
+            kind: DbContentErrorKind::Line(e.kind),
+            span: e.span,
+            excerpt: e.excerpt,
         })?;
         let mut doc = DbContent::default();
         for l in lines {
-            let err = |message: String| DbContentError {
-                line: l.line,
-                message,
+            let err = |span: Span, kind: DbContentErrorKind| DbContentError {
+                excerpt: Box::new(Excerpt::new(text, &span)),
+                span,
+                kind,
             };
             let value = l.value.trim().to_string();
             if value.is_empty() {
-                return Err(err(format!("{}: empty value", l.name)));
+                return Err(err(
+                    l.value_span,
+                    DbContentErrorKind::EmptyValue { name: l.name },
+                ));
             }
             match l.name.to_ascii_lowercase().as_str() {
                 "summarizer" => doc.summarizer = Some(value),
@@ -62,10 +92,15 @@ impl DbContent {
                 "attribute" | "attribut" => doc
                     .tables
                     .last_mut()
-                    .ok_or_else(|| err("Attribute: before any Table:".into()))?
+                    .ok_or_else(|| err(l.name_span, DbContentErrorKind::AttributeBeforeTable))?
                     .attributes
                     .push(value),
-                other => return Err(err(format!("unknown name {other:?} (expected Summarizer, URL, Title, Description, Keywords, Database, Table, Attribute)"))),
+                _ => {
+                    return Err(err(
+                        l.name_span,
+                        DbContentErrorKind::UnknownName { name: l.name },
+                    ))
+                }
             }
         }
         Ok(doc)
@@ -93,12 +128,32 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let e = DbContent::parse("Title: x\nAttribute: a\n").unwrap_err();
-        assert_eq!(e.line, 2);
+        assert_eq!(e.kind, DbContentErrorKind::AttributeBeforeTable);
+        assert_eq!((e.span.line, e.span.column), (2, 1));
         let e = DbContent::parse("Title: x\nColour: red\n").unwrap_err();
         assert!(
-            e.to_string().contains("line 2") && e.to_string().contains("colour"),
+            matches!(&e.kind, DbContentErrorKind::UnknownName { name } if name == "Colour"),
             "{e}"
         );
-        assert!(DbContent::parse("<html><body>no</body></html>").is_err());
+        assert_eq!((e.span.line, e.span.column, e.span.len), (2, 1, 6));
+        assert_eq!(
+            e.to_string(),
+            "DBContent line 2, column 1: unknown name \"Colour\" (expected Summarizer, URL, \
+             Title, Description, Keywords, Database, Table, Attribute)\n  2 | Colour: red\n    | ^^^^^^"
+        );
+        let e = DbContent::parse("Title: x\nTable:   \n").unwrap_err();
+        assert!(
+            matches!(e.kind, DbContentErrorKind::EmptyValue { .. }),
+            "{e}"
+        );
+        assert_eq!(e.span.line, 2);
+        let e = DbContent::parse("<html><body>no</body></html>").unwrap_err();
+        assert!(
+            matches!(
+                e.kind,
+                DbContentErrorKind::Line(LineErrorKind::Syntax { .. })
+            ),
+            "{e}"
+        );
     }
 }

@@ -27,13 +27,14 @@ mod values;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use dbcontent::{DbContent, DbContentError, DbTable};
+pub use dbcontent::{DbContent, DbContentError, DbContentErrorKind, DbTable};
 pub(crate) use html::page_meta;
 pub use html::{read_meta_tags, PageMeta};
-pub use pattern::{Pattern, PatternError};
+pub use pattern::{Pattern, PatternError, PatternErrorKind};
 pub use values::{
     parse_domain, parse_lines, parse_list, parse_navigation_url, parse_number, parse_query_script,
-    parse_url, parse_yes_no, quote_item, DomainValue, Line, LineError, ValueError,
+    parse_url, parse_yes_no, quote_item, DomainValue, Expected, Line, LineError, LineErrorKind,
+    ValueError, ValueErrorKind,
 };
 
 use crate::fetch::Method;
@@ -173,12 +174,19 @@ pub enum MetadataError {
     UnknownName { name: String },
     #[error("{name}: {error}")]
     Value { name: String, error: ValueError },
-    #[error("{name}: the rule does not parse at line {}, column {} of the rule: {error}", error.line, error.column)]
-    Rule { name: String, error: RuleError },
+    #[error("{name}: the rule does not parse at line {}, column {} of the {}: {error}", error.span.line, error.span.column, if error.in_prefix { "DB.Result prefix" } else { "rule" })]
+    Rule { name: String, error: Box<RuleError> },
     #[error("{name}: {error}")]
     Pattern { name: String, error: PatternError },
-    #[error("{name}: {message}")]
-    Invalid { name: String, message: String },
+    /// `DB.QueryElement` naming more than one element.
+    #[error("{name}: names {count} elements; use DB.QueryElements for more than one")]
+    SeveralElements { name: String, count: usize },
+    /// A query element named twice.
+    #[error("{name}: names the element {element:?} twice")]
+    ElementTwice { name: String, element: String },
+    /// A line of a configuration file that is not `Name: value`.
+    #[error("configuration file: {error}")]
+    ConfigLine { error: LineError },
 }
 
 impl MetadataError {
@@ -189,7 +197,9 @@ impl MetadataError {
             | MetadataError::Value { name, .. }
             | MetadataError::Rule { name, .. }
             | MetadataError::Pattern { name, .. }
-            | MetadataError::Invalid { name, .. } => name,
+            | MetadataError::SeveralElements { name, .. }
+            | MetadataError::ElementTwice { name, .. } => name,
+            MetadataError::ConfigLine { .. } => "configuration file",
         }
     }
 }
@@ -308,20 +318,17 @@ impl Metadata {
                 Name::QueryElement | Name::QueryElements => {
                     parse_list(value).map_err(value_err).and_then(|list| {
                         if matches!(kind, Name::QueryElement) && list.len() > 1 {
-                            return Err(MetadataError::Invalid {
+                            return Err(MetadataError::SeveralElements {
                                 name: canonical.clone(),
-                                message: format!(
-                                    "names {} elements; use DB.QueryElements for more than one",
-                                    list.len()
-                                ),
+                                count: list.len(),
                             });
                         }
                         let mut unique: Vec<String> = Vec::new();
                         for e in list {
                             if unique.contains(&e) {
-                                return Err(MetadataError::Invalid {
+                                return Err(MetadataError::ElementTwice {
                                     name: canonical.clone(),
-                                    message: format!("names the element {e:?} twice"),
+                                    element: e,
                                 });
                             }
                             unique.push(e);
@@ -473,7 +480,7 @@ pub(crate) fn read_result(
     let as_rule = || {
         Rule::parse_with_prefix(value.trim(), prefix).map_err(|error| MetadataError::Rule {
             name: name.to_string(),
-            error,
+            error: Box::new(error),
         })
     };
     let as_values = || {
@@ -499,16 +506,13 @@ pub fn read_config_file(text: &str, file: &str) -> Result<Vec<Entry>, Box<Proble
     if text.trim_start().starts_with('<') {
         return Ok(read_meta_tags(text, file).entries);
     }
-    let lines = parse_lines(text).map_err(|e| {
+    let lines = parse_lines(text).map_err(|error| {
         Box::new(Problem {
             origin: Origin::ConfigLine {
                 file: file.to_string(),
-                line: e.line,
+                line: error.span.line,
             },
-            error: MetadataError::Invalid {
-                name: "configuration file".into(),
-                message: format!("column {}: {}", e.column, e.message),
-            },
+            error: MetadataError::ConfigLine { error },
         })
     })?;
     Ok(lines

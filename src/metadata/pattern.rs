@@ -14,6 +14,9 @@
 
 use regex_syntax::ast::{self, Ast, RepetitionKind, RepetitionRange};
 use regex_syntax::hir::{Class, Hir, HirKind};
+use std::fmt;
+
+use crate::span::{Excerpt, Span};
 
 /// The longest value a simple regex may generate, in characters.
 pub const MAX_VALUE_CHARS: u64 = 1000;
@@ -26,59 +29,113 @@ pub struct Pattern {
 }
 
 /// Why a simple regex cannot be used.
+///
+/// `Display` writes what is wrong and the column (in the text between the
+/// slashes), then the pattern with a caret under the fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PatternError {
-    #[error("/{pattern}/ is not a valid regex at column {column}: {message}")]
-    Syntax {
-        pattern: String,
-        column: usize,
-        message: String,
-    },
-    #[error("/{pattern}/ has an unbounded repetition '{operator}' at column {column}: a simple regex must describe a finite set of values (use {{N,M}})")]
-    Unbounded {
-        pattern: String,
-        column: usize,
-        operator: String,
-    },
-    #[error("/{pattern}/ uses '.' at column {column}: any character is not a finite set of values (use a class like [A-Z])")]
-    AnyChar { pattern: String, column: usize },
-    #[error("/{pattern}/ uses the assertion '{assertion}' at column {column}: a simple regex generates values, anchors and word boundaries mean nothing there")]
-    Assertion {
-        pattern: String,
-        column: usize,
-        assertion: String,
-    },
-    #[error("/{pattern}/ expands to more than {} values", u64::MAX)]
-    Overflow { pattern: String },
-    #[error("/{pattern}/ makes values of up to {length} characters; a form value may have at most {MAX_VALUE_CHARS}")]
-    TooLong { pattern: String, length: u64 },
+pub struct PatternError {
+    pub kind: PatternErrorKind,
+    /// Where in `pattern` the fault is (the whole pattern for a fault of
+    /// the whole: too many values, too long).
+    pub span: Span,
+    /// The regex as written, without the slashes.
+    pub pattern: String,
+}
+
+/// What can be wrong with a simple regex.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatternErrorKind {
+    /// Not a regex at all (regex-syntax's reason).
+    Syntax { reason: String },
+    /// `+`, `*` or `{N,}`.
+    Unbounded { operator: String },
+    /// `.`.
+    AnyChar,
+    /// `^`, `$`, `\b`, ….
+    Assertion { assertion: String },
+    /// More values than a 64-bit count holds.
+    Overflow,
+    /// Values longer than [`MAX_VALUE_CHARS`].
+    TooLong { length: u64 },
+}
+
+impl fmt::Display for PatternError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (p, column) = (&self.pattern, self.span.column);
+        match &self.kind {
+            PatternErrorKind::Syntax { reason } => {
+                write!(f, "/{p}/ is not a valid regex at column {column}: {reason}")
+            }
+            PatternErrorKind::Unbounded { operator } => write!(
+                f,
+                "/{p}/ has an unbounded repetition '{operator}' at column {column}: a simple regex must describe a finite set of values (use {{N,M}})"
+            ),
+            PatternErrorKind::AnyChar => write!(
+                f,
+                "/{p}/ uses '.' at column {column}: any character is not a finite set of values (use a class like [A-Z])"
+            ),
+            PatternErrorKind::Assertion { assertion } => write!(
+                f,
+                "/{p}/ uses the assertion '{assertion}' at column {column}: a simple regex generates values, anchors and word boundaries mean nothing there"
+            ),
+            PatternErrorKind::Overflow => {
+                write!(f, "/{p}/ expands to more than {} values", u64::MAX)
+            }
+            PatternErrorKind::TooLong { length } => write!(
+                f,
+                "/{p}/ makes values of up to {length} characters; a form value may have at most {MAX_VALUE_CHARS}"
+            ),
+        }?;
+        // Shown between its slashes, the caret one column further.
+        let shown = format!("/{p}/");
+        let span = Span::new(&shown, self.span.offset + 1, self.span.len);
+        write!(f, "{}", Excerpt::new(&shown, &span))
+    }
+}
+
+impl PatternError {
+    fn new(pattern: &str, offset: usize, len: usize, kind: PatternErrorKind) -> PatternError {
+        PatternError {
+            kind,
+            span: Span::new(pattern, offset, len),
+            pattern: pattern.to_string(),
+        }
+    }
+
+    /// An error at a regex-syntax span of `pattern`.
+    fn at(pattern: &str, span: &ast::Span, kind: PatternErrorKind) -> PatternError {
+        let len = span.end.offset.saturating_sub(span.start.offset);
+        PatternError::new(pattern, span.start.offset, len, kind)
+    }
+
+    /// An error about the whole of `pattern`.
+    fn whole(pattern: &str, kind: PatternErrorKind) -> PatternError {
+        PatternError::new(pattern, 0, pattern.len(), kind)
+    }
 }
 
 impl Pattern {
     /// Parses and checks a simple regex (the text between the slashes).
     pub fn parse(source: &str) -> Result<Pattern, PatternError> {
-        let syntax = |column: usize, message: String| PatternError::Syntax {
-            pattern: source.to_string(),
-            column,
-            message,
+        let syntax = |span: &ast::Span, reason: String| {
+            PatternError::at(source, span, PatternErrorKind::Syntax { reason })
         };
         let ast = ast::parse::Parser::new()
             .parse(source)
-            .map_err(|e| syntax(e.span().start.column, e.kind().to_string()))?;
+            .map_err(|e| syntax(e.span(), e.kind().to_string()))?;
         check_finite(source, &ast)?;
         let hir = regex_syntax::hir::translate::Translator::new()
             .translate(source, &ast)
-            .map_err(|e| syntax(e.span().start.column, e.kind().to_string()))?;
+            .map_err(|e| syntax(e.span(), e.kind().to_string()))?;
         let length = max_chars(&hir);
         if length > MAX_VALUE_CHARS {
-            return Err(PatternError::TooLong {
-                pattern: source.to_string(),
-                length,
-            });
+            return Err(PatternError::whole(
+                source,
+                PatternErrorKind::TooLong { length },
+            ));
         }
-        let gen = Gen::from_hir(&hir).ok_or_else(|| PatternError::Overflow {
-            pattern: source.to_string(),
-        })?;
+        let gen = Gen::from_hir(&hir)
+            .ok_or_else(|| PatternError::whole(source, PatternErrorKind::Overflow))?;
         Ok(Pattern {
             source: source.to_string(),
             gen,
@@ -117,18 +174,17 @@ impl Pattern {
 
 fn check_finite(source: &str, ast: &Ast) -> Result<(), PatternError> {
     match ast {
-        Ast::Dot(span) => Err(PatternError::AnyChar {
-            pattern: source.to_string(),
-            column: span.start.column,
-        }),
-        Ast::Assertion(a) => Err(PatternError::Assertion {
-            pattern: source.to_string(),
-            column: a.span.start.column,
-            assertion: source
-                .get(a.span.start.offset..a.span.end.offset)
-                .unwrap_or_default()
-                .to_string(),
-        }),
+        Ast::Dot(span) => Err(PatternError::at(source, span, PatternErrorKind::AnyChar)),
+        Ast::Assertion(a) => Err(PatternError::at(
+            source,
+            &a.span,
+            PatternErrorKind::Assertion {
+                assertion: source
+                    .get(a.span.start.offset..a.span.end.offset)
+                    .unwrap_or_default()
+                    .to_string(),
+            },
+        )),
         Ast::Repetition(rep) => {
             let unbounded = matches!(
                 rep.op.kind,
@@ -137,14 +193,16 @@ fn check_finite(source: &str, ast: &Ast) -> Result<(), PatternError> {
                     | RepetitionKind::Range(RepetitionRange::AtLeast(_))
             );
             if unbounded {
-                return Err(PatternError::Unbounded {
-                    pattern: source.to_string(),
-                    column: rep.op.span.start.column,
-                    operator: source
-                        .get(rep.op.span.start.offset..rep.op.span.end.offset)
-                        .unwrap_or_default()
-                        .to_string(),
-                });
+                return Err(PatternError::at(
+                    source,
+                    &rep.op.span,
+                    PatternErrorKind::Unbounded {
+                        operator: source
+                            .get(rep.op.span.start.offset..rep.op.span.end.offset)
+                            .unwrap_or_default()
+                            .to_string(),
+                    },
+                ));
             }
             check_finite(source, &rep.ast)
         }
@@ -401,37 +459,41 @@ mod tests {
         assert_eq!(p.len(), 1_000_000_000_000);
         assert_eq!(p.get(999_999_999_999).unwrap(), "999999999999");
         assert_eq!(p.get(42).unwrap(), "000000000042");
-        assert!(matches!(
-            Pattern::parse("[a-z]{0,20}[a-z]{0,20}"),
-            Err(PatternError::Overflow { .. })
-        ));
+        let e = Pattern::parse("[a-z]{0,20}[a-z]{0,20}").unwrap_err();
+        assert_eq!(e.kind, PatternErrorKind::Overflow);
+        assert_eq!((e.span.offset, e.span.len), (0, 22));
     }
 
     #[test]
     fn unbounded_and_dot_are_rejected_with_their_column() {
-        for (p, col) in [("ab+", 3), ("a*", 2), ("x[A-Z]{2,}", 7)] {
-            match Pattern::parse(p) {
-                Err(PatternError::Unbounded { column, .. }) => assert_eq!(column, col, "{p}"),
-                other => panic!("{p}: {other:?}"),
-            }
+        for (p, col, op) in [("ab+", 3, "+"), ("a*", 2, "*"), ("x[A-Z]{2,}", 7, "{2,}")] {
+            let e = Pattern::parse(p).unwrap_err();
+            assert!(
+                matches!(&e.kind, PatternErrorKind::Unbounded { operator } if operator == op),
+                "{p}: {e:?}"
+            );
+            assert_eq!((e.span.column, e.span.len), (col, op.len()), "{p}");
         }
-        assert!(matches!(
-            Pattern::parse("A.%"),
-            Err(PatternError::AnyChar { column: 2, .. })
-        ));
-        assert!(matches!(
-            Pattern::parse("^A"),
-            Err(PatternError::Assertion { .. })
-        ));
-        assert!(matches!(
-            Pattern::parse("a{1000000000}"),
-            Err(PatternError::TooLong { .. })
-        ));
+        let e = Pattern::parse("A.%").unwrap_err();
+        assert_eq!((e.kind, e.span.column), (PatternErrorKind::AnyChar, 2));
+        let e = Pattern::parse("^A").unwrap_err();
+        assert!(matches!(e.kind, PatternErrorKind::Assertion { .. }));
+        assert_eq!(e.span.column, 1);
+        let e = Pattern::parse("a{1000000000}").unwrap_err();
+        assert!(matches!(e.kind, PatternErrorKind::TooLong { .. }));
         assert_eq!(Pattern::parse("(ab){500}").unwrap().len(), 1);
-        assert!(matches!(
-            Pattern::parse("[A-"),
-            Err(PatternError::Syntax { .. })
-        ));
+        let e = Pattern::parse("[A-").unwrap_err();
+        assert!(matches!(e.kind, PatternErrorKind::Syntax { .. }));
+    }
+
+    #[test]
+    fn errors_show_the_pattern_with_a_caret() {
+        let e = Pattern::parse("[A-Z]+%").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/[A-Z]+%/ has an unbounded repetition '+' at column 6: a simple regex must \
+             describe a finite set of values (use {N,M})\n  /[A-Z]+%/\n        ^"
+        );
     }
 
     #[test]

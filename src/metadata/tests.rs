@@ -119,10 +119,84 @@ fn every_problem_is_reported_with_its_origin() {
         problems[0].error,
         MetadataError::UnknownName { .. }
     ));
-    assert!(problems[0].to_string().contains("line 1"));
-    assert!(matches!(problems[2].error, MetadataError::Pattern { .. }));
-    assert!(problems[2].to_string().contains("unbounded"));
-    assert!(matches!(problems[3].error, MetadataError::Rule { .. }));
+    assert!(matches!(
+        problems[0].origin,
+        Origin::MetaTag { line: Some(1), .. }
+    ));
+    match &problems[1].error {
+        MetadataError::Value { name, error } => {
+            assert_eq!(name, "DB.MaxQueries");
+            assert!(matches!(
+                error.kind,
+                ValueErrorKind::Syntax {
+                    found: Some('m'),
+                    ..
+                }
+            ));
+            assert_eq!((error.span.line, error.span.column), (1, 1));
+        }
+        other => panic!("{other:?}"),
+    }
+    match &problems[2].error {
+        MetadataError::Pattern { error, .. } => {
+            assert!(
+                matches!(&error.kind, PatternErrorKind::Unbounded { operator } if operator == "+")
+            );
+            assert_eq!(error.span.column, 6);
+        }
+        other => panic!("{other:?}"),
+    }
+    match &problems[3].error {
+        MetadataError::Rule { error, .. } => {
+            assert!(
+                matches!(&error.kind, crate::hel::RuleErrorKind::Syntax { expected, found: None }
+                if expected.contains(&crate::hel::Expected::Property))
+            );
+            assert_eq!(error.span.column, 34);
+        }
+        other => panic!("{other:?}"),
+    }
+    match &problems[4].error {
+        MetadataError::Value { error, .. } => assert_eq!(error.kind, ValueErrorKind::NoStar),
+        other => panic!("{other:?}"),
+    }
+    match &problems[5].error {
+        MetadataError::Value { error, .. } => assert!(
+            matches!(&error.kind, ValueErrorKind::Syntax { expected, found: Some('m') }
+                if expected == &[Expected::YesNo]),
+            "{error:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn problems_show_their_origin_and_a_caret() {
+    let (_, problems) = Metadata::from_entries(&tags(&[
+        ("DB.MaxQueries", "12 pages"),
+        ("DB.Result.ort", "html.body->table[1].tr[j:*].td[1]"),
+    ]));
+    assert_eq!(
+        problems[0].to_string(),
+        "http://cityworld.test/ line 1 (meta tag): DB.MaxQueries: expected end of the value, \
+         found 'p' (line 1, column 4 of the value)\n  12 pages\n     ^"
+    );
+    assert_eq!(
+        problems[1].to_string(),
+        format!(
+            "http://cityworld.test/ line 2 (meta tag): DB.Result.ort: the rule does not parse at \
+             line 1, column 34 of the rule: expected {}, found the end of the rule\n  \
+             html.body->table[1].tr[j:*].td[1]\n  {}^",
+            [
+                "a step (`.label` or `->label`)",
+                "a fork `( … # … )`",
+                "a property (`.txt`, `.src`, `.getAttr(name)`, `.numberOf(label)`)"
+            ]
+            .join(", ")
+            .replacen(", a property", " or a property", 1),
+            " ".repeat(33)
+        )
+    );
 }
 
 #[test]
@@ -157,7 +231,14 @@ fn config_file_lines_become_entries() {
     );
     assert_eq!(entries[1].value, "tr[j:*].td[1].txt\n  where x");
     let e = read_config_file("QueryElement region\n", "f").unwrap_err();
-    assert!(e.to_string().contains("f line 1"), "{e}");
+    assert!(e.to_string().starts_with("f line 1: "), "{e}");
+    match &e.error {
+        MetadataError::ConfigLine { error } => {
+            assert!(matches!(error.kind, LineErrorKind::Syntax { .. }), "{e}");
+            assert_eq!(error.span.line, 1);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -223,9 +223,9 @@ pub async fn discover(
                 problems: vec![SourceProblem::Other {
                     origin: Origin::ConfigLine {
                         file: resp.url.to_string(),
-                        line: e.line,
+                        line: e.span.line,
                     },
-                    message: format!("DBContent document: {}", e.message),
+                    message: format!("DBContent document: {}{}", e.kind, e.excerpt),
                 }],
             }),
             _ => {

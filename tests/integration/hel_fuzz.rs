@@ -27,8 +27,8 @@ fn exercise(src: &str, pages: &[Page]) {
             }
         }
         Err(e) => {
-            assert!(e.offset <= e.rule.len());
-            assert!(e.line >= 1 && e.column >= 1);
+            assert!(e.span.end() <= e.text.len());
+            assert!(e.span.line >= 1 && e.span.column >= 1);
             let shown = e.to_string();
             assert!(shown.contains('^'), "{shown}");
         }

@@ -11,13 +11,15 @@ use proptest::prelude::*;
 fn check_position<T>(input: &str, r: Result<T, gather::metadata::ValueError>) {
     if let Err(e) = r {
         assert!(
-            e.offset <= input.len(),
-            "offset {} past {}",
-            e.offset,
+            e.span.end() <= input.len(),
+            "span {:?} past {}",
+            e.span,
             input.len()
         );
-        assert!(e.line >= 1 && e.column >= 1);
-        assert!(e.line <= input.split('\n').count().max(1));
+        assert_eq!(e.text, input);
+        assert!(e.span.line >= 1 && e.span.column >= 1);
+        assert!(e.span.line <= input.split('\n').count().max(1));
+        let _ = e.to_string();
     }
 }
 
@@ -33,7 +35,10 @@ proptest! {
         check_position(&s, parse_list(&s));
         check_position(&s, parse_domain(&s));
         check_position(&s, parse_navigation_url(&s));
-        let _ = Pattern::parse(&s);
+        if let Err(e) = Pattern::parse(&s) {
+            prop_assert!(e.span.end() <= s.len());
+            let _ = e.to_string();
+        }
     }
 
     #[test]
@@ -51,7 +56,11 @@ proptest! {
                     prop_assert!(!l.name.is_empty());
                 }
             }
-            Err(e) => prop_assert!(e.line >= 1 && e.line <= s.split('\n').count().max(1)),
+            Err(e) => {
+                prop_assert!(e.span.line >= 1 && e.span.line <= s.split('\n').count().max(1));
+                prop_assert!(e.span.end() <= s.len());
+                let _ = e.to_string();
+            }
         }
         if let Ok(entries) = read_config_file(&s, "fuzz.txt") {
             let _ = Metadata::from_entries(&entries);

@@ -1,6 +1,6 @@
 //! SOIF writing and strict reading (soif.md).
 
-use gather::soif::{self, SoifObject};
+use gather::soif::{self, Part, SoifErrorKind, SoifObject};
 use proptest::prelude::*;
 
 const EXAMPLE: &[u8] = "@FILE { http://127.0.0.1:8080/cityworld/\n\
@@ -122,15 +122,28 @@ fn write_rejects_invalid_names() {
 #[test]
 fn fault_missing_tab() {
     let e = fault(b"@FILE { http://x/\nTitle{3}:abc\n}\n");
-    assert_eq!(e.offset, 27);
-    assert!(e.message.contains("TAB"), "{e}");
+    assert_eq!((e.span.offset, e.span.line, e.span.column), (27, 2, 10));
+    assert!(
+        matches!(&e.kind, SoifErrorKind::ExpectedTab { attribute, found: Some(b'a') } if attribute == "Title"),
+        "{e}"
+    );
 }
 
 #[test]
 fn fault_two_tabs_make_the_size_wrong() {
     let e = fault(b"@FILE { http://x/\nTitle{3}:\t\tabc\n}\n");
-    assert_eq!(e.offset, 31);
-    assert!(e.message.contains("newline after the 3 bytes"), "{e}");
+    assert_eq!(e.span.offset, 31);
+    assert!(
+        matches!(
+            e.kind,
+            SoifErrorKind::ExpectedNewlineAfterValue {
+                size: 3,
+                found: Some(b'c'),
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -138,46 +151,97 @@ fn fault_size_too_short() {
     // "Rügen" is 6 bytes; a size counting characters (5) is wrong.
     let input = "@FILE { http://x/\nDB.region{5}:\tRügen\n}\n".as_bytes();
     let e = fault(input);
-    assert_eq!(e.offset, 37);
-    assert!(e.message.contains("is the size right"), "{e}");
+    assert_eq!((e.span.offset, e.span.line, e.span.column), (37, 2, 19));
+    assert!(
+        matches!(
+            e.kind,
+            SoifErrorKind::ExpectedNewlineAfterValue { size: 5, .. }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
 fn fault_size_too_large() {
     let e = fault(b"@FILE { http://x/\nTitle{99}:\tabc\n}\n");
-    assert_eq!(e.offset, 24);
-    assert!(e.message.contains("larger than"), "{e}");
+    assert_eq!((e.span.offset, e.span.len), (24, 2));
+    assert!(
+        matches!(
+            e.kind,
+            SoifErrorKind::SizeBeyondInput {
+                size: 99,
+                left: 6,
+                ..
+            }
+        ),
+        "{e}"
+    );
     let e = fault(b"@FILE { http://x/\nTitle{99999999999999999999999}:\tabc\n}\n");
-    assert_eq!(e.offset, 24);
-    assert!(e.message.contains("too large"), "{e}");
+    assert_eq!(e.span.offset, 24);
+    assert!(matches!(e.kind, SoifErrorKind::SizeTooLarge { .. }), "{e}");
 }
 
 #[test]
 fn fault_missing_size() {
     let e = fault(b"@FILE { http://x/\nTitle{}:\tabc\n}\n");
-    assert_eq!(e.offset, 24);
-    assert!(e.message.contains("size"), "{e}");
+    assert_eq!(e.span.offset, 24);
+    assert!(
+        matches!(
+            e.kind,
+            SoifErrorKind::MissingSize {
+                found: Some(b'}'),
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
 fn fault_bad_attribute_name() {
     let e = fault(b"@FILE { http://x/\nThe Title{3}:\tabc\n}\n");
-    assert_eq!(e.offset, 21);
-    assert!(e.message.contains("attribute name"), "{e}");
+    assert_eq!(e.span.offset, 21);
+    assert_eq!(
+        e.kind,
+        SoifErrorKind::BadByteInName {
+            part: Part::AttributeName,
+            found: b' ',
+            stop: b'{'
+        }
+    );
     let e = fault(b"@FILE { http://x/\n{3}:\tabc\n}\n");
-    assert_eq!(e.offset, 18);
-    assert!(e.message.contains("empty attribute name"), "{e}");
+    assert_eq!(e.span.offset, 18);
+    assert_eq!(
+        e.kind,
+        SoifErrorKind::Empty {
+            part: Part::AttributeName
+        }
+    );
     let e = fault("@FILE { http://x/\nTi\u{a0}tle{3}:\tabc\n}\n".as_bytes());
-    assert_eq!(e.offset, 18);
+    assert_eq!(e.span.offset, 18);
+    assert!(
+        matches!(
+            e.kind,
+            SoifErrorKind::WhiteSpaceIn {
+                part: Part::AttributeName,
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
 fn fault_missing_closing_brace() {
     let e = fault(b"@FILE { http://x/\nTitle{3}:\tabc\n");
-    assert_eq!(e.offset, 32);
-    assert!(e.message.contains("closing '}'"), "{e}");
+    assert_eq!(e.span.offset, 32);
+    assert_eq!(e.kind, SoifErrorKind::EndBeforeClose);
     let e = fault(b"@FILE { http://x/\nTitle{3}:\tabc\n}");
-    assert_eq!(e.offset, 33);
+    assert_eq!(e.span.offset, 33);
+    assert_eq!(
+        e.kind,
+        SoifErrorKind::ExpectedNewlineAfterObject { found: None }
+    );
 }
 
 #[test]
@@ -185,30 +249,64 @@ fn fault_trailing_garbage() {
     let mut input = EXAMPLE.to_vec();
     input.extend_from_slice(b"\nhello");
     let e = fault(&input);
-    assert_eq!(e.offset, EXAMPLE.len());
-    assert!(e.message.contains("expected '@'"), "{e}");
+    assert_eq!(e.span.offset, EXAMPLE.len());
+    assert_eq!(e.kind, SoifErrorKind::ExpectedObject { found: Some(b'\n') });
 }
 
 #[test]
 fn fault_bad_object_header() {
     let e = fault(b"FILE { http://x/\n}\n");
-    assert_eq!(e.offset, 0);
+    assert_eq!(e.span.offset, 0);
+    assert!(matches!(e.kind, SoifErrorKind::ExpectedObject { .. }));
     let e = fault(b"@FILE {http://x/\n}\n");
-    assert_eq!(e.offset, 7);
+    assert_eq!(e.span.offset, 7);
+    assert_eq!(
+        e.kind,
+        SoifErrorKind::ExpectedOpenBrace { found: Some(b'h') }
+    );
     let e = fault(b"@FILE { http://x/ y\n}\n");
-    assert_eq!(e.offset, 17);
-    assert!(e.message.contains("URL"), "{e}");
+    assert_eq!(e.span.offset, 17);
+    assert_eq!(e.kind, SoifErrorKind::WhiteSpaceInUrl { found: b' ' });
     let e = fault(b"@FILE { \n}\n");
-    assert!(e.message.contains("empty URL"), "{e}");
+    assert_eq!(e.kind, SoifErrorKind::Empty { part: Part::Url });
     let e = fault(b"@FILE { http://x/\r\n}\n");
-    assert_eq!(e.offset, 17);
+    assert_eq!(e.span.offset, 17);
+    assert_eq!(e.kind, SoifErrorKind::WhiteSpaceInUrl { found: b'\r' });
 }
 
 #[test]
 fn fault_value_not_utf8() {
     let e = fault(b"@FILE { http://x/\nTitle{3}:\ta\xffc\n}\n");
-    assert_eq!(e.offset, 29);
-    assert!(e.message.contains("UTF-8"), "{e}");
+    assert_eq!((e.span.offset, e.span.line, e.span.column), (29, 2, 12));
+    assert!(
+        matches!(&e.kind, SoifErrorKind::ValueNotUtf8 { attribute } if attribute == "Title"),
+        "{e}"
+    );
+}
+
+#[test]
+fn faults_show_the_line_with_a_caret_or_the_byte_offset() {
+    let e = fault(b"@FILE { http://x/\nTitle{3}:\t\tabc\n}\n");
+    assert_eq!(
+        e.to_string(),
+        "byte 31 (line 2, column 14): expected a newline after the 3 bytes of the value of \
+         attribute \"Title\" (is the size right?), found 'c'\n  2 | Title{3}:\t\tabc\n    |          \t\t  ^"
+    );
+    // Invalid UTF-8 shows as U+FFFD, the caret under it.
+    let e = fault(b"@FILE { http://x/\nTitle{3}:\ta\xffc\n}\n");
+    assert!(
+        e.to_string()
+            .ends_with("\n  2 | Title{3}:\ta\u{fffd}c\n    |          \t ^"),
+        "{e}"
+    );
+    // A binary line is not shown; the byte offset says where.
+    let e = fault(b"@FILE { http://x/\nTitle{2}:\ta\x00c\n}\n");
+    assert!(e.excerpt.is_none());
+    assert!(
+        e.to_string().starts_with("byte 30 (line 2, column 13): "),
+        "{e}"
+    );
+    assert!(e.to_string().ends_with("(a binary line)"), "{e}");
 }
 
 fn name_strategy() -> impl Strategy<Value = String> {
@@ -244,7 +342,8 @@ proptest! {
     #[test]
     fn parse_never_panics_and_faults_are_inside_the_input(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
         if let Err(e) = soif::parse(&bytes) {
-            prop_assert!(e.offset <= bytes.len());
+            prop_assert!(e.span.end() <= bytes.len());
+            let _ = e.to_string();
         }
     }
 
@@ -254,7 +353,8 @@ proptest! {
         let at = pos % input.len();
         input[at] = byte;
         if let Err(e) = soif::parse(&input) {
-            prop_assert!(e.offset <= input.len());
+            prop_assert!(e.span.end() <= input.len());
+            let _ = e.to_string();
         }
     }
 }

@@ -89,7 +89,14 @@ async fn a_malformed_answer_names_the_offset() {
         SummarizeError::Soif { url, source } => {
             assert!(url.ends_with("/cgi-bin/summarize?config=bad.txt"), "{url}");
             // Right after the 6 bytes "Göhre": the 'n' where the newline should be.
-            assert_eq!(source.offset, 56);
+            assert_eq!(source.span.offset, 56);
+            assert!(matches!(
+                source.kind,
+                gather::soif::SoifErrorKind::ExpectedNewlineAfterValue {
+                    found: Some(b'n'),
+                    ..
+                }
+            ));
         }
         other => panic!("expected a SOIF error, got {other:?}"),
     }
