@@ -187,6 +187,10 @@ pub enum MetadataError {
     /// A line of a configuration file that is not `Name: value`.
     #[error("configuration file: {error}")]
     ConfigLine { error: LineError },
+    /// A `DB.Result.<attribute>` name an index cannot carry (SOIF attribute
+    /// names have no white space, control characters or braces).
+    #[error("{name}: the attribute name {attribute:?} cannot be indexed: an attribute name has no white space, control characters, '{{' or '}}'")]
+    AttributeName { name: String, attribute: String },
 }
 
 impl MetadataError {
@@ -198,6 +202,7 @@ impl MetadataError {
             | MetadataError::Rule { name, .. }
             | MetadataError::Pattern { name, .. }
             | MetadataError::SeveralElements { name, .. }
+            | MetadataError::AttributeName { name, .. }
             | MetadataError::ElementTwice { name, .. } => name,
             MetadataError::ConfigLine { .. } => "configuration file",
         }
@@ -370,11 +375,9 @@ impl Metadata {
                     Ok(())
                 }
                 Name::ResultAttribute(attribute) if !crate::soif::is_valid_name(attribute) => {
-                    Err(MetadataError::Invalid {
+                    Err(MetadataError::AttributeName {
                         name: canonical.clone(),
-                        message: format!(
-                            "the attribute name {attribute:?} cannot be indexed: an attribute name has no white space, control characters, '{{' or '}}'"
-                        ),
+                        attribute: attribute.to_string(),
                     })
                 }
                 Name::ResultAttribute(attribute) => {

@@ -263,7 +263,10 @@ fn attribute_names_soif_cannot_carry_are_rejected() {
     ]));
     assert_eq!(problems.len(), 2, "{problems:#?}");
     for p in &problems {
-        assert!(matches!(p.error, MetadataError::Invalid { .. }), "{p}");
+        assert!(
+            matches!(p.error, MetadataError::AttributeName { .. }),
+            "{p}"
+        );
     }
     assert!(problems[0].to_string().contains("cannot be indexed"));
     assert_eq!(md.results.len(), 1);
