@@ -54,7 +54,8 @@ pub fn run(args: &DemoArgs) -> ExitCode {
             return super::exit(super::FAILED);
         }
     };
-    runtime.block_on(demo(args))
+    let interrupt = super::stop_on_ctrl_c(&runtime);
+    runtime.block_on(demo(args, interrupt))
 }
 
 /// The site to gather: one started here, or the demo that `gather demo
@@ -107,7 +108,7 @@ async fn running_demo(port: u16) -> Option<Url> {
         .then_some(base)
 }
 
-async fn demo(args: &DemoArgs) -> ExitCode {
+async fn demo(args: &DemoArgs, interrupt: gather::gatherer::Interrupt) -> ExitCode {
     let site = match start_site(args).await {
         Ok(site) => site,
         Err(e) => {
@@ -133,6 +134,7 @@ async fn demo(args: &DemoArgs) -> ExitCode {
     let mut options = Options {
         db: db.clone(),
         progress: super::progress::bar(!args.json),
+        interrupt,
         ..Options::default()
     };
     let authority = format!(

@@ -78,6 +78,7 @@ impl GatherArgs {
             concurrency: self.concurrency,
             crawl_limit: self.crawl_limit,
             allow_hosts: self.allow_hosts.clone(),
+            interrupt: Default::default(),
             progress: super::progress::bar(!self.json),
         })
     }
@@ -131,6 +132,10 @@ pub fn run(args: &GatherArgs) -> ExitCode {
             eprintln!("gather: cannot start the async runtime: {e}");
             return super::exit(super::FAILED);
         }
+    };
+    let options = Options {
+        interrupt: super::stop_on_ctrl_c(&runtime),
+        ..options
     };
     match runtime.block_on(gatherer::gather(&starts, &options)) {
         Ok(report) => {

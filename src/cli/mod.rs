@@ -20,9 +20,34 @@ pub const FAILED: u8 = 1;
 /// Exit status: bad input (a rule, metadata, a spec, an argument).
 pub const BAD_INPUT: u8 = 2;
 
+/// Exit status: interrupted (Ctrl-C), as shells report a SIGINT.
+pub const INTERRUPTED: u8 = 130;
+
+/// On the first Ctrl-C, asks the gathering to stop where what it did is
+/// saved; on the second, stops the process at once (every query that ended
+/// is saved; one whose walk was going on continues from its last page).
+pub fn stop_on_ctrl_c(runtime: &tokio::runtime::Runtime) -> ::gather::gatherer::Interrupt {
+    let interrupt = ::gather::gatherer::Interrupt::default();
+    let flag = interrupt.clone();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return;
+        }
+        eprintln!("\ngather: interrupted; finishing the queries in flight (Ctrl-C again stops at once)");
+        flag.set();
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("gather: stopped; every query that ended is saved; run the same command again to resume");
+            std::process::exit(i32::from(INTERRUPTED));
+        }
+    });
+    interrupt
+}
+
 /// The exit status a gathering's report gives.
 pub fn report_status(report: &::gather::gatherer::Report) -> u8 {
-    if report.bad_input() {
+    if report.interrupted {
+        INTERRUPTED
+    } else if report.bad_input() {
         BAD_INPUT
     } else if report.failed() {
         FAILED

@@ -57,6 +57,9 @@ pub struct Options {
     /// Told what happens while the gathering runs (the command line draws a
     /// progress bar from it).
     pub progress: Option<ProgressListener>,
+    /// Once set, no new query or crawled page is started; queries in flight
+    /// end, or stop between two pages where their walk can be continued.
+    pub interrupt: Interrupt,
 }
 
 impl Default for Options {
@@ -70,6 +73,7 @@ impl Default for Options {
             crawl_limit: 100,
             allow_hosts: Vec::new(),
             progress: None,
+            interrupt: Interrupt::default(),
         }
     }
 }
@@ -106,6 +110,23 @@ impl ProgressListener {
 impl std::fmt::Debug for ProgressListener {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ProgressListener")
+    }
+}
+
+/// Asks a running gathering to stop at the next point where what it did is
+/// saved (the command line sets it on Ctrl-C). Clones share the flag.
+#[derive(Debug, Clone, Default)]
+pub struct Interrupt(Arc<std::sync::atomic::AtomicBool>);
+
+impl Interrupt {
+    /// Asks the gathering to stop.
+    pub fn set(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the gathering was asked to stop.
+    pub fn is_set(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -161,6 +182,9 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
 
     let mut crawl = Crawl::default();
     for start in starts {
+        if options.interrupt.is_set() {
+            break;
+        }
         match start {
             Start::Url(url) => crawl.push_start(url.clone()),
             Start::Spec { .. } => {
@@ -169,11 +193,15 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
             }
         }
     }
-    while let Some(url) = crawl.next(options.crawl_limit) {
+    while let Some(url) = crawl
+        .next(options.crawl_limit)
+        .filter(|_| !options.interrupt.is_set())
+    {
         let loaded = source::discover(&url, &manager.fetcher, &limits).await;
         manager.take(url.as_str(), loaded, &mut crawl).await?;
     }
     manager.report.crawl_cut_short = crawl.cut_short;
+    manager.report.interrupted = options.interrupt.is_set();
     manager.report.fetch = manager.fetcher.stats();
     manager.report.elapsed = started.elapsed();
     manager.report.cpu_seconds = report::cpu_seconds();
@@ -373,6 +401,7 @@ impl Manager<'_> {
             navigation: source.navigation.clone(),
             other_hosts: self.options.allow_hosts.clone(),
             progress: self.options.progress.clone(),
+            interrupt: self.options.interrupt.clone(),
         });
 
         // The plan is generated lazily, query by query: it may be far larger
@@ -391,9 +420,14 @@ impl Manager<'_> {
             done_before: finished.len() as u64,
         });
         let finished_ref = &finished;
-        let pending = source.plan.queries().filter_map(move |query| {
+        let skipped = std::cell::Cell::new(0u64);
+        let skipped_ref = &skipped;
+        let interrupt = self.options.interrupt.clone();
+        let pending = source.plan.queries().take_while(move |_| !interrupt.is_set());
+        let pending = pending.filter_map(move |query| {
             let key = query.key();
             if finished_ref.contains(&key) {
+                skipped_ref.set(skipped_ref.get() + 1);
                 return None;
             }
             let checkpoint = checkpoints
@@ -418,6 +452,7 @@ impl Manager<'_> {
                 }
             }
             line.queries_cut_short += u64::from(done.cut_short);
+            line.queries_interrupted += u64::from(run.interrupted);
             line.queries_without_values += u64::from(run.found_nothing);
             line.warnings.extend(run.warnings);
             let new_values = run.new_values + self.store().record_query(id, done)?;
@@ -426,7 +461,7 @@ impl Manager<'_> {
         }
         drop(runs);
         tell(Progress::SourceDone);
-        line.queries_skipped = source.plan.len().saturating_sub(line.queries_sent);
+        line.queries_skipped = skipped.get();
 
         // Whether the content is complete follows from this run's plan and
         // from what the database holds, so a resumed run tells it right too.
@@ -463,6 +498,7 @@ struct QueryWork {
     navigation: NavigationMode,
     other_hosts: Vec<String>,
     progress: Option<ProgressListener>,
+    interrupt: Interrupt,
 }
 
 /// What one query gave, beyond what the store keeps.
@@ -476,6 +512,9 @@ struct QueryRun {
     found_nothing: bool,
     /// Rules whose value a result limit cut, with the page.
     warnings: Vec<String>,
+    /// The walk stopped between two pages because the gathering was
+    /// interrupted; the query continues in the next run.
+    interrupted: bool,
 }
 
 /// What the rules found on one result page, and its links.
@@ -547,10 +586,20 @@ impl QueryWork {
             pages: 0,
             found_nothing: !self.rules.is_empty(),
             warnings: Vec::new(),
+            interrupted: false,
         };
         // The query's own page has answered (in this run or before).
         let mut answered = resumed;
-        while let Some(request) = navigator.next_request() {
+        while navigator.has_next() {
+            // Interrupted: a walk that can be continued stops between two
+            // pages; the query's own page is always fetched to its end.
+            if self.interrupt.is_set() && navigator.checkpoint().is_some() {
+                run.interrupted = true;
+                break;
+            }
+            let Some(request) = navigator.next_request() else {
+                break;
+            };
             let response = match self.fetcher.fetch(&request).await {
                 Ok(response) => response,
                 // A result link that can never be fetched (a redirect to
@@ -614,16 +663,19 @@ impl QueryWork {
         }
         outcome.state = if outcome.error.is_some() {
             QueryState::Failed
+        } else if run.interrupted {
+            QueryState::Pending
         } else {
             QueryState::Done
         };
         outcome.cut_short = navigator.cut_short();
-        // A failed walk continues from where it stood; a done one is done.
+        // A failed or interrupted walk continues from where it stood; a done
+        // one is done.
         outcome.checkpoint = match outcome.state {
-            QueryState::Failed => navigator
+            QueryState::Failed | QueryState::Pending => navigator
                 .checkpoint()
                 .and_then(|cp| serde_json::to_string(&cp).ok()),
-            _ => None,
+            QueryState::Done => None,
         };
         run.found_nothing &= run.pages > 0 && outcome.error.is_none();
         run.outcome = outcome;

@@ -18,6 +18,9 @@ pub struct Report {
     pub ordinary_pages: u64,
     /// The crawl stopped at its page limit with URLs left.
     pub crawl_cut_short: bool,
+    /// The gathering was interrupted: what it did is saved, and running it
+    /// again resumes.
+    pub interrupted: bool,
     /// Sources that could not be gathered at all.
     pub problems: Vec<Problem>,
     pub fetch: FetchStats,
@@ -53,6 +56,9 @@ pub struct SourceReport {
     pub new_values: u64,
     /// The first failures, for the summary.
     pub failures: Vec<String>,
+    /// Queries whose walk stopped between two pages because the gathering
+    /// was interrupted (they continue in the next run).
+    pub queries_interrupted: u64,
     /// Queries whose result pages answered but where no rule found a value:
     /// a wrong rule, or an empty answer.
     pub queries_without_values: u64,
@@ -75,6 +81,7 @@ impl SourceReport {
             pages: 0,
             new_values: 0,
             failures: Vec::new(),
+            queries_interrupted: 0,
             queries_without_values: 0,
             warnings: Vec::new(),
             stats: None,
@@ -116,6 +123,7 @@ impl Report {
                     "pages": s.pages,
                     "new_values": s.new_values,
                     "queries_without_values": s.queries_without_values,
+                    "queries_interrupted": s.queries_interrupted,
                     "warnings": s.warnings,
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
@@ -126,6 +134,7 @@ impl Report {
             "db": self.db.display().to_string(),
             "sources": sources,
             "ordinary_pages": self.ordinary_pages,
+            "interrupted": self.interrupted,
             "problems": self.problems.iter().map(|p| format!("{}: {}", p.what, p.message)).collect::<Vec<_>>(),
             "requests": self.fetch.requests,
             "retries": self.fetch.retries,
@@ -192,6 +201,18 @@ impl fmt::Display for Report {
         }
         if self.crawl_cut_short {
             writeln!(f, "the crawl stopped at its page limit")?;
+        }
+        if self.interrupted {
+            let paused: u64 = self.sources.iter().map(|s| s.queries_interrupted).sum();
+            writeln!(
+                f,
+                "interrupted: every query that ended is saved{}; run the same command again to go on",
+                if paused > 0 {
+                    format!(", and {paused} long queries will continue from the page they stopped at")
+                } else {
+                    String::new()
+                }
+            )?;
         }
         for p in &self.problems {
             writeln!(f, "not gathered: {}: {}", p.what, p.message)?;

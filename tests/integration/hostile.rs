@@ -262,3 +262,55 @@ async fn a_result_link_that_redirects_to_a_file_is_skipped_not_fatal() {
     let again = gathering::gather_url(&url, &gathering::options(&db)).await;
     assert_eq!(again.sources[0].queries_sent, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_saves_what_was_gathered_and_exits_130() {
+    let site = Endless {
+        last: Some(300),
+        ..Endless::default()
+    };
+    let url = serve_endless(site.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gather"))
+        .arg(url.as_str())
+        .arg("--db")
+        .arg(&db)
+        .args(["--delay-ms", "20"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while site.log.lock().unwrap().len() < 30 {
+        assert!(Instant::now() < deadline, "the gatherer made no progress");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: sends SIGINT to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(stderr.contains("run the same command again"), "{stderr}");
+    let fetched = site.log.lock().unwrap().len();
+    assert!(fetched < 300, "the walk went on to its end ({fetched} pages)");
+
+    // The next run continues the walk: the query is not sent again.
+    let status = Command::new(env!("CARGO_BIN_EXE_gather"))
+        .arg(url.as_str())
+        .arg("--db")
+        .arg(&db)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let log = site.log.lock().unwrap().clone();
+    assert_eq!(log.iter().filter(|p| **p == 1).count(), 1, "query sent again");
+    let items = &gathering::stored_values(&db, url.as_str())["item"];
+    assert_eq!(items.len(), 300);
+}
