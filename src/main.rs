@@ -12,7 +12,8 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     gather: cli::gather::GatherArgs,
-    /// More log output (-v info, -vv debug); RUST_LOG overrides.
+    /// More log output: -v each request (method, URL, status, bytes, time),
+    /// -vv also the rules' values per page; RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
 }
@@ -74,5 +75,6 @@ fn init_logging(verbose: u8) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
 }

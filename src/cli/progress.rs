@@ -37,11 +37,10 @@ pub fn bar(wanted: bool) -> Option<ProgressListener> {
         return None;
     }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-    let style = ProgressStyle::with_template(
-        "{spinner} [{bar:24}] {pos}/{len} queries (eta {eta}) {msg}",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar())
-    .progress_chars("=> ");
+    let style =
+        ProgressStyle::with_template("{spinner} [{bar:24}] {pos}/{len} queries (eta {eta}) {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
     bar.set_style(style);
     let counts = Arc::new(Mutex::new(Counts::default()));
     Some(ProgressListener(Arc::new(move |event| {

@@ -445,9 +445,19 @@ impl Fetcher {
     /// Sends the request, following redirects; a non-2xx answer is an error.
     pub async fn fetch(&self, request: &Request) -> Result<Response, FetchError> {
         let result = self.follow(request).await;
-        if let Err(error) = &result {
-            self.inner.counters.failures.fetch_add(1, Ordering::Relaxed);
-            tracing::debug!(%error, "fetch failed");
+        match &result {
+            Ok(response) => tracing::info!(
+                "{} {} → {} {} bytes {} ms",
+                request.method,
+                response.url,
+                response.status,
+                response.body.len(),
+                response.elapsed.as_millis()
+            ),
+            Err(error) => {
+                self.inner.counters.failures.fetch_add(1, Ordering::Relaxed);
+                tracing::info!("{} {} → {error}", request.method, request.url);
+            }
         }
         result
     }

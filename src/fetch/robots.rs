@@ -115,7 +115,7 @@ impl Fetcher {
                         } => (message.clone(), *attempts),
                         other => (other.to_string(), 1),
                     };
-                    tracing::warn!(%error, "robots.txt unreachable");
+                    tracing::info!(%error, "robots.txt unreachable");
                     return RobotsRules::Unreachable {
                         url: target,
                         message,

@@ -291,7 +291,8 @@ impl Manager<'_> {
     }
 
     fn source_problem(&mut self, what: &str, error: &SourceError) {
-        tracing::error!("{what}: {error}");
+        // Said once, in the summary; the log has it as it happens.
+        tracing::info!("{what}: {error}");
         self.report.problems.push(report::Problem {
             what: what.to_string(),
             message: error.to_string(),
@@ -423,7 +424,10 @@ impl Manager<'_> {
         let skipped = std::cell::Cell::new(0u64);
         let skipped_ref = &skipped;
         let interrupt = self.options.interrupt.clone();
-        let pending = source.plan.queries().take_while(move |_| !interrupt.is_set());
+        let pending = source
+            .plan
+            .queries()
+            .take_while(move |_| !interrupt.is_set());
         let pending = pending.filter_map(move |query| {
             let key = query.key();
             if finished_ref.contains(&key) {
@@ -531,6 +535,7 @@ fn extract(rules: &[(String, Rule)], response: &Response) -> Extracted {
     let mut warnings = Vec::new();
     for (attribute, rule) in rules {
         let evaluation = rule.evaluate(&page);
+        tracing::debug!(attribute, url = %response.url, value = ?evaluation.value, "rule");
         if let Some(limit) = evaluation.limit {
             warnings.push(format!("{attribute} on {}: {limit}", response.url));
         }

@@ -215,7 +215,12 @@ impl fmt::Display for Report {
             )?;
         }
         for p in &self.problems {
-            writeln!(f, "not gathered: {}: {}", p.what, p.message)?;
+            // Most messages start with what they are about already.
+            if p.message.starts_with(&p.what) {
+                writeln!(f, "not gathered: {}", p.message)?;
+            } else {
+                writeln!(f, "not gathered: {}: {}", p.what, p.message)?;
+            }
         }
         writeln!(
             f,

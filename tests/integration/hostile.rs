@@ -272,7 +272,7 @@ async fn ctrl_c_saves_what_was_gathered_and_exits_130() {
     let url = serve_endless(site.clone()).await;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.sqlite");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gather"))
+    let child = Command::new(env!("CARGO_BIN_EXE_gather"))
         .arg(url.as_str())
         .arg("--db")
         .arg(&db)
@@ -298,7 +298,10 @@ async fn ctrl_c_saves_what_was_gathered_and_exits_130() {
     assert!(stderr.contains("interrupted"), "{stderr}");
     assert!(stderr.contains("run the same command again"), "{stderr}");
     let fetched = site.log.lock().unwrap().len();
-    assert!(fetched < 300, "the walk went on to its end ({fetched} pages)");
+    assert!(
+        fetched < 300,
+        "the walk went on to its end ({fetched} pages)"
+    );
 
     // The next run continues the walk: the query is not sent again.
     let status = Command::new(env!("CARGO_BIN_EXE_gather"))
@@ -310,7 +313,11 @@ async fn ctrl_c_saves_what_was_gathered_and_exits_130() {
         .unwrap();
     assert!(status.success());
     let log = site.log.lock().unwrap().clone();
-    assert_eq!(log.iter().filter(|p| **p == 1).count(), 1, "query sent again");
+    assert_eq!(
+        log.iter().filter(|p| **p == 1).count(),
+        1,
+        "query sent again"
+    );
     let items = &gathering::stored_values(&db, url.as_str())["item"];
     assert_eq!(items.len(), 300);
 }
