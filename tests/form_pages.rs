@@ -4,6 +4,7 @@
 
 use gather::charset;
 use gather::form::{forms, ElementKind, Enctype};
+use gather::page::Page;
 use gather::plan::Method;
 use url::Url;
 
@@ -25,7 +26,7 @@ const PAGE: &[u8] =
 fn an_old_iso_8859_1_page_with_a_form_inside_a_table() {
     let decoded = charset::decode(PAGE, None);
     let page = Url::parse("http://www.cityworld.test/cgi-bin/form.html").unwrap();
-    let all = forms(&decoded.text, &page, decoded.encoding).unwrap();
+    let all = forms(&Page::parse(&decoded.text), &page, decoded.encoding).unwrap();
     assert_eq!(all.len(), 1);
     let f = &all[0];
     assert_eq!(
@@ -62,7 +63,7 @@ fn its_queries_are_multipart_with_the_image_button_coordinates() {
     use gather::plan::QueryPlan;
     let decoded = charset::decode(PAGE, None);
     let page = Url::parse("http://www.cityworld.test/cgi-bin/form.html").unwrap();
-    let f = forms(&decoded.text, &page, decoded.encoding)
+    let f = forms(&Page::parse(&decoded.text), &page, decoded.encoding)
         .unwrap()
         .remove(0);
     let md = Metadata::parse(&[Entry {

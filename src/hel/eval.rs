@@ -2,14 +2,14 @@
 
 use super::parse::{Ast, Axis, Index, Op, Path, Prop, RegexOp, Tail};
 use super::Nsl;
-use crate::page::{Page, PCDATA};
+use crate::page::{LabelId, NodeId, Page, PCDATA};
 
 /// The state of one evaluation.
 struct Eval<'a> {
     page: &'a Page,
     ast: &'a Ast,
     /// The page's id of each label the rule mentions.
-    ids: Vec<Option<u32>>,
+    ids: Vec<Option<LabelId>>,
     /// `holds[v][k]`: whether variable v's condition holds for index k.
     holds: Vec<Vec<Option<bool>>>,
     /// While a condition is evaluated: its variable and the index tried.
@@ -30,7 +30,7 @@ pub(crate) fn eval(ast: &Ast, page: &Page) -> Nsl {
 
 impl Eval<'_> {
     /// Evaluates `p` from step `i` on, at `node`.
-    fn path(&mut self, p: &Path, i: usize, node: u32) -> Nsl {
+    fn path(&mut self, p: &Path, i: usize, node: NodeId) -> Nsl {
         let Some(step) = p.steps.get(i) else {
             return self.tail(p, node);
         };
@@ -53,8 +53,8 @@ impl Eval<'_> {
                 None => Nsl::Null,
             };
         }
-        let owned: Vec<u32>;
-        let cands: &[u32] = match step.axis {
+        let owned: Vec<NodeId>;
+        let cands: &[NodeId] = match step.axis {
             Axis::Flow => page.following(node, label),
             Axis::Child => {
                 owned = page.child_matches(node, label).collect();
@@ -107,7 +107,7 @@ impl Eval<'_> {
         }
     }
 
-    fn tail(&mut self, p: &Path, node: u32) -> Nsl {
+    fn tail(&mut self, p: &Path, node: NodeId) -> Nsl {
         let mut value = match &p.tail {
             Tail::Prop(prop) => self.prop(prop, node),
             Tail::Fork(branches) => {
@@ -120,7 +120,7 @@ impl Eval<'_> {
         value
     }
 
-    fn prop(&self, prop: &Prop, node: u32) -> Nsl {
+    fn prop(&self, prop: &Prop, node: NodeId) -> Nsl {
         let page = self.page;
         match prop {
             Prop::Txt => Nsl::Str(page.text_of(node)),

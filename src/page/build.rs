@@ -9,25 +9,25 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeBuilderOpts, TreeSink};
 use html5ever::{local_name, Attribute, ExpandedName, LocalName, ParseOpts, QualName};
 
-use super::{Attr, Node, Page, SPACE_BEFORE};
+use super::{Attr, LabelId, Node, NodeId, Page, SPACE_BEFORE};
 
 const NONE: u32 = u32::MAX;
 
 /// Label ids fixed for every page.
-pub(crate) const PCDATA: u32 = 0;
-pub(crate) const SCRIPT: u32 = 1;
-pub(crate) const STYLE: u32 = 2;
-pub(crate) const HTML: u32 = 3;
-pub(crate) const HEAD: u32 = 4;
-pub(crate) const BODY: u32 = 5;
-pub(crate) const TABLE: u32 = 6;
-pub(crate) const TR: u32 = 7;
-pub(crate) const THEAD: u32 = 8;
-pub(crate) const TBODY: u32 = 9;
-pub(crate) const TFOOT: u32 = 10;
-pub(crate) const A: u32 = 11;
-pub(crate) const TITLE: u32 = 12;
-pub(crate) const META: u32 = 13;
+pub(crate) const PCDATA: LabelId = LabelId(0);
+pub(crate) const SCRIPT: LabelId = LabelId(1);
+pub(crate) const STYLE: LabelId = LabelId(2);
+pub(crate) const HTML: LabelId = LabelId(3);
+pub(crate) const HEAD: LabelId = LabelId(4);
+pub(crate) const BODY: LabelId = LabelId(5);
+pub(crate) const TABLE: LabelId = LabelId(6);
+pub(crate) const TR: LabelId = LabelId(7);
+pub(crate) const THEAD: LabelId = LabelId(8);
+pub(crate) const TBODY: LabelId = LabelId(9);
+pub(crate) const TFOOT: LabelId = LabelId(10);
+pub(crate) const A: LabelId = LabelId(11);
+pub(crate) const TITLE: LabelId = LabelId(12);
+pub(crate) const META: LabelId = LabelId(13);
 
 fn fixed_labels() -> Vec<(Option<LocalName>, &'static str)> {
     vec![
@@ -154,6 +154,7 @@ impl Builder {
         id
     }
 
+    /// The label id (`LabelId`'s number) of an element or attribute name.
     fn label(&mut self, local: &LocalName) -> u32 {
         if let Some(&id) = self.intern.get(&local.unsafe_data()) {
             return id;
@@ -432,7 +433,7 @@ pub(super) fn parse(html: &str) -> Page {
         html5ever::Namespace::from(""),
         local_name!(""),
     ));
-    builder.name_label.push(PCDATA);
+    builder.name_label.push(PCDATA.0);
     let builder = html5ever::parse_document(builder, opts).one(StrTendril::from_slice(html));
     layout(builder)
 }
@@ -446,9 +447,9 @@ fn layout(b: Builder) -> Page {
     let mut nodes: Vec<Node> = Vec::with_capacity(b.nodes.len());
     let mut space_pending = false;
 
-    let label_of = |id: u32| -> Option<u32> {
+    let label_of = |id: u32| -> Option<LabelId> {
         match b.nodes[id as usize].kind {
-            Kind::Element { name, .. } => Some(b.name_label[name as usize]),
+            Kind::Element { name, .. } => Some(LabelId(b.name_label[name as usize])),
             _ => None,
         }
     };
@@ -461,10 +462,10 @@ fn layout(b: Builder) -> Page {
     };
 
     // Emits an element with no children of its own (synthetic head/body).
-    fn empty(nodes: &mut Vec<Node>, label: u32, parent: u32) {
+    fn empty(nodes: &mut Vec<Node>, label: LabelId, parent: u32) {
         let i = nodes.len() as u32;
         nodes.push(Node {
-            label,
+            label: label.0,
             parent,
             end: i + 1,
             a: 0,
@@ -473,7 +474,7 @@ fn layout(b: Builder) -> Page {
     }
 
     nodes.push(Node {
-        label: HTML,
+        label: HTML.0,
         parent: NONE,
         end: 0,
         a: 0,
@@ -483,7 +484,7 @@ fn layout(b: Builder) -> Page {
         nodes[0].a = attrs.0;
         nodes[0].b = attrs.1;
     }
-    let has_child = |label: u32| {
+    let has_child = |label: LabelId| {
         let mut c = if html == NONE {
             NONE
         } else {
@@ -546,7 +547,7 @@ fn layout(b: Builder) -> Page {
                     space_pending = true;
                     continue;
                 }
-                let mut label = PCDATA;
+                let mut label = PCDATA.0;
                 if space_pending {
                     label |= SPACE_BEFORE;
                     space_pending = false;
@@ -584,16 +585,16 @@ fn index_labels(page: &mut Page) {
     let n_labels = page.labels.len();
     let mut start = vec![0u32; n_labels + 1];
     for n in &page.nodes {
-        start[n.label() as usize + 1] += 1;
+        start[n.label().0 as usize + 1] += 1;
     }
     for i in 0..n_labels {
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut by_label = vec![0u32; page.nodes.len()];
+    let mut by_label = vec![NodeId(0); page.nodes.len()];
     for (i, n) in page.nodes.iter().enumerate() {
-        let l = n.label() as usize;
-        by_label[fill[l] as usize] = i as u32;
+        let l = n.label().0 as usize;
+        by_label[fill[l] as usize] = NodeId(i as u32);
         fill[l] += 1;
     }
     page.by_label = by_label;

@@ -1,7 +1,7 @@
 use super::*;
 
 /// The tree as `label(children…)`, for compact assertions.
-fn shape(page: &Page, node: u32) -> String {
+fn shape(page: &Page, node: NodeId) -> String {
     let mut s = page.label_name(node).to_string();
     let kids: Vec<String> = page.children(node).map(|c| shape(page, c)).collect();
     if !kids.is_empty() {
@@ -108,7 +108,7 @@ fn row_groups_are_transparent_for_tr() {
          <tfoot><tr><td>f</td></tr></tfoot></table>",
     );
     let table = page.with_label(TABLE)[0];
-    let rows: Vec<u32> = page.child_matches(table, TR).collect();
+    let rows: Vec<NodeId> = page.child_matches(table, TR).collect();
     let texts: Vec<String> = rows.iter().map(|&r| page.text_of(r)).collect();
     assert_eq!(texts, ["h", "1", "f"]);
 }
@@ -132,7 +132,7 @@ fn malformed_markup_still_gives_a_tree() {
     );
     let tables = page.with_label(TABLE);
     assert_eq!(tables.len(), 2);
-    let rows: Vec<u32> = page.child_matches(tables[0], TR).collect();
+    let rows: Vec<NodeId> = page.child_matches(tables[0], TR).collect();
     assert_eq!(rows.len(), 2);
     assert_eq!(page.text_of(rows[0]), "ab");
     assert_eq!(page.text_of(rows[1]), "innerc");
