@@ -1,15 +1,23 @@
 //! Building the page tree: html5ever's tree builder writes into a mutable
-//! arena (`Builder`), which is then laid out once in pre-order (`finish`).
+//! arena (`Builder`), which is then laid out once in pre-order (`layout`).
+//! Between html5ever's tokenizer and its tree builder, `Capped` closes the
+//! elements that open at the depth cap (see the module docs of `page`).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use html5ever::tendril::{StrTendril, TendrilSink};
-use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeBuilderOpts, TreeSink};
-use html5ever::{local_name, Attribute, ExpandedName, LocalName, ParseOpts, QualName};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+    TokenizerResult,
+};
+use html5ever::tree_builder::{
+    ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
+};
+use html5ever::{local_name, namespace_url, ns, Attribute, ExpandedName, LocalName, QualName};
 
-use super::{Attr, LabelId, Node, NodeId, Page, SPACE_BEFORE};
+use super::{Attr, LabelId, Node, NodeId, Page, MAX_DEPTH, SPACE_BEFORE};
 
 const NONE: u32 = u32::MAX;
 
@@ -69,6 +77,9 @@ struct BNode {
     last: u32,
     prev: u32,
     next: u32,
+    /// The level the node was inserted at (the document is 0, `html` 1); not
+    /// updated when a subtree moves further down, so a guide for `Capped`.
+    depth: u32,
     kind: Kind,
 }
 
@@ -94,6 +105,9 @@ struct Builder {
     /// The interned atoms, held so that no key is freed and reused by another
     /// atom while the page is built.
     interned: Vec<LocalName>,
+    /// The last element created while `Capped` passes on a start tag, unless
+    /// the tree builder popped it off its stack again (`NONE`).
+    created: u32,
 }
 
 /// A hasher for atom identities: they are already unique numbers, so mixing
@@ -130,6 +144,7 @@ impl Builder {
             labels: Vec::new(),
             intern: HashMap::default(),
             interned: Vec::new(),
+            created: NONE,
         };
         for (i, (local, label)) in fixed_labels().into_iter().enumerate() {
             b.labels.push(label.into());
@@ -149,6 +164,7 @@ impl Builder {
             last: NONE,
             prev: NONE,
             next: NONE,
+            depth: 0,
             kind,
         });
         id
@@ -209,11 +225,13 @@ impl Builder {
     /// Links `child` as the last child of `parent`.
     fn link_last(&mut self, parent: u32, child: u32) {
         let last = self.nodes[parent as usize].last;
+        let depth = self.nodes[parent as usize].depth + 1;
         {
             let c = &mut self.nodes[child as usize];
             c.parent = parent;
             c.prev = last;
             c.next = NONE;
+            c.depth = depth;
         }
         if last == NONE {
             self.nodes[parent as usize].first = child;
@@ -232,6 +250,7 @@ impl Builder {
             c.parent = parent;
             c.prev = s.prev;
             c.next = sibling;
+            c.depth = s.depth;
         }
         if s.prev == NONE {
             self.nodes[parent as usize].first = child;
@@ -325,10 +344,18 @@ impl TreeSink for Builder {
         self.names.push(name);
         self.name_label.push(label);
         let idx = (self.names.len() - 1) as u32;
-        self.push(Kind::Element {
+        let id = self.push(Kind::Element {
             name: idx,
             attrs: (start, end),
-        })
+        });
+        self.created = id;
+        id
+    }
+
+    fn pop(&mut self, node: &u32) {
+        if *node == self.created {
+            self.created = NONE;
+        }
     }
 
     fn create_comment(&mut self, _text: StrTendril) -> u32 {
@@ -418,12 +445,9 @@ impl TreeSink for Builder {
 
 /// Parses `html` into a page.
 pub(super) fn parse(html: &str) -> Page {
-    let opts = ParseOpts {
-        tree_builder: TreeBuilderOpts {
-            // A gatherer runs no scripts: `<noscript>` content is markup.
-            scripting_enabled: false,
-            ..Default::default()
-        },
+    let opts = TreeBuilderOpts {
+        // A gatherer runs no scripts: `<noscript>` content is markup.
+        scripting_enabled: false,
         ..Default::default()
     };
     let mut builder = Builder::new(html.len());
@@ -434,8 +458,143 @@ pub(super) fn parse(html: &str) -> Page {
         local_name!(""),
     ));
     builder.name_label.push(PCDATA.0);
-    let builder = html5ever::parse_document(builder, opts).one(StrTendril::from_slice(html));
-    layout(builder)
+    let capped = Capped {
+        tree: TreeBuilder::new(builder, opts),
+        skip_end: Vec::new(),
+    };
+    let mut tokenizer = Tokenizer::new(capped, TokenizerOpts::default());
+    let mut input = BufferQueue::new();
+    input.push_back(StrTendril::from_slice(html));
+    // A script result only pauses the tokenizer (for a scripting engine).
+    while let TokenizerResult::Script(_) = tokenizer.feed(&mut input) {}
+    tokenizer.end();
+    layout(tokenizer.sink.tree.sink)
+}
+
+/// Elements that have no content and are never on the stack of open elements.
+fn is_void(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("area")
+            | local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("br")
+            | local_name!("col")
+            | local_name!("embed")
+            | local_name!("frame")
+            | local_name!("hr")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("keygen")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("param")
+            | local_name!("source")
+            | local_name!("track")
+            | local_name!("wbr")
+    )
+}
+
+/// Elements that keep their content at the depth cap: a select's options
+/// (a gatherer needs them; select, optgroup and option add three levels at
+/// most).
+fn keeps_content(name: &QualName) -> bool {
+    name.ns == ns!(html)
+        && matches!(
+            name.local,
+            local_name!("select") | local_name!("optgroup") | local_name!("option")
+        )
+}
+
+/// Passes the tokens to the tree builder, closing every element that opens
+/// at level `MAX_DEPTH` or deeper right after its start tag (so the tree
+/// builder's stack of open elements, which it scans for most start tags,
+/// stays about `MAX_DEPTH` long), and skipping as many of the page's own end
+/// tags for them.
+struct Capped {
+    tree: TreeBuilder<u32, Builder>,
+    /// End tags still to skip, by name (a handful of names at most).
+    skip_end: Vec<(LocalName, u32)>,
+}
+
+impl Capped {
+    /// After a start tag: whether the element it opened sits at the cap and
+    /// is still open, and may be closed by an end tag of the same name.
+    fn opened_at_cap(&self, tag: &Tag) -> bool {
+        let b = &self.tree.sink;
+        if b.created == NONE {
+            return false;
+        }
+        let node = &b.nodes[b.created as usize];
+        let Kind::Element { name, .. } = node.kind else {
+            return false;
+        };
+        let name = &b.names[name as usize];
+        node.depth as usize >= MAX_DEPTH
+            && !keeps_content(name)
+            && name.local.eq_ignore_ascii_case(&tag.name)
+            && if name.ns == ns!(html) {
+                !is_void(&name.local)
+            } else {
+                !tag.self_closing
+            }
+    }
+}
+
+impl TokenSink for Capped {
+    type Handle = u32;
+
+    fn process_token(&mut self, token: Token, line: u64) -> TokenSinkResult<u32> {
+        match token {
+            Token::TagToken(tag) if tag.kind == TagKind::StartTag => {
+                let name = tag.name.clone();
+                self.tree.sink.created = NONE;
+                let probe = Tag {
+                    kind: TagKind::EndTag,
+                    name,
+                    self_closing: tag.self_closing,
+                    attrs: Vec::new(),
+                };
+                let result = self.tree.process_token(Token::TagToken(tag), line);
+                // Raw text elements (script, style, textarea…) answer
+                // otherwise: they hold text only and stay open.
+                if matches!(result, TokenSinkResult::Continue) && self.opened_at_cap(&probe) {
+                    let end = Tag {
+                        self_closing: false,
+                        ..probe
+                    };
+                    match self.skip_end.iter_mut().find(|(n, _)| *n == end.name) {
+                        Some((_, count)) => *count += 1,
+                        None => self.skip_end.push((end.name.clone(), 1)),
+                    }
+                    let _ = self.tree.process_token(Token::TagToken(end), line);
+                }
+                result
+            }
+            Token::TagToken(tag) if tag.kind == TagKind::EndTag => {
+                if let Some((_, count)) = self
+                    .skip_end
+                    .iter_mut()
+                    .find(|(n, c)| *c > 0 && *n == tag.name)
+                {
+                    *count -= 1;
+                    return TokenSinkResult::Continue;
+                }
+                self.tree.process_token(Token::TagToken(tag), line)
+            }
+            token => self.tree.process_token(token, line),
+        }
+    }
+
+    fn end(&mut self) {
+        self.tree.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.tree
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
 }
 
 fn is_blank(s: &str) -> bool {
@@ -504,27 +663,43 @@ fn layout(b: Builder) -> Page {
         empty(&mut nodes, HEAD, 0);
     }
 
-    // (next build child to visit, final index of the parent)
-    let mut stack: Vec<(u32, u32)> = Vec::with_capacity(64);
-    stack.push((
-        if html == NONE {
+    // One frame per element whose children are being laid out.
+    struct Frame {
+        /// The next build child to visit.
+        cursor: u32,
+        /// The final index of the parent the children get.
+        parent: u32,
+        /// The level of the children (`html` is level 1).
+        level: usize,
+        /// False where the children are those of an element at the cap, laid
+        /// out after it as its siblings: the frame does not end `parent`.
+        owns: bool,
+    }
+    let mut stack: Vec<Frame> = Vec::with_capacity(64);
+    stack.push(Frame {
+        cursor: if html == NONE {
             NONE
         } else {
             b.nodes[html as usize].first
         },
-        0,
-    ));
+        parent: 0,
+        level: 2,
+        owns: true,
+    });
     while let Some(top) = stack.last_mut() {
-        let (cursor, parent) = *top;
+        let (cursor, parent, level) = (top.cursor, top.parent, top.level);
         if cursor == NONE {
+            let owns = top.owns;
             stack.pop();
-            if parent == 0 && !has_body {
-                empty(&mut nodes, BODY, 0);
+            if owns {
+                if parent == 0 && !has_body {
+                    empty(&mut nodes, BODY, 0);
+                }
+                nodes[parent as usize].end = nodes.len() as u32;
             }
-            nodes[parent as usize].end = nodes.len() as u32;
             continue;
         }
-        top.0 = b.nodes[cursor as usize].next;
+        top.cursor = b.nodes[cursor as usize].next;
         let idx = nodes.len() as u32;
         match b.nodes[cursor as usize].kind {
             Kind::Element { name, attrs } => {
@@ -540,7 +715,27 @@ fn layout(b: Builder) -> Page {
                     a: attrs.0,
                     b: attrs.1,
                 });
-                stack.push((b.nodes[cursor as usize].first, idx));
+                let first = b.nodes[cursor as usize].first;
+                if level < MAX_DEPTH
+                    || keeps_content(&b.names[name as usize])
+                    || only_text(&b, first)
+                {
+                    stack.push(Frame {
+                        cursor: first,
+                        parent: idx,
+                        level: level + 1,
+                        owns: true,
+                    });
+                } else {
+                    // At the cap: a leaf, its children follow it.
+                    nodes[idx as usize].end = idx + 1;
+                    stack.push(Frame {
+                        cursor: first,
+                        parent,
+                        level,
+                        owns: false,
+                    });
+                }
             }
             Kind::Text(start, end) => {
                 if is_blank(&b.buf[start as usize..end as usize]) {
@@ -578,6 +773,18 @@ fn layout(b: Builder) -> Page {
     page.buf.shrink_to_fit();
     page.labels.shrink_to_fit();
     page
+}
+
+/// Whether the build children from `first` on are no elements.
+fn only_text(b: &Builder, first: u32) -> bool {
+    let mut c = first;
+    while c != NONE {
+        if matches!(b.nodes[c as usize].kind, Kind::Element { .. }) {
+            return false;
+        }
+        c = b.nodes[c as usize].next;
+    }
+    true
 }
 
 /// Groups the node ids by label (each group in document order), for `->` steps.

@@ -19,12 +19,32 @@
 //! - `.src` is the node re-serialised from the tree (attribute values and text
 //!   escaped, white-space-only text between elements written as one space,
 //!   comments left out), not a slice of the original bytes.
+//!
+//! Hostile pages (a deep nesting of thousands of `<div>`s, whether an
+//! attack or a broken generator):
+//! - The tree is at most [`MAX_DEPTH`] (512) elements deep, counting the root
+//!   `html` as level 1, as in Chromium, which caps its DOM at 512: an element
+//!   that opens at the deepest level is closed at once, so what would have
+//!   been inside it follows it at the same level; the end tags the page
+//!   writes for elements closed that way are skipped, so the page's structure
+//!   resumes where the nesting ends. An element at the deepest level keeps
+//!   its text (a `script`'s, a `textarea`'s), and a `select` its options
+//!   (unlike Chromium's: a gatherer needs them). html5ever's tree builder scans
+//!   its stack of open elements for most start tags, which made parsing a
+//!   100,000-deep page quadratic (seconds); with its stack held at the cap, a
+//!   page parses in time linear in its length.
+//! - Nothing walks the tree by recursion (building, laying out, `.txt`,
+//!   `.src`, forms, the wizard): a deep page cannot overflow the stack.
 
 mod build;
 
 pub(crate) use build::{
     A, BODY, META, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TITLE, TR,
 };
+
+/// The deepest level of the page tree: the root `html` is level 1, and no
+/// element is below level 512 (see the module docs).
+pub const MAX_DEPTH: usize = 512;
 
 /// Set on a node's label when white space (a dropped text node) came just
 /// before it in document order.
