@@ -4,18 +4,18 @@
 //! elements that open at the depth cap (see the module docs of `page`).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-    TokenizerResult,
 };
 use html5ever::tree_builder::{
-    ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
+    ElemName, ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
 };
-use html5ever::{local_name, namespace_url, ns, Attribute, ExpandedName, LocalName, QualName};
+use html5ever::{local_name, ns, Attribute, LocalName, Namespace, QualName, TokenizerResult};
 
 use super::{Attr, LabelId, Node, NodeId, Page, MAX_DEPTH, SPACE_BEFORE};
 
@@ -59,12 +59,12 @@ fn fixed_labels() -> Vec<(Option<LocalName>, &'static str)> {
 #[derive(Clone, Copy)]
 enum Kind {
     Document,
-    /// Index into `Builder::names`, attribute range in `Builder::attrs`.
+    /// Index into `Arena::names`, attribute range in `Arena::attrs`.
     Element {
         name: u32,
         attrs: (u32, u32),
     },
-    /// Byte range in `Builder::buf`.
+    /// Byte range in `Arena::buf`.
     Text(u32, u32),
     /// Comments, processing instructions: not part of the tree.
     Other,
@@ -90,12 +90,16 @@ enum Place {
     Before(u32),
 }
 
-/// The mutable arena html5ever's tree builder writes into.
-struct Builder {
+/// The mutable arena html5ever's tree builder writes into (through
+/// `Builder`).
+struct Arena {
     nodes: Vec<BNode>,
+    /// The distinct element names of the page; entry 0 is no name.
     names: Vec<QualName>,
     /// Label id of each entry of `names`.
     name_label: Vec<u32>,
+    /// The first entry of `names` by the identity of its local name.
+    name_index: HashMap<u64, u32, BuildHasherDefault<AtomHasher>>,
     attrs: Vec<Attr>,
     buf: String,
     labels: Vec<Box<str>>,
@@ -130,15 +134,17 @@ impl Hasher for AtomHasher {
     }
 }
 
-impl Builder {
-    fn new(capacity_hint: usize) -> Builder {
-        let mut b = Builder {
+impl Arena {
+    fn new(capacity_hint: usize) -> Arena {
+        let mut b = Arena {
             // Sized for typical pages (one node per ~20 bytes, including
             // white space and comments; an attribute per ~35 bytes; text and
             // attribute values ~60% of the page), so that they rarely grow.
             nodes: Vec::with_capacity(capacity_hint / 16 + 16),
-            names: Vec::with_capacity(capacity_hint / 32 + 16),
-            name_label: Vec::with_capacity(capacity_hint / 32 + 16),
+            // `elem_name` on a non-element answers with entry 0.
+            names: vec![QualName::new(None, Namespace::from(""), local_name!(""))],
+            name_label: vec![PCDATA.0],
+            name_index: HashMap::default(),
             attrs: Vec::with_capacity(capacity_hint / 32 + 16),
             buf: String::with_capacity(capacity_hint / 5 * 3 + 16),
             labels: Vec::new(),
@@ -170,12 +176,32 @@ impl Builder {
         id
     }
 
+    /// The entry of `names` for an element name, added if new.
+    fn name(&mut self, name: QualName) -> u32 {
+        let key = name.local.unsafe_data();
+        if let Some(&i) = self.name_index.get(&key) {
+            if self.names[i as usize] == name {
+                return i;
+            }
+            // The same local name in another namespace (svg's `a`, `title`).
+            if let Some(i) = self.names.iter().position(|n| *n == name) {
+                return i as u32;
+            }
+        }
+        let label = self.label(&name.local);
+        let i = self.names.len() as u32;
+        self.name_index.entry(key).or_insert(i);
+        self.names.push(name);
+        self.name_label.push(label);
+        i
+    }
+
     /// The label id (`LabelId`'s number) of an element or attribute name.
     fn label(&mut self, local: &LocalName) -> u32 {
         if let Some(&id) = self.intern.get(&local.unsafe_data()) {
             return id;
         }
-        let lower: String = local.as_ref().to_ascii_lowercase();
+        let lower: String = (**local).to_ascii_lowercase();
         let id = match self.labels.iter().position(|l| **l == *lower) {
             Some(p) => p as u32,
             None => {
@@ -313,74 +339,107 @@ impl Builder {
     }
 }
 
+/// An element's name as the tree builder asks for it (the atoms are
+/// copied out of the arena: no borrow of it outlives a call).
+#[derive(Debug)]
+struct Name {
+    ns: Namespace,
+    local: LocalName,
+}
+
+impl ElemName for Name {
+    fn ns(&self) -> &Namespace {
+        &self.ns
+    }
+    fn local_name(&self) -> &LocalName {
+        &self.local
+    }
+}
+
+/// The tree sink: html5ever's tree builder calls it through shared
+/// references, each call borrows the arena for its own duration.
+struct Builder(RefCell<Arena>);
+
+impl Builder {
+    fn arena(&self) -> std::cell::RefMut<'_, Arena> {
+        self.0.borrow_mut()
+    }
+}
+
 impl TreeSink for Builder {
     type Handle = u32;
-    type Output = Builder;
+    type Output = Arena;
+    type ElemName<'a> = Name;
 
-    fn finish(self) -> Builder {
-        self
+    fn finish(self) -> Arena {
+        self.0.into_inner()
     }
 
-    fn parse_error(&mut self, _msg: Cow<'static, str>) {}
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
 
-    fn get_document(&mut self) -> u32 {
+    fn get_document(&self) -> u32 {
         0
     }
 
-    fn elem_name<'a>(&'a self, target: &'a u32) -> ExpandedName<'a> {
-        match self.nodes[*target as usize].kind {
-            Kind::Element { name, .. } => self.names[name as usize].expanded(),
+    fn elem_name<'a>(&'a self, target: &'a u32) -> Name {
+        let a = self.0.borrow();
+        let name = match a.nodes[*target as usize].kind {
+            Kind::Element { name, .. } => &a.names[name as usize],
             // The tree builder asks only for elements' names; answer with a
             // name that matches nothing special.
-            _ => self.names[0].expanded(),
+            _ => &a.names[0],
+        };
+        Name {
+            ns: name.ns.clone(),
+            local: name.local.clone(),
         }
     }
 
-    fn create_element(&mut self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> u32 {
-        let label = self.label(&name.local);
-        let start = self.attrs.len() as u32;
-        self.push_attrs(&attrs);
-        let end = self.attrs.len() as u32;
-        self.names.push(name);
-        self.name_label.push(label);
-        let idx = (self.names.len() - 1) as u32;
-        let id = self.push(Kind::Element {
-            name: idx,
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> u32 {
+        let mut a = self.arena();
+        let name = a.name(name);
+        let start = a.attrs.len() as u32;
+        a.push_attrs(&attrs);
+        let end = a.attrs.len() as u32;
+        let id = a.push(Kind::Element {
+            name,
             attrs: (start, end),
         });
-        self.created = id;
+        a.created = id;
         id
     }
 
-    fn pop(&mut self, node: &u32) {
-        if *node == self.created {
-            self.created = NONE;
+    fn pop(&self, node: &u32) {
+        let mut a = self.arena();
+        if *node == a.created {
+            a.created = NONE;
         }
     }
 
-    fn create_comment(&mut self, _text: StrTendril) -> u32 {
-        self.push(Kind::Other)
+    fn create_comment(&self, _text: StrTendril) -> u32 {
+        self.arena().push(Kind::Other)
     }
 
-    fn create_pi(&mut self, _target: StrTendril, _data: StrTendril) -> u32 {
-        self.push(Kind::Other)
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> u32 {
+        self.arena().push(Kind::Other)
     }
 
-    fn append(&mut self, parent: &u32, child: NodeOrText<u32>) {
-        self.insert(Place::LastChildOf(*parent), child);
+    fn append(&self, parent: &u32, child: NodeOrText<u32>) {
+        self.arena().insert(Place::LastChildOf(*parent), child);
     }
 
-    fn append_based_on_parent_node(&mut self, element: &u32, prev: &u32, child: NodeOrText<u32>) {
-        if self.nodes[*element as usize].parent != NONE {
-            self.append_before_sibling(element, child);
+    fn append_based_on_parent_node(&self, element: &u32, prev: &u32, child: NodeOrText<u32>) {
+        let mut a = self.arena();
+        if a.nodes[*element as usize].parent != NONE {
+            a.insert(Place::Before(*element), child);
         } else {
-            self.append(prev, child);
+            a.insert(Place::LastChildOf(*prev), child);
         }
     }
 
-    fn append_doctype_to_document(&mut self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
 
-    fn get_template_contents(&mut self, target: &u32) -> u32 {
+    fn get_template_contents(&self, target: &u32) -> u32 {
         // A template's contents are its children.
         *target
     }
@@ -389,55 +448,58 @@ impl TreeSink for Builder {
         x == y
     }
 
-    fn set_quirks_mode(&mut self, _mode: QuirksMode) {}
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
 
-    fn append_before_sibling(&mut self, sibling: &u32, new_node: NodeOrText<u32>) {
-        if self.nodes[*sibling as usize].parent != NONE {
-            self.insert(Place::Before(*sibling), new_node);
+    fn append_before_sibling(&self, sibling: &u32, new_node: NodeOrText<u32>) {
+        let mut a = self.arena();
+        if a.nodes[*sibling as usize].parent != NONE {
+            a.insert(Place::Before(*sibling), new_node);
         }
     }
 
-    fn add_attrs_if_missing(&mut self, target: &u32, attrs: Vec<Attribute>) {
+    fn add_attrs_if_missing(&self, target: &u32, attrs: Vec<Attribute>) {
+        let mut a = self.arena();
         let Kind::Element {
             name,
             attrs: (start, end),
-        } = self.nodes[*target as usize].kind
+        } = a.nodes[*target as usize].kind
         else {
             return;
         };
         let missing: Vec<Attribute> = attrs
             .into_iter()
-            .filter(|a| {
-                let label = self.intern.get(&a.name.local.unsafe_data()).copied();
-                !self.attrs[start as usize..end as usize]
+            .filter(|x| {
+                let label = a.intern.get(&x.name.local.unsafe_data()).copied();
+                !a.attrs[start as usize..end as usize]
                     .iter()
-                    .any(|x| Some(x.name) == label)
+                    .any(|y| Some(y.name) == label)
             })
             .collect();
         if missing.is_empty() {
             return;
         }
         // Keep the element's attributes contiguous: copy them to the end.
-        let new_start = self.attrs.len() as u32;
-        self.attrs.extend_from_within(start as usize..end as usize);
-        self.push_attrs(&missing);
-        let new_end = self.attrs.len() as u32;
-        self.nodes[*target as usize].kind = Kind::Element {
+        let new_start = a.attrs.len() as u32;
+        a.attrs.extend_from_within(start as usize..end as usize);
+        a.push_attrs(&missing);
+        let new_end = a.attrs.len() as u32;
+        a.nodes[*target as usize].kind = Kind::Element {
             name,
             attrs: (new_start, new_end),
         };
     }
 
-    fn remove_from_parent(&mut self, target: &u32) {
-        self.detach(*target);
+    fn remove_from_parent(&self, target: &u32) {
+        self.arena().detach(*target);
     }
 
-    fn reparent_children(&mut self, node: &u32, new_parent: &u32) {
-        let mut c = self.nodes[*node as usize].first;
+    fn reparent_children(&self, node: &u32, new_parent: &u32) {
+        let mut a = self.arena();
+        let mut c = a.nodes[*node as usize].first;
         while c != NONE {
-            let next = self.nodes[c as usize].next;
-            self.detach(c);
-            self.link_last(*new_parent, c);
+            let next = a.nodes[c as usize].next;
+            a.detach(c);
+            a.link_last(*new_parent, c);
             c = next;
         }
     }
@@ -450,25 +512,19 @@ pub(super) fn parse(html: &str) -> Page {
         scripting_enabled: false,
         ..Default::default()
     };
-    let mut builder = Builder::new(html.len());
-    // `elem_name` on a non-element answers with names[0]; make it exist.
-    builder.names.push(QualName::new(
-        None,
-        html5ever::Namespace::from(""),
-        local_name!(""),
-    ));
-    builder.name_label.push(PCDATA.0);
+    let builder = Builder(RefCell::new(Arena::new(html.len())));
     let capped = Capped {
         tree: TreeBuilder::new(builder, opts),
-        skip_end: Vec::new(),
+        skip_end: RefCell::new(Vec::new()),
     };
-    let mut tokenizer = Tokenizer::new(capped, TokenizerOpts::default());
-    let mut input = BufferQueue::new();
+    let tokenizer = Tokenizer::new(capped, TokenizerOpts::default());
+    let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(html));
-    // A script result only pauses the tokenizer (for a scripting engine).
-    while let TokenizerResult::Script(_) = tokenizer.feed(&mut input) {}
+    // A script or an encoding indicator only pauses the tokenizer (for a
+    // scripting engine, for a decoder that could start over).
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
     tokenizer.end();
-    layout(tokenizer.sink.tree.sink)
+    layout(tokenizer.sink.tree.sink.finish())
 }
 
 /// Elements that have no content and are never on the stack of open elements.
@@ -515,14 +571,14 @@ fn keeps_content(name: &QualName) -> bool {
 struct Capped {
     tree: TreeBuilder<u32, Builder>,
     /// End tags still to skip, by name (a handful of names at most).
-    skip_end: Vec<(LocalName, u32)>,
+    skip_end: RefCell<Vec<(LocalName, u32)>>,
 }
 
 impl Capped {
     /// After a start tag: whether the element it opened sits at the cap and
     /// is still open, and may be closed by an end tag of the same name.
-    fn opened_at_cap(&self, tag: &Tag) -> bool {
-        let b = &self.tree.sink;
+    fn opened_at_cap(&self, tag_name: &LocalName, self_closing: bool) -> bool {
+        let b = self.tree.sink.0.borrow();
         if b.created == NONE {
             return false;
         }
@@ -533,11 +589,11 @@ impl Capped {
         let name = &b.names[name as usize];
         node.depth as usize >= MAX_DEPTH
             && !keeps_content(name)
-            && name.local.eq_ignore_ascii_case(&tag.name)
+            && name.local.eq_ignore_ascii_case(tag_name)
             && if name.ns == ns!(html) {
                 !is_void(&name.local)
             } else {
-                !tag.self_closing
+                !self_closing
             }
     }
 }
@@ -545,29 +601,31 @@ impl Capped {
 impl TokenSink for Capped {
     type Handle = u32;
 
-    fn process_token(&mut self, token: Token, line: u64) -> TokenSinkResult<u32> {
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<u32> {
         match token {
             Token::TagToken(tag) if tag.kind == TagKind::StartTag => {
                 let name = tag.name.clone();
-                self.tree.sink.created = NONE;
-                let probe = Tag {
-                    kind: TagKind::EndTag,
-                    name,
-                    self_closing: tag.self_closing,
-                    attrs: Vec::new(),
-                };
+                let self_closing = tag.self_closing;
+                self.tree.sink.arena().created = NONE;
                 let result = self.tree.process_token(Token::TagToken(tag), line);
                 // Raw text elements (script, style, textarea…) answer
                 // otherwise: they hold text only and stay open.
-                if matches!(result, TokenSinkResult::Continue) && self.opened_at_cap(&probe) {
-                    let end = Tag {
-                        self_closing: false,
-                        ..probe
-                    };
-                    match self.skip_end.iter_mut().find(|(n, _)| *n == end.name) {
+                if matches!(result, TokenSinkResult::Continue)
+                    && self.opened_at_cap(&name, self_closing)
+                {
+                    let mut skip = self.skip_end.borrow_mut();
+                    match skip.iter_mut().find(|(n, _)| *n == name) {
                         Some((_, count)) => *count += 1,
-                        None => self.skip_end.push((end.name.clone(), 1)),
+                        None => skip.push((name.clone(), 1)),
                     }
+                    drop(skip);
+                    let end = Tag {
+                        kind: TagKind::EndTag,
+                        name,
+                        self_closing: false,
+                        attrs: Vec::new(),
+                        had_duplicate_attributes: false,
+                    };
                     let _ = self.tree.process_token(Token::TagToken(end), line);
                 }
                 result
@@ -575,6 +633,7 @@ impl TokenSink for Capped {
             Token::TagToken(tag) if tag.kind == TagKind::EndTag => {
                 if let Some((_, count)) = self
                     .skip_end
+                    .borrow_mut()
                     .iter_mut()
                     .find(|(n, c)| *c > 0 && *n == tag.name)
                 {
@@ -587,7 +646,7 @@ impl TokenSink for Capped {
         }
     }
 
-    fn end(&mut self) {
+    fn end(&self) {
         self.tree.end();
     }
 
@@ -602,7 +661,7 @@ fn is_blank(s: &str) -> bool {
 }
 
 /// Lays the built tree out in pre-order: node index = document order.
-fn layout(b: Builder) -> Page {
+fn layout(b: Arena) -> Page {
     let mut nodes: Vec<Node> = Vec::with_capacity(b.nodes.len());
     let mut space_pending = false;
 
@@ -776,7 +835,7 @@ fn layout(b: Builder) -> Page {
 }
 
 /// Whether the build children from `first` on are no elements.
-fn only_text(b: &Builder, first: u32) -> bool {
+fn only_text(b: &Arena, first: u32) -> bool {
     let mut c = first;
     while c != NONE {
         if matches!(b.nodes[c as usize].kind, Kind::Element { .. }) {
