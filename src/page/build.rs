@@ -4,7 +4,7 @@
 //! elements that open at the depth cap (see the module docs of `page`).
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -13,7 +13,7 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 use html5ever::tree_builder::{
-    ElemName, ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
+    ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
 };
 use html5ever::{local_name, ns, Attribute, LocalName, Namespace, QualName, TokenizerResult};
 
@@ -94,7 +94,8 @@ enum Place {
 /// `Builder`).
 struct Arena {
     nodes: Vec<BNode>,
-    /// The distinct element names of the page; entry 0 is no name.
+    /// The distinct element names of the page; entry 0 is no name. Filled
+    /// from `Builder::names` when the page is built.
     names: Vec<QualName>,
     /// Label id of each entry of `names`.
     name_label: Vec<u32>,
@@ -141,8 +142,7 @@ impl Arena {
             // white space and comments; an attribute per ~35 bytes; text and
             // attribute values ~60% of the page), so that they rarely grow.
             nodes: Vec::with_capacity(capacity_hint / 16 + 16),
-            // `elem_name` on a non-element answers with entry 0.
-            names: vec![QualName::new(None, Namespace::from(""), local_name!(""))],
+            names: Vec::new(),
             name_label: vec![PCDATA.0],
             name_index: HashMap::default(),
             attrs: Vec::with_capacity(capacity_hint / 32 + 16),
@@ -174,26 +174,6 @@ impl Arena {
             kind,
         });
         id
-    }
-
-    /// The entry of `names` for an element name, added if new.
-    fn name(&mut self, name: QualName) -> u32 {
-        let key = name.local.unsafe_data();
-        if let Some(&i) = self.name_index.get(&key) {
-            if self.names[i as usize] == name {
-                return i;
-            }
-            // The same local name in another namespace (svg's `a`, `title`).
-            if let Some(i) = self.names.iter().position(|n| *n == name) {
-                return i as u32;
-            }
-        }
-        let label = self.label(&name.local);
-        let i = self.names.len() as u32;
-        self.name_index.entry(key).or_insert(i);
-        self.names.push(name);
-        self.name_label.push(label);
-        i
     }
 
     /// The label id (`LabelId`'s number) of an element or attribute name.
@@ -339,40 +319,110 @@ impl Arena {
     }
 }
 
-/// An element's name as the tree builder asks for it (the atoms are
-/// copied out of the arena: no borrow of it outlives a call).
-#[derive(Debug)]
-struct Name {
-    ns: Namespace,
-    local: LocalName,
+/// The distinct element names of a page, in a table that only grows and
+/// hands out shared references meanwhile: html5ever asks for names through
+/// `&self` and may hold an answer while it calls the sink again. Chunk `k`
+/// holds `32 << k` names; entry 0 is no name.
+struct NameTable {
+    chunks: [OnceCell<Box<[OnceCell<QualName>]>>; 28],
+    len: Cell<u32>,
+    /// No name (entry 0, and the answer for an entry that does not exist).
+    none: QualName,
 }
 
-impl ElemName for Name {
-    fn ns(&self) -> &Namespace {
-        &self.ns
+impl NameTable {
+    fn new() -> NameTable {
+        let none = QualName::new(None, Namespace::from(""), local_name!(""));
+        let table = NameTable {
+            chunks: Default::default(),
+            len: Cell::new(0),
+            none: none.clone(),
+        };
+        table.push(none);
+        table
     }
-    fn local_name(&self) -> &LocalName {
-        &self.local
+
+    /// The chunk and the place in it of entry `i`.
+    fn slot(i: u32) -> (usize, usize) {
+        let n = u64::from(i) / 32 + 1;
+        let k = 63 - n.leading_zeros() as usize;
+        (k, (u64::from(i) - 32 * ((1 << k) - 1)) as usize)
+    }
+
+    fn len(&self) -> u32 {
+        self.len.get()
+    }
+
+    fn get(&self, i: u32) -> Option<&QualName> {
+        let (k, j) = Self::slot(i);
+        self.chunks.get(k)?.get()?.get(j)?.get()
+    }
+
+    fn push(&self, name: QualName) -> u32 {
+        let i = self.len.get();
+        let (k, j) = Self::slot(i);
+        let chunk =
+            self.chunks[k].get_or_init(|| (0..32usize << k).map(|_| OnceCell::new()).collect());
+        let _ = chunk[j].set(name);
+        self.len.set(i + 1);
+        i
+    }
+
+    fn into_vec(self) -> Vec<QualName> {
+        self.chunks
+            .into_iter()
+            .filter_map(OnceCell::into_inner)
+            .flat_map(|chunk| chunk.into_vec().into_iter().map_while(OnceCell::into_inner))
+            .collect()
     }
 }
 
 /// The tree sink: html5ever's tree builder calls it through shared
 /// references, each call borrows the arena for its own duration.
-struct Builder(RefCell<Arena>);
+struct Builder {
+    arena: RefCell<Arena>,
+    names: NameTable,
+}
 
 impl Builder {
     fn arena(&self) -> std::cell::RefMut<'_, Arena> {
-        self.0.borrow_mut()
+        self.arena.borrow_mut()
+    }
+
+    /// The entry of `names` for an element name, added if new.
+    fn name(&self, arena: &mut Arena, name: QualName) -> u32 {
+        let key = name.local.unsafe_data();
+        if let Some(&i) = arena.name_index.get(&key) {
+            if self.names.get(i) == Some(&name) {
+                return i;
+            }
+            // The same local name in another namespace (svg's `a`, `title`).
+            if let Some(i) = (0..self.names.len()).find(|&i| self.names.get(i) == Some(&name)) {
+                return i;
+            }
+        }
+        let label = arena.label(&name.local);
+        let i = self.names.push(name);
+        arena.name_index.entry(key).or_insert(i);
+        arena.name_label.push(label);
+        i
+    }
+
+    /// The name of entry `i` of `names`.
+    fn name_of(&self, i: u32) -> &QualName {
+        self.names.get(i).unwrap_or(&self.names.none)
     }
 }
 
 impl TreeSink for Builder {
     type Handle = u32;
     type Output = Arena;
-    type ElemName<'a> = Name;
+    type ElemName<'a> = &'a QualName;
 
     fn finish(self) -> Arena {
-        self.0.into_inner()
+        let mut arena = self.arena.into_inner();
+        arena.names = self.names.into_vec();
+        arena
     }
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}
@@ -381,23 +431,19 @@ impl TreeSink for Builder {
         0
     }
 
-    fn elem_name<'a>(&'a self, target: &'a u32) -> Name {
-        let a = self.0.borrow();
-        let name = match a.nodes[*target as usize].kind {
-            Kind::Element { name, .. } => &a.names[name as usize],
+    fn elem_name<'a>(&'a self, target: &'a u32) -> &'a QualName {
+        let name = match self.arena.borrow().nodes[*target as usize].kind {
+            Kind::Element { name, .. } => name,
             // The tree builder asks only for elements' names; answer with a
             // name that matches nothing special.
-            _ => &a.names[0],
+            _ => 0,
         };
-        Name {
-            ns: name.ns.clone(),
-            local: name.local.clone(),
-        }
+        self.name_of(name)
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> u32 {
         let mut a = self.arena();
-        let name = a.name(name);
+        let name = self.name(&mut a, name);
         let start = a.attrs.len() as u32;
         a.push_attrs(&attrs);
         let end = a.attrs.len() as u32;
@@ -512,7 +558,10 @@ pub(super) fn parse(html: &str) -> Page {
         scripting_enabled: false,
         ..Default::default()
     };
-    let builder = Builder(RefCell::new(Arena::new(html.len())));
+    let builder = Builder {
+        arena: RefCell::new(Arena::new(html.len())),
+        names: NameTable::new(),
+    };
     let capped = Capped {
         tree: TreeBuilder::new(builder, opts),
         skip_end: RefCell::new(Vec::new()),
@@ -578,7 +627,7 @@ impl Capped {
     /// After a start tag: whether the element it opened sits at the cap and
     /// is still open, and may be closed by an end tag of the same name.
     fn opened_at_cap(&self, tag_name: &LocalName, self_closing: bool) -> bool {
-        let b = self.tree.sink.0.borrow();
+        let b = self.tree.sink.arena.borrow();
         if b.created == NONE {
             return false;
         }
@@ -586,7 +635,7 @@ impl Capped {
         let Kind::Element { name, .. } = node.kind else {
             return false;
         };
-        let name = &b.names[name as usize];
+        let name = self.tree.sink.name_of(name);
         node.depth as usize >= MAX_DEPTH
             && !keeps_content(name)
             && name.local.eq_ignore_ascii_case(tag_name)

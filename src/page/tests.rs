@@ -318,3 +318,21 @@ fn a_select_at_the_cap_keeps_its_options() {
     assert_eq!(page.text_of(options[1]), "zwei");
     assert!(level(&page, options[1]) <= MAX_DEPTH + 2);
 }
+
+#[test]
+fn many_distinct_element_names_keep_their_labels() {
+    // Past the first chunks of the builder's name table; svg's `a` and
+    // html's `a` are two names with one label.
+    let html: String = (0..3000)
+        .map(|i| format!("<x-element-{i}>v{i}</x-element-{i}>"))
+        .collect::<String>()
+        + "<a href=h>1</a><svg><a href=s>2</a></svg>";
+    let page = Page::parse(&html);
+    for i in [0, 31, 32, 95, 96, 2999] {
+        let l = page.label_id(&format!("x-element-{i}")).unwrap();
+        let nodes = page.with_label(l);
+        assert_eq!(nodes.len(), 1, "{i}");
+        assert_eq!(page.text_of(nodes[0]), format!("v{i}"));
+    }
+    assert_eq!(page.with_label(A).len(), 2);
+}
