@@ -324,6 +324,9 @@ impl Arena {
 /// `&self` and may hold an answer while it calls the sink again. Chunk `k`
 /// holds `32 << k` names; entry 0 is no name.
 struct NameTable {
+    /// Entries 0 to 31, where the names of most pages fit.
+    first: [OnceCell<QualName>; 32],
+    /// Chunk `k` holds `32 << k` entries (chunk 0 is `first`).
     chunks: [OnceCell<Box<[OnceCell<QualName>]>>; 28],
     len: Cell<u32>,
     /// No name (entry 0, and the answer for an entry that does not exist).
@@ -334,6 +337,7 @@ impl NameTable {
     fn new() -> NameTable {
         let none = QualName::new(None, Namespace::from(""), local_name!(""));
         let table = NameTable {
+            first: Default::default(),
             chunks: Default::default(),
             len: Cell::new(0),
             none: none.clone(),
@@ -354,26 +358,62 @@ impl NameTable {
     }
 
     fn get(&self, i: u32) -> Option<&QualName> {
+        if let Some(entry) = self.first.get(i as usize) {
+            return entry.get();
+        }
         let (k, j) = Self::slot(i);
         self.chunks.get(k)?.get()?.get(j)?.get()
     }
 
     fn push(&self, name: QualName) -> u32 {
         let i = self.len.get();
-        let (k, j) = Self::slot(i);
-        let chunk =
-            self.chunks[k].get_or_init(|| (0..32usize << k).map(|_| OnceCell::new()).collect());
-        let _ = chunk[j].set(name);
+        if let Some(entry) = self.first.get(i as usize) {
+            let _ = entry.set(name);
+        } else {
+            let (k, j) = Self::slot(i);
+            let chunk =
+                self.chunks[k].get_or_init(|| (0..32usize << k).map(|_| OnceCell::new()).collect());
+            let _ = chunk[j].set(name);
+        }
         self.len.set(i + 1);
         i
     }
 
     fn into_vec(self) -> Vec<QualName> {
-        self.chunks
+        let rest = self
+            .chunks
             .into_iter()
+            .skip(1)
             .filter_map(OnceCell::into_inner)
-            .flat_map(|chunk| chunk.into_vec().into_iter().map_while(OnceCell::into_inner))
+            .flat_map(|chunk| chunk.into_vec());
+        self.first
+            .into_iter()
+            .chain(rest)
+            .map_while(OnceCell::into_inner)
             .collect()
+    }
+}
+
+/// What the tree builder holds of a node: its index in the arena and its
+/// entry in the name table (0 but for elements), so that the names the tree
+/// builder asks for while it scans its stack need no look into the arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Handle {
+    id: u32,
+    name: u32,
+}
+
+impl Handle {
+    fn node(id: u32) -> Handle {
+        Handle { id, name: 0 }
+    }
+}
+
+/// A node or text to insert, with the node as an arena index.
+fn arena_child(child: NodeOrText<Handle>) -> NodeOrText<u32> {
+    match child {
+        NodeOrText::AppendNode(h) => NodeOrText::AppendNode(h.id),
+        NodeOrText::AppendText(t) => NodeOrText::AppendText(t),
     }
 }
 
@@ -415,7 +455,7 @@ impl Builder {
 }
 
 impl TreeSink for Builder {
-    type Handle = u32;
+    type Handle = Handle;
     type Output = Arena;
     type ElemName<'a> = &'a QualName;
 
@@ -427,21 +467,17 @@ impl TreeSink for Builder {
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}
 
-    fn get_document(&self) -> u32 {
-        0
+    fn get_document(&self) -> Handle {
+        Handle::node(0)
     }
 
-    fn elem_name<'a>(&'a self, target: &'a u32) -> &'a QualName {
-        let name = match self.arena.borrow().nodes[*target as usize].kind {
-            Kind::Element { name, .. } => name,
-            // The tree builder asks only for elements' names; answer with a
-            // name that matches nothing special.
-            _ => 0,
-        };
-        self.name_of(name)
+    fn elem_name<'a>(&'a self, target: &'a Handle) -> &'a QualName {
+        // The tree builder asks only for elements' names; for anything else
+        // entry 0 is a name that matches nothing special.
+        self.name_of(target.name)
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> u32 {
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> Handle {
         let mut a = self.arena();
         let name = self.name(&mut a, name);
         let start = a.attrs.len() as u32;
@@ -452,63 +488,70 @@ impl TreeSink for Builder {
             attrs: (start, end),
         });
         a.created = id;
-        id
+        Handle { id, name }
     }
 
-    fn pop(&self, node: &u32) {
+    fn pop(&self, node: &Handle) {
         let mut a = self.arena();
-        if *node == a.created {
+        if node.id == a.created {
             a.created = NONE;
         }
     }
 
-    fn create_comment(&self, _text: StrTendril) -> u32 {
-        self.arena().push(Kind::Other)
+    fn create_comment(&self, _text: StrTendril) -> Handle {
+        Handle::node(self.arena().push(Kind::Other))
     }
 
-    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> u32 {
-        self.arena().push(Kind::Other)
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Handle {
+        Handle::node(self.arena().push(Kind::Other))
     }
 
-    fn append(&self, parent: &u32, child: NodeOrText<u32>) {
-        self.arena().insert(Place::LastChildOf(*parent), child);
+    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
+        self.arena()
+            .insert(Place::LastChildOf(parent.id), arena_child(child));
     }
 
-    fn append_based_on_parent_node(&self, element: &u32, prev: &u32, child: NodeOrText<u32>) {
+    fn append_based_on_parent_node(
+        &self,
+        element: &Handle,
+        prev: &Handle,
+        child: NodeOrText<Handle>,
+    ) {
         let mut a = self.arena();
-        if a.nodes[*element as usize].parent != NONE {
-            a.insert(Place::Before(*element), child);
+        if a.nodes[element.id as usize].parent != NONE {
+            a.insert(Place::Before(element.id), arena_child(child));
         } else {
-            a.insert(Place::LastChildOf(*prev), child);
+            a.insert(Place::LastChildOf(prev.id), arena_child(child));
         }
     }
 
     fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
 
-    fn get_template_contents(&self, target: &u32) -> u32 {
+    fn get_template_contents(&self, target: &Handle) -> Handle {
         // A template's contents are its children.
         *target
     }
 
-    fn same_node(&self, x: &u32, y: &u32) -> bool {
-        x == y
+    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
+        x.id == y.id
     }
 
     fn set_quirks_mode(&self, _mode: QuirksMode) {}
 
-    fn append_before_sibling(&self, sibling: &u32, new_node: NodeOrText<u32>) {
+    fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
         let mut a = self.arena();
-        if a.nodes[*sibling as usize].parent != NONE {
-            a.insert(Place::Before(*sibling), new_node);
+        if a.nodes[sibling.id as usize].parent != NONE {
+            a.insert(Place::Before(sibling.id), arena_child(new_node));
         }
     }
 
-    fn add_attrs_if_missing(&self, target: &u32, attrs: Vec<Attribute>) {
+    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
         let mut a = self.arena();
+        let target = target.id;
         let Kind::Element {
             name,
             attrs: (start, end),
-        } = a.nodes[*target as usize].kind
+        } = a.nodes[target as usize].kind
         else {
             return;
         };
@@ -529,23 +572,23 @@ impl TreeSink for Builder {
         a.attrs.extend_from_within(start as usize..end as usize);
         a.push_attrs(&missing);
         let new_end = a.attrs.len() as u32;
-        a.nodes[*target as usize].kind = Kind::Element {
+        a.nodes[target as usize].kind = Kind::Element {
             name,
             attrs: (new_start, new_end),
         };
     }
 
-    fn remove_from_parent(&self, target: &u32) {
-        self.arena().detach(*target);
+    fn remove_from_parent(&self, target: &Handle) {
+        self.arena().detach(target.id);
     }
 
-    fn reparent_children(&self, node: &u32, new_parent: &u32) {
+    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
         let mut a = self.arena();
-        let mut c = a.nodes[*node as usize].first;
+        let mut c = a.nodes[node.id as usize].first;
         while c != NONE {
             let next = a.nodes[c as usize].next;
             a.detach(c);
-            a.link_last(*new_parent, c);
+            a.link_last(new_parent.id, c);
             c = next;
         }
     }
@@ -618,7 +661,7 @@ fn keeps_content(name: &QualName) -> bool {
 /// stays about `MAX_DEPTH` long), and skipping as many of the page's own end
 /// tags for them.
 struct Capped {
-    tree: TreeBuilder<u32, Builder>,
+    tree: TreeBuilder<Handle, Builder>,
     /// End tags still to skip, by name (a handful of names at most).
     skip_end: RefCell<Vec<(LocalName, u32)>>,
 }
@@ -648,9 +691,9 @@ impl Capped {
 }
 
 impl TokenSink for Capped {
-    type Handle = u32;
+    type Handle = Handle;
 
-    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<u32> {
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<Handle> {
         match token {
             Token::TagToken(tag) if tag.kind == TagKind::StartTag => {
                 let name = tag.name.clone();
