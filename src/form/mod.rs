@@ -3,7 +3,11 @@
 //! [`forms`] reads every form of a page with its action, method, enctype and
 //! charset, and each element with its internal name, its domain (determined
 //! for selects, radio groups, checkboxes and hidden fields; undetermined for
-//! text fields), its default value and its visible label.
+//! text fields), its default value and its visible label. It reads the page
+//! tree of `crate::page` (the one the meta tags are read from), so a form
+//! page is parsed once; every walk over the tree is a loop, never a
+//! recursion, and a climb to the ancestors is bounded by the tree's depth
+//! cap (see `crate::page`).
 //!
 //! Decisions where the HTML is loose:
 //! - A control belongs to the form named by its `form` attribute, else to
@@ -17,16 +21,18 @@
 //! - A label is `<label for=id>`, else an enclosing `<label>`, else the
 //!   nearest text before the element; a choice's label is its own label,
 //!   else the text right after it (where "Fischland" follows its radio).
+//! - An option without a `value` has its text as value, white space
+//!   collapsed and scripts inside it left out, as a browser's `option.text`.
+//! - A text area's default is its text as written; one that holds only white
+//!   space reads as empty (the page tree keeps no white-space-only text).
 
 use std::fmt;
 
 use encoding_rs::Encoding;
-use select::document::Document;
-use select::node::Node;
-use select::predicate::Name;
 use url::Url;
 
 use crate::fetch::Method;
+use crate::page::{LabelId, NodeId, Page};
 
 /// How a POST body is encoded (`enctype`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,23 +270,26 @@ pub struct FormError {
     pub message: String,
 }
 
-/// Reads every form of a page. `page_encoding` is the encoding the page was
-/// decoded with (see `crate::charset`).
+/// Reads every form of a page (its tree, see [`Page::parse`]). `page_url` is
+/// the page's URL (after redirects); `page_encoding` is the encoding the page
+/// was decoded with (see `crate::charset`).
 pub fn forms(
-    html: &str,
+    page: &Page,
     page_url: &Url,
     page_encoding: &'static Encoding,
 ) -> Result<Vec<Form>, FormError> {
-    let doc = Document::from(html);
-    let base = doc
-        .find(Name("base"))
-        .find_map(|b| b.attr("href"))
+    let ids = Labels::new(page);
+    let base = ids
+        .nodes(page, ids.base)
+        .iter()
+        .find_map(|&b| page.attribute(b, "href"))
         .and_then(|h| page_url.join(h.trim()).ok())
         .unwrap_or_else(|| page_url.clone());
-    let form_nodes: Vec<Node> = doc.find(Name("form")).collect();
+    let form_nodes = ids.nodes(page, ids.form);
     let mut out = Vec::new();
-    for (index, node) in form_nodes.iter().enumerate() {
-        let action_attr = node.attr("action").unwrap_or("").trim();
+    for (index, &node) in form_nodes.iter().enumerate() {
+        let attr = |name: &str| page.attribute(node, name);
+        let action_attr = attr("action").unwrap_or("").trim();
         let action = if action_attr.is_empty() {
             page_url.clone()
         } else {
@@ -290,16 +299,16 @@ pub fn forms(
                 message: e.to_string(),
             })?
         };
-        let method = match node.attr("method") {
+        let method = match attr("method") {
             Some(m) if m.trim().eq_ignore_ascii_case("post") => Method::Post,
             _ => Method::Get,
         };
-        let enctype = match node.attr("enctype").map(|e| e.trim().to_ascii_lowercase()) {
+        let enctype = match attr("enctype").map(|e| e.trim().to_ascii_lowercase()) {
             Some(e) if e == "multipart/form-data" => Enctype::Multipart,
             Some(e) if e == "text/plain" => Enctype::TextPlain,
             _ => Enctype::UrlEncoded,
         };
-        let accept_charset = node.attr("accept-charset").map(str::to_string);
+        let accept_charset = attr("accept-charset").map(str::to_string);
         let encoding = accept_charset
             .as_deref()
             .and_then(|cs| {
@@ -310,8 +319,8 @@ pub fn forms(
             .output_encoding();
         out.push(Form {
             index,
-            id: node.attr("id").map(str::to_string),
-            name: node.attr("name").map(str::to_string),
+            id: attr("id").map(str::to_string),
+            name: attr("name").map(str::to_string),
             action,
             method,
             enctype,
@@ -320,87 +329,174 @@ pub fn forms(
             elements: Vec::new(),
         });
     }
-    let labels = LabelIndex::new(&doc);
-    for control in
-        doc.find(|n: &Node| matches!(n.name(), Some("input" | "select" | "textarea" | "button")))
-    {
-        let Some(owner) = owner_form(&control, &form_nodes) else {
+    if out.is_empty() {
+        return Ok(out);
+    }
+    let reader = Reader {
+        page,
+        ids: &ids,
+        labels: LabelIndex::new(page, &ids),
+    };
+    let mut controls: Vec<NodeId> = [ids.input, ids.select, ids.textarea, ids.button]
+        .into_iter()
+        .flat_map(|l| ids.nodes(page, l))
+        .copied()
+        .collect();
+    controls.sort_unstable();
+    for control in controls {
+        let Some(owner) = reader.owner_form(control, form_nodes) else {
             continue;
         };
-        if control.attr("disabled").is_some() || in_disabled_fieldset(&control) {
+        if page.attribute(control, "disabled").is_some() || reader.in_disabled_fieldset(control) {
             continue;
         }
-        add_control(&doc, &mut out[owner].elements, &control, &labels);
+        reader.add_control(&mut out[owner].elements, control);
     }
     Ok(out)
 }
 
-/// The index of the form a control belongs to (see the module docs).
-fn owner_form(control: &Node, forms: &[Node]) -> Option<usize> {
-    if let Some(id) = control.attr("form") {
-        if let Some(i) = forms.iter().position(|f| f.attr("id") == Some(id)) {
-            return Some(i);
-        }
-    }
-    let mut p = control.parent();
-    while let Some(n) = p {
-        if n.name() == Some("form") {
-            return forms.iter().position(|f| f.index() == n.index());
-        }
-        p = n.parent();
-    }
-    forms.iter().rposition(|f| f.index() < control.index())
+/// The ids of the labels forms are read by (`None` where the page has none).
+struct Labels {
+    form: Option<LabelId>,
+    base: Option<LabelId>,
+    input: Option<LabelId>,
+    select: Option<LabelId>,
+    textarea: Option<LabelId>,
+    button: Option<LabelId>,
+    option: Option<LabelId>,
+    label: Option<LabelId>,
+    fieldset: Option<LabelId>,
+    /// Elements whose text a reader does not see as a label.
+    hidden: Vec<LabelId>,
 }
 
-/// True when the control sits in a disabled fieldset.
-fn in_disabled_fieldset(node: &Node) -> bool {
-    let mut p = node.parent();
-    while let Some(n) = p {
-        if n.name() == Some("fieldset") && n.attr("disabled").is_some() {
-            return true;
+impl Labels {
+    fn new(page: &Page) -> Labels {
+        let id = |l: &str| page.label_id(l);
+        Labels {
+            form: id("form"),
+            base: id("base"),
+            input: id("input"),
+            select: id("select"),
+            textarea: id("textarea"),
+            button: id("button"),
+            option: id("option"),
+            label: id("label"),
+            fieldset: id("fieldset"),
+            hidden: [
+                "option", "select", "textarea", "script", "style", "title", "button",
+            ]
+            .into_iter()
+            .filter_map(id)
+            .collect(),
         }
-        p = n.parent();
     }
-    false
+
+    /// The nodes with a label, in document order.
+    fn nodes<'p>(&self, page: &'p Page, label: Option<LabelId>) -> &'p [NodeId] {
+        label.map_or(&[], |l| page.with_label(l))
+    }
+
+    fn is(&self, page: &Page, node: NodeId, label: Option<LabelId>) -> bool {
+        label.is_some_and(|l| page.label_of(node) == l)
+    }
+
+    fn is_control(&self, page: &Page, node: NodeId) -> bool {
+        [self.input, self.select, self.textarea, self.button]
+            .into_iter()
+            .any(|l| self.is(page, node, l))
+    }
+
+    fn is_hidden(&self, page: &Page, node: NodeId) -> bool {
+        self.hidden.contains(&page.label_of(node))
+    }
 }
 
-fn add_control(doc: &Document, elements: &mut Vec<Element>, node: &Node, labels: &LabelIndex) {
-    let name = node.attr("name").unwrap_or("").to_string();
-    let attr = |a: &str| node.attr(a).unwrap_or("").to_string();
-    let kind = match node.name() {
-        Some("select") => {
-            let options = node
-                .find(Name("option"))
-                .filter(|o| o.attr("disabled").is_none())
-                .map(|o| {
-                    let text = collapse(&o.text());
+/// Reads the controls of one page.
+struct Reader<'p> {
+    page: &'p Page,
+    ids: &'p Labels,
+    labels: LabelIndex,
+}
+
+impl Reader<'_> {
+    /// The index of the form a control belongs to (see the module docs).
+    fn owner_form(&self, control: NodeId, forms: &[NodeId]) -> Option<usize> {
+        let page = self.page;
+        if let Some(id) = page.attribute(control, "form") {
+            if let Some(i) = forms
+                .iter()
+                .position(|&f| page.attribute(f, "id") == Some(id))
+            {
+                return Some(i);
+            }
+        }
+        if let Some(form) = page
+            .ancestors(control)
+            .find(|&a| self.ids.is(page, a, self.ids.form))
+        {
+            return forms.binary_search(&form).ok();
+        }
+        forms.partition_point(|&f| f < control).checked_sub(1)
+    }
+
+    /// True when the control sits in a disabled fieldset.
+    fn in_disabled_fieldset(&self, node: NodeId) -> bool {
+        self.ids.fieldset.is_some()
+            && self.page.ancestors(node).any(|a| {
+                self.ids.is(self.page, a, self.ids.fieldset)
+                    && self.page.attribute(a, "disabled").is_some()
+            })
+    }
+
+    fn add_control(&self, elements: &mut Vec<Element>, node: NodeId) {
+        let (page, ids) = (self.page, self.ids);
+        let name = page.attribute(node, "name").unwrap_or("").to_string();
+        let attr = |a: &str| page.attribute(node, a).unwrap_or("").to_string();
+        let kind = if ids.is(page, node, ids.select) {
+            let options = ids
+                .option
+                .map_or(&[][..], |o| page.descendants_with_label(node, o))
+                .iter()
+                .filter(|&&o| page.attribute(o, "disabled").is_none())
+                .map(|&o| {
+                    let text = page.text_of(o);
                     Choice {
-                        value: o.attr("value").map_or_else(|| text.clone(), str::to_string),
-                        label: o
-                            .attr("label")
+                        value: page
+                            .attribute(o, "value")
+                            .map_or_else(|| text.clone(), str::to_string),
+                        label: page
+                            .attribute(o, "label")
                             .map(collapse)
                             .filter(|l| !l.is_empty())
                             .unwrap_or(text),
-                        selected: o.attr("selected").is_some(),
+                        selected: page.attribute(o, "selected").is_some(),
                     }
                 })
                 .collect();
             ElementKind::Select {
-                multiple: node.attr("multiple").is_some(),
+                multiple: page.attribute(node, "multiple").is_some(),
                 options,
             }
-        }
-        Some("textarea") => ElementKind::TextArea { value: node.text() },
-        Some("button") => match node.attr("type").map(str::to_ascii_lowercase).as_deref() {
-            None | Some("submit") | Some("") => ElementKind::Submit {
-                value: attr("value"),
-                image: false,
-            },
-            _ => return,
-        },
-        _ => {
-            let input_type = node
-                .attr("type")
+        } else if ids.is(page, node, ids.textarea) {
+            ElementKind::TextArea {
+                value: raw_text_below(page, node),
+            }
+        } else if ids.is(page, node, ids.button) {
+            match page
+                .attribute(node, "type")
+                .map(str::to_ascii_lowercase)
+                .as_deref()
+            {
+                None | Some("submit") | Some("") => ElementKind::Submit {
+                    value: attr("value"),
+                    image: false,
+                },
+                _ => return,
+            }
+        } else {
+            let input_type = page
+                .attribute(node, "type")
                 .map_or_else(|| "text".to_string(), |t| t.trim().to_ascii_lowercase());
             match input_type.as_str() {
                 "radio" | "checkbox" => {
@@ -408,12 +504,12 @@ fn add_control(doc: &Document, elements: &mut Vec<Element>, node: &Node, labels:
                         return;
                     }
                     let choice = Choice {
-                        value: node.attr("value").unwrap_or("on").to_string(),
-                        label: labels
-                            .explicit(node)
-                            .or_else(|| following_text(doc, node))
+                        value: page.attribute(node, "value").unwrap_or("on").to_string(),
+                        label: self
+                            .explicit_label(node)
+                            .or_else(|| self.following_text(node))
                             .unwrap_or_default(),
-                        selected: node.attr("checked").is_some(),
+                        selected: page.attribute(node, "checked").is_some(),
                     };
                     let radio = input_type == "radio";
                     let existing = elements.iter_mut().find(|e| {
@@ -456,17 +552,79 @@ fn add_control(doc: &Document, elements: &mut Vec<Element>, node: &Node, labels:
                     input_type,
                 },
             }
+        };
+        if name.is_empty() && !matches!(kind, ElementKind::Submit { .. }) {
+            return;
         }
-    };
-    if name.is_empty() && !matches!(kind, ElementKind::Submit { .. }) {
-        return;
+        let label = match kind {
+            ElementKind::Submit { .. } => None,
+            ElementKind::Radio { .. } | ElementKind::Checkbox { .. } => self.preceding_text(node),
+            _ => self
+                .explicit_label(node)
+                .or_else(|| self.preceding_text(node)),
+        };
+        elements.push(Element { name, kind, label });
     }
-    let label = match kind {
-        ElementKind::Submit { .. } => None,
-        ElementKind::Radio { .. } | ElementKind::Checkbox { .. } => preceding_text(doc, node),
-        _ => labels.explicit(node).or_else(|| preceding_text(doc, node)),
-    };
-    elements.push(Element { name, kind, label });
+
+    /// `label[for=id]`, else an enclosing label.
+    fn explicit_label(&self, node: NodeId) -> Option<String> {
+        let (page, ids) = (self.page, self.ids);
+        if let Some(id) = page.attribute(node, "id") {
+            if let Some((_, text)) = self.labels.by_id.iter().find(|(f, _)| f == id) {
+                if !text.is_empty() {
+                    return Some(text.clone());
+                }
+            }
+        }
+        for a in page.ancestors(node) {
+            if ids.is(page, a, ids.label) {
+                return Some(visible_text(page, ids, a)).filter(|t| !t.is_empty());
+            }
+            if ids.is(page, a, ids.form) {
+                break;
+            }
+        }
+        None
+    }
+
+    /// Whether a node sits in an element whose text is no label.
+    fn in_hidden_text(&self, node: NodeId) -> bool {
+        self.page
+            .ancestors(node)
+            .any(|a| self.ids.is_hidden(self.page, a))
+    }
+
+    /// The nearest non-blank text before a node in document order — its last
+    /// line, since the lines before it usually belong to the controls before.
+    fn preceding_text(&self, node: NodeId) -> Option<String> {
+        self.page.before(node).rev().take(200).find_map(|n| {
+            let line = self
+                .page
+                .pcdata(n)?
+                .lines()
+                .map(collapse)
+                .rfind(|l| !l.is_empty())?;
+            (!self.in_hidden_text(n)).then_some(line)
+        })
+    }
+
+    /// The first non-blank line of text after a node, unless another control
+    /// comes first.
+    fn following_text(&self, node: NodeId) -> Option<String> {
+        for n in self.page.after(node).take(199) {
+            if self.ids.is_control(self.page, n) {
+                return None;
+            }
+            if let Some(t) = self.page.pcdata(n) {
+                if let Some(line) = t.lines().map(collapse).find(|l| !l.is_empty()) {
+                    if !self.in_hidden_text(n) {
+                        return Some(line);
+                    }
+                }
+            }
+        }
+        None
+    }
 }
 
 /// `<label for=…>` texts by id.
@@ -475,104 +633,52 @@ struct LabelIndex {
 }
 
 impl LabelIndex {
-    fn new(doc: &Document) -> LabelIndex {
-        let by_id = doc
-            .find(Name("label"))
-            .filter_map(|l| Some((l.attr("for")?.to_string(), visible_text(&l))))
+    fn new(page: &Page, ids: &Labels) -> LabelIndex {
+        let by_id = ids
+            .nodes(page, ids.label)
+            .iter()
+            .filter_map(|&l| {
+                Some((
+                    page.attribute(l, "for")?.to_string(),
+                    visible_text(page, ids, l),
+                ))
+            })
             .collect();
         LabelIndex { by_id }
-    }
-
-    /// `label[for=id]`, else an enclosing label.
-    fn explicit(&self, node: &Node) -> Option<String> {
-        if let Some(id) = node.attr("id") {
-            if let Some((_, text)) = self.by_id.iter().find(|(f, _)| f == id) {
-                if !text.is_empty() {
-                    return Some(text.clone());
-                }
-            }
-        }
-        let mut p = node.parent();
-        while let Some(n) = p {
-            if n.name() == Some("label") {
-                return Some(visible_text(&n)).filter(|t| !t.is_empty());
-            }
-            if n.name() == Some("form") {
-                break;
-            }
-            p = n.parent();
-        }
-        None
     }
 }
 
 /// The text of a node that a reader sees as label: without the options of
-/// a select or the content of a text area inside it.
-fn visible_text(node: &Node) -> String {
+/// a select or the content of a text area inside it; a space between two
+/// texts.
+fn visible_text(page: &Page, ids: &Labels, node: NodeId) -> String {
     let mut out = String::new();
-    for d in node.descendants() {
-        if let Some(t) = d.as_text() {
-            if !in_hidden_text(&d) {
-                out.push_str(t);
-                out.push(' ');
-            }
+    if ids.is_hidden(page, node) || page.ancestors(node).any(|a| ids.is_hidden(page, a)) {
+        return out;
+    }
+    let end = page.subtree_end(node);
+    let mut n = node.next();
+    while n < end {
+        if ids.is_hidden(page, n) {
+            n = page.subtree_end(n);
+            continue;
         }
+        if let Some(t) = page.pcdata(n) {
+            out.push_str(t);
+            out.push(' ');
+        }
+        n = n.next();
     }
     collapse(&out)
 }
 
-fn in_hidden_text(node: &Node) -> bool {
-    let mut p = node.parent();
-    while let Some(n) = p {
-        if matches!(
-            n.name(),
-            Some("option" | "select" | "textarea" | "script" | "style" | "title" | "button")
-        ) {
-            return true;
-        }
-        p = n.parent();
-    }
-    false
-}
-
-fn is_control(node: &Node) -> bool {
-    matches!(
-        node.name(),
-        Some("input" | "select" | "textarea" | "button")
-    )
-}
-
-/// The nearest non-blank text before a node in document order — its last
-/// line, since the lines before it usually belong to the controls before.
-fn preceding_text(doc: &Document, node: &Node) -> Option<String> {
-    (0..node.index()).rev().take(200).find_map(|i| {
-        let n = doc.nth(i)?;
-        let line = n
-            .as_text()?
-            .lines()
-            .map(collapse)
-            .rfind(|l| !l.is_empty())?;
-        (!in_hidden_text(&n)).then_some(line)
-    })
-}
-
-/// The first non-blank line of text after a node, unless another control
-/// comes first.
-fn following_text(doc: &Document, node: &Node) -> Option<String> {
-    for i in node.index() + 1..node.index() + 200 {
-        let n = doc.nth(i)?;
-        if is_control(&n) {
-            return None;
-        }
-        if let Some(t) = n.as_text() {
-            if let Some(line) = t.lines().map(collapse).find(|l| !l.is_empty()) {
-                if !in_hidden_text(&n) {
-                    return Some(line);
-                }
-            }
-        }
-    }
-    None
+/// The text below a node as written (a text area's value).
+fn raw_text_below(page: &Page, node: NodeId) -> String {
+    let end = page.subtree_end(node);
+    page.after(node)
+        .take_while(|&n| n < end)
+        .filter_map(|n| page.pcdata(n))
+        .collect()
 }
 
 fn collapse(s: &str) -> String {

@@ -34,7 +34,7 @@ fn page() -> Url {
 
 #[test]
 fn reads_every_form_with_action_method_and_charset() {
-    let forms = forms(CITYWORLD, &page(), UTF_8).unwrap();
+    let forms = forms(&Page::parse(CITYWORLD), &page(), UTF_8).unwrap();
     assert_eq!(forms.len(), 2);
     let f = &forms[0];
     assert_eq!(
@@ -54,7 +54,7 @@ fn reads_every_form_with_action_method_and_charset() {
 
 #[test]
 fn elements_with_names_domains_defaults_and_labels() {
-    let forms = forms(CITYWORLD, &page(), UTF_8).unwrap();
+    let forms = forms(&Page::parse(CITYWORLD), &page(), UTF_8).unwrap();
     let f = &forms[0];
     let names: Vec<_> = f.elements.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(
@@ -120,7 +120,7 @@ fn elements_with_names_domains_defaults_and_labels() {
 fn form_opened_inside_a_table_keeps_its_controls() {
     let html = r#"<table><form action="q.pl"><tr><td>Stadt <input name="stadt"></td></tr></form></table>
         <table><form action="r.pl" method=post><tr><td><select name="s" multiple><option selected>a<option>b<option selected>c</select></td></tr></form></table>"#;
-    let forms = forms(html, &page(), UTF_8).unwrap();
+    let forms = forms(&Page::parse(html), &page(), UTF_8).unwrap();
     assert_eq!(forms.len(), 2);
     assert_eq!(forms[0].element_names(), ["stadt"]);
     assert_eq!(forms[0].elements[0].label.as_deref(), Some("Stadt"));
@@ -132,7 +132,7 @@ fn form_opened_inside_a_table_keeps_its_controls() {
 #[test]
 fn labels_take_the_nearest_line_of_text() {
     let html = "<form>Region: <input type=radio name=r value=1>Fischland\n<input type=radio name=r value=2>R\u{fc}gen\nOrt <input name=ort></form>";
-    let f = &forms(html, &page(), UTF_8).unwrap()[0];
+    let f = &forms(&Page::parse(html), &page(), UTF_8).unwrap()[0];
     assert_eq!(f.element("r").unwrap().label.as_deref(), Some("Region:"));
     assert_eq!(f.element("ort").unwrap().label.as_deref(), Some("Ort"));
     match &f.element("r").unwrap().kind {
@@ -148,7 +148,7 @@ fn single_select_without_selection_defaults_to_its_first_option() {
     let html = r#"<form><select name="s"><option value=x>X<option value=y>Y</select>
         <input type=radio name=r value=1><input type=radio name=r value=2>
         <input type=checkbox name=c checked></form>"#;
-    let f = &forms(html, &page(), UTF_8).unwrap()[0];
+    let f = &forms(&Page::parse(html), &page(), UTF_8).unwrap()[0];
     assert_eq!(f.element("s").unwrap().default_values(), ["x"]);
     assert!(f.element("r").unwrap().default_values().is_empty());
     assert_eq!(f.element("c").unwrap().default_values(), ["on"]);

@@ -2,14 +2,14 @@
 
 use super::parse::{Ast, Axis, Index, Op, Path, Prop, RegexOp, Tail};
 use super::{Nsl, ResultLimit, MAX_RESULT_BYTES, MAX_RESULT_ITEMS};
-use crate::page::{Page, PCDATA};
+use crate::page::{LabelId, NodeId, Page, PCDATA};
 
 /// The state of one evaluation.
 struct Eval<'a> {
     page: &'a Page,
     ast: &'a Ast,
     /// The page's id of each label the rule mentions.
-    ids: Vec<Option<u32>>,
+    ids: Vec<Option<LabelId>>,
     /// `holds[v][k]`: whether variable v's condition holds for index k.
     holds: Vec<Vec<Option<bool>>>,
     /// While a condition is evaluated: its variable and the index tried.
@@ -40,7 +40,7 @@ pub(crate) fn eval(ast: &Ast, page: &Page) -> (Nsl, Option<ResultLimit>) {
 
 impl Eval<'_> {
     /// Evaluates `p` from step `i` on, at `node`.
-    fn path(&mut self, p: &Path, i: usize, node: u32) -> Nsl {
+    fn path(&mut self, p: &Path, i: usize, node: NodeId) -> Nsl {
         // Every step counts against the result's size, so that nested
         // multi-valued steps over a deep page stop instead of growing a
         // list of lists beyond memory.
@@ -74,8 +74,8 @@ impl Eval<'_> {
                 None => Nsl::Null,
             };
         }
-        let owned: Vec<u32>;
-        let cands: &[u32] = match step.axis {
+        let owned: Vec<NodeId>;
+        let cands: &[NodeId] = match step.axis {
             Axis::Flow => page.following(node, label),
             Axis::Child => {
                 owned = page.child_matches(node, label).collect();
@@ -128,7 +128,7 @@ impl Eval<'_> {
         }
     }
 
-    fn tail(&mut self, p: &Path, node: u32) -> Nsl {
+    fn tail(&mut self, p: &Path, node: NodeId) -> Nsl {
         let mut value = match &p.tail {
             Tail::Prop(prop) => self.prop(prop, node),
             Tail::Fork(branches) => {
@@ -142,7 +142,7 @@ impl Eval<'_> {
     }
 
     /// A property's value, counted against the result's bytes.
-    fn prop(&mut self, prop: &Prop, node: u32) -> Nsl {
+    fn prop(&mut self, prop: &Prop, node: NodeId) -> Nsl {
         let value = self.prop_value(prop, node);
         if let Nsl::Str(s) = &value {
             self.bytes += s.len();
@@ -154,7 +154,7 @@ impl Eval<'_> {
         value
     }
 
-    fn prop_value(&self, prop: &Prop, node: u32) -> Nsl {
+    fn prop_value(&self, prop: &Prop, node: NodeId) -> Nsl {
         let page = self.page;
         match prop {
             Prop::Txt => Nsl::Str(page.text_of(node)),

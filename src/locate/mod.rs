@@ -16,7 +16,7 @@
 //! text (as their value or one of their values) are returned.
 
 use crate::hel::{Nsl, Rule};
-use crate::page::{Page, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TR};
+use crate::page::{NodeId, Page, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TR};
 
 /// A place the text occurs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,10 +71,10 @@ pub fn locate(page: &Page, text: &str) -> Vec<Location> {
 }
 
 /// The deepest nodes whose text satisfies `hit`, outside scripts and styles.
-fn find(page: &Page, hit: impl Fn(&str) -> bool) -> Vec<u32> {
+fn find(page: &Page, hit: impl Fn(&str) -> bool) -> Vec<NodeId> {
     let mut out = Vec::new();
-    let mut skip_until = 0;
-    for node in 0..page.len() {
+    let mut skip_until = Page::ROOT;
+    for node in page.node_ids() {
         if node < skip_until {
             continue;
         }
@@ -97,7 +97,7 @@ fn find(page: &Page, hit: impl Fn(&str) -> bool) -> Vec<u32> {
 
 /// The text's element rather than its `pcdata` node: climbs while the
 /// parent has the same text, up to a cell or list item.
-fn widest_with_same_text(page: &Page, mut node: u32, value: &str) -> u32 {
+fn widest_with_same_text(page: &Page, mut node: NodeId, value: &str) -> NodeId {
     while let Some(parent) = page.parent(node) {
         let stop = matches!(
             page.label_name(parent),
@@ -113,7 +113,7 @@ fn widest_with_same_text(page: &Page, mut node: u32, value: &str) -> u32 {
 
 /// The child steps from `from` down to `node` (`.label[k]…`), rows of a
 /// table's row groups counted as the table's rows.
-fn steps(page: &Page, from: u32, node: u32) -> String {
+fn steps(page: &Page, from: NodeId, node: NodeId) -> String {
     let mut parts = Vec::new();
     let mut cur = node;
     while cur != from {
@@ -166,7 +166,7 @@ struct Cell {
     row: Option<(&'static str, String)>,
 }
 
-fn cell_of(page: &Page, node: u32) -> Option<Cell> {
+fn cell_of(page: &Page, node: NodeId) -> Option<Cell> {
     let (table, row, r) = enclosing_row(page, node)?;
     let mut cell = node;
     while page.parent(cell)? != row {
@@ -211,7 +211,7 @@ fn cell_of(page: &Page, node: u32) -> Option<Cell> {
 
 /// Rules that read the node's cell by its column header, by its row header,
 /// and by both (the seed's currency rule).
-fn by_headers(page: &Page, node: u32) -> Vec<String> {
+fn by_headers(page: &Page, node: NodeId) -> Vec<String> {
     let Some(x) = cell_of(page, node) else {
         return Vec::new();
     };
@@ -244,7 +244,7 @@ fn by_headers(page: &Page, node: u32) -> Vec<String> {
 }
 
 /// The table, row and row index of a node inside a table cell.
-fn enclosing_row(page: &Page, node: u32) -> Option<(u32, u32, usize)> {
+fn enclosing_row(page: &Page, node: NodeId) -> Option<(NodeId, NodeId, usize)> {
     let mut row = node;
     while page.label_of(row) != TR {
         row = page.parent(row)?;
@@ -264,22 +264,25 @@ fn enclosing_row(page: &Page, node: u32) -> Option<(u32, u32, usize)> {
 /// attribute value as its own row (the seed's CityWorld rules: the rows with
 /// a `hotel_id` checkbox, the towns in `#FF8000`); a list, in which the
 /// found text is one value.
-fn by_row_attribute(page: &Page, node: u32) -> Option<String> {
+fn by_row_attribute(page: &Page, node: NodeId) -> Option<String> {
     let (table, row, _) = enclosing_row(page, node)?;
     let t = page.with_label(TABLE).iter().position(|&x| x == table)?;
     // The first element of the row (in document order) with a telling attribute.
-    let (anchor, name, value) = (row + 1..page.subtree_end(row)).find_map(|e| {
-        if page.label_of(e) == PCDATA {
-            return None;
-        }
-        ["name", "id", "class", "color"]
-            .into_iter()
-            .find_map(|want| {
-                page.attrs(e)
-                    .find(|(n, v)| *n == want && !v.trim().is_empty())
-                    .map(|(n, v)| (e, n.to_string(), v.to_string()))
-            })
-    })?;
+    let (anchor, name, value) = page
+        .after(row)
+        .take_while(|&e| e < page.subtree_end(row))
+        .find_map(|e| {
+            if page.label_of(e) == PCDATA {
+                return None;
+            }
+            ["name", "id", "class", "color"]
+                .into_iter()
+                .find_map(|want| {
+                    page.attrs(e)
+                        .find(|(n, v)| *n == want && !v.trim().is_empty())
+                        .map(|(n, v)| (e, n.to_string(), v.to_string()))
+                })
+        })?;
     let lit = quote(&value)?;
     Some(format!(
         "html->table[{t}].tr[v:*]{}.txt WHERE html->table[{t}].tr[v]{}.getAttr({name}) = {lit}",
@@ -290,7 +293,7 @@ fn by_row_attribute(page: &Page, node: u32) -> Option<String> {
 
 /// The rule reads the node below the nearest element with an `id`, `name`
 /// or `class`, found by that attribute's value.
-fn by_attribute(page: &Page, node: u32) -> Option<String> {
+fn by_attribute(page: &Page, node: NodeId) -> Option<String> {
     let body = page.body();
     let mut anchor = node;
     loop {

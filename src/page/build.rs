@@ -1,33 +1,41 @@
 //! Building the page tree: html5ever's tree builder writes into a mutable
-//! arena (`Builder`), which is then laid out once in pre-order (`finish`).
+//! arena (`Builder`), which is then laid out once in pre-order (`layout`).
+//! Between html5ever's tokenizer and its tree builder, `Capped` closes the
+//! elements that open at the depth cap (see the module docs of `page`).
 
 use std::borrow::Cow;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use html5ever::tendril::{StrTendril, TendrilSink};
-use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeBuilderOpts, TreeSink};
-use html5ever::{local_name, Attribute, ExpandedName, LocalName, ParseOpts, QualName};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::tree_builder::{
+    ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
+};
+use html5ever::{local_name, ns, Attribute, LocalName, Namespace, QualName, TokenizerResult};
 
-use super::{Attr, Node, Page, SPACE_BEFORE};
+use super::{Attr, LabelId, Node, NodeId, Page, MAX_DEPTH, SPACE_BEFORE};
 
 const NONE: u32 = u32::MAX;
 
 /// Label ids fixed for every page.
-pub(crate) const PCDATA: u32 = 0;
-pub(crate) const SCRIPT: u32 = 1;
-pub(crate) const STYLE: u32 = 2;
-pub(crate) const HTML: u32 = 3;
-pub(crate) const HEAD: u32 = 4;
-pub(crate) const BODY: u32 = 5;
-pub(crate) const TABLE: u32 = 6;
-pub(crate) const TR: u32 = 7;
-pub(crate) const THEAD: u32 = 8;
-pub(crate) const TBODY: u32 = 9;
-pub(crate) const TFOOT: u32 = 10;
-pub(crate) const A: u32 = 11;
-pub(crate) const TITLE: u32 = 12;
-pub(crate) const META: u32 = 13;
+pub(crate) const PCDATA: LabelId = LabelId(0);
+pub(crate) const SCRIPT: LabelId = LabelId(1);
+pub(crate) const STYLE: LabelId = LabelId(2);
+pub(crate) const HTML: LabelId = LabelId(3);
+pub(crate) const HEAD: LabelId = LabelId(4);
+pub(crate) const BODY: LabelId = LabelId(5);
+pub(crate) const TABLE: LabelId = LabelId(6);
+pub(crate) const TR: LabelId = LabelId(7);
+pub(crate) const THEAD: LabelId = LabelId(8);
+pub(crate) const TBODY: LabelId = LabelId(9);
+pub(crate) const TFOOT: LabelId = LabelId(10);
+pub(crate) const A: LabelId = LabelId(11);
+pub(crate) const TITLE: LabelId = LabelId(12);
+pub(crate) const META: LabelId = LabelId(13);
 
 fn fixed_labels() -> Vec<(Option<LocalName>, &'static str)> {
     vec![
@@ -51,12 +59,12 @@ fn fixed_labels() -> Vec<(Option<LocalName>, &'static str)> {
 #[derive(Clone, Copy)]
 enum Kind {
     Document,
-    /// Index into `Builder::names`, attribute range in `Builder::attrs`.
+    /// Index into `Arena::names`, attribute range in `Arena::attrs`.
     Element {
         name: u32,
         attrs: (u32, u32),
     },
-    /// Byte range in `Builder::buf`.
+    /// Byte range in `Arena::buf`.
     Text(u32, u32),
     /// Comments, processing instructions: not part of the tree.
     Other,
@@ -69,6 +77,9 @@ struct BNode {
     last: u32,
     prev: u32,
     next: u32,
+    /// The level the node was inserted at (the document is 0, `html` 1); not
+    /// updated when a subtree moves further down, so a guide for `Capped`.
+    depth: u32,
     kind: Kind,
 }
 
@@ -79,12 +90,17 @@ enum Place {
     Before(u32),
 }
 
-/// The mutable arena html5ever's tree builder writes into.
-struct Builder {
+/// The mutable arena html5ever's tree builder writes into (through
+/// `Builder`).
+struct Arena {
     nodes: Vec<BNode>,
+    /// The distinct element names of the page; entry 0 is no name. Filled
+    /// from `Builder::names` when the page is built.
     names: Vec<QualName>,
     /// Label id of each entry of `names`.
     name_label: Vec<u32>,
+    /// The first entry of `names` by the identity of its local name.
+    name_index: HashMap<u64, u32, BuildHasherDefault<AtomHasher>>,
     attrs: Vec<Attr>,
     buf: String,
     labels: Vec<Box<str>>,
@@ -94,6 +110,9 @@ struct Builder {
     /// The interned atoms, held so that no key is freed and reused by another
     /// atom while the page is built.
     interned: Vec<LocalName>,
+    /// The last element created while `Capped` passes on a start tag, unless
+    /// the tree builder popped it off its stack again (`NONE`).
+    created: u32,
 }
 
 /// A hasher for atom identities: they are already unique numbers, so mixing
@@ -116,20 +135,22 @@ impl Hasher for AtomHasher {
     }
 }
 
-impl Builder {
-    fn new(capacity_hint: usize) -> Builder {
-        let mut b = Builder {
+impl Arena {
+    fn new(capacity_hint: usize) -> Arena {
+        let mut b = Arena {
             // Sized for typical pages (one node per ~20 bytes, including
             // white space and comments; an attribute per ~35 bytes; text and
             // attribute values ~60% of the page), so that they rarely grow.
             nodes: Vec::with_capacity(capacity_hint / 16 + 16),
-            names: Vec::with_capacity(capacity_hint / 32 + 16),
-            name_label: Vec::with_capacity(capacity_hint / 32 + 16),
+            names: Vec::new(),
+            name_label: vec![PCDATA.0],
+            name_index: HashMap::default(),
             attrs: Vec::with_capacity(capacity_hint / 32 + 16),
             buf: String::with_capacity(capacity_hint / 5 * 3 + 16),
             labels: Vec::new(),
             intern: HashMap::default(),
             interned: Vec::new(),
+            created: NONE,
         };
         for (i, (local, label)) in fixed_labels().into_iter().enumerate() {
             b.labels.push(label.into());
@@ -149,16 +170,18 @@ impl Builder {
             last: NONE,
             prev: NONE,
             next: NONE,
+            depth: 0,
             kind,
         });
         id
     }
 
+    /// The label id (`LabelId`'s number) of an element or attribute name.
     fn label(&mut self, local: &LocalName) -> u32 {
         if let Some(&id) = self.intern.get(&local.unsafe_data()) {
             return id;
         }
-        let lower: String = local.as_ref().to_ascii_lowercase();
+        let lower: String = (**local).to_ascii_lowercase();
         let id = match self.labels.iter().position(|l| **l == *lower) {
             Some(p) => p as u32,
             None => {
@@ -208,11 +231,13 @@ impl Builder {
     /// Links `child` as the last child of `parent`.
     fn link_last(&mut self, parent: u32, child: u32) {
         let last = self.nodes[parent as usize].last;
+        let depth = self.nodes[parent as usize].depth + 1;
         {
             let c = &mut self.nodes[child as usize];
             c.parent = parent;
             c.prev = last;
             c.next = NONE;
+            c.depth = depth;
         }
         if last == NONE {
             self.nodes[parent as usize].first = child;
@@ -231,6 +256,7 @@ impl Builder {
             c.parent = parent;
             c.prev = s.prev;
             c.next = sibling;
+            c.depth = s.depth;
         }
         if s.prev == NONE {
             self.nodes[parent as usize].first = child;
@@ -293,123 +319,276 @@ impl Builder {
     }
 }
 
-impl TreeSink for Builder {
-    type Handle = u32;
-    type Output = Builder;
+/// The distinct element names of a page, in a table that only grows and
+/// hands out shared references meanwhile: html5ever asks for names through
+/// `&self` and may hold an answer while it calls the sink again. Chunk `k`
+/// holds `32 << k` names; entry 0 is no name.
+struct NameTable {
+    /// Entries 0 to 31, where the names of most pages fit.
+    first: [OnceCell<QualName>; 32],
+    /// Chunk `k` holds `32 << k` entries (chunk 0 is `first`).
+    chunks: [OnceCell<Box<[OnceCell<QualName>]>>; 28],
+    len: Cell<u32>,
+    /// No name (entry 0, and the answer for an entry that does not exist).
+    none: QualName,
+}
 
-    fn finish(self) -> Builder {
-        self
+impl NameTable {
+    fn new() -> NameTable {
+        let none = QualName::new(None, Namespace::from(""), local_name!(""));
+        let table = NameTable {
+            first: Default::default(),
+            chunks: Default::default(),
+            len: Cell::new(0),
+            none: none.clone(),
+        };
+        table.push(none);
+        table
     }
 
-    fn parse_error(&mut self, _msg: Cow<'static, str>) {}
-
-    fn get_document(&mut self) -> u32 {
-        0
+    /// The chunk and the place in it of entry `i`.
+    fn slot(i: u32) -> (usize, usize) {
+        let n = u64::from(i) / 32 + 1;
+        let k = 63 - n.leading_zeros() as usize;
+        (k, (u64::from(i) - 32 * ((1 << k) - 1)) as usize)
     }
 
-    fn elem_name<'a>(&'a self, target: &'a u32) -> ExpandedName<'a> {
-        match self.nodes[*target as usize].kind {
-            Kind::Element { name, .. } => self.names[name as usize].expanded(),
-            // The tree builder asks only for elements' names; answer with a
-            // name that matches nothing special.
-            _ => self.names[0].expanded(),
+    fn len(&self) -> u32 {
+        self.len.get()
+    }
+
+    fn get(&self, i: u32) -> Option<&QualName> {
+        if let Some(entry) = self.first.get(i as usize) {
+            return entry.get();
         }
+        let (k, j) = Self::slot(i);
+        self.chunks.get(k)?.get()?.get(j)?.get()
     }
 
-    fn create_element(&mut self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> u32 {
-        let label = self.label(&name.local);
-        let start = self.attrs.len() as u32;
-        self.push_attrs(&attrs);
-        let end = self.attrs.len() as u32;
-        self.names.push(name);
-        self.name_label.push(label);
-        let idx = (self.names.len() - 1) as u32;
-        self.push(Kind::Element {
-            name: idx,
-            attrs: (start, end),
-        })
-    }
-
-    fn create_comment(&mut self, _text: StrTendril) -> u32 {
-        self.push(Kind::Other)
-    }
-
-    fn create_pi(&mut self, _target: StrTendril, _data: StrTendril) -> u32 {
-        self.push(Kind::Other)
-    }
-
-    fn append(&mut self, parent: &u32, child: NodeOrText<u32>) {
-        self.insert(Place::LastChildOf(*parent), child);
-    }
-
-    fn append_based_on_parent_node(&mut self, element: &u32, prev: &u32, child: NodeOrText<u32>) {
-        if self.nodes[*element as usize].parent != NONE {
-            self.append_before_sibling(element, child);
+    fn push(&self, name: QualName) -> u32 {
+        let i = self.len.get();
+        if let Some(entry) = self.first.get(i as usize) {
+            let _ = entry.set(name);
         } else {
-            self.append(prev, child);
+            let (k, j) = Self::slot(i);
+            let chunk =
+                self.chunks[k].get_or_init(|| (0..32usize << k).map(|_| OnceCell::new()).collect());
+            let _ = chunk[j].set(name);
+        }
+        self.len.set(i + 1);
+        i
+    }
+
+    fn into_vec(self) -> Vec<QualName> {
+        let rest = self
+            .chunks
+            .into_iter()
+            .skip(1)
+            .filter_map(OnceCell::into_inner)
+            .flat_map(|chunk| chunk.into_vec());
+        self.first
+            .into_iter()
+            .chain(rest)
+            .map_while(OnceCell::into_inner)
+            .collect()
+    }
+}
+
+/// What the tree builder holds of a node: its index in the arena and its
+/// entry in the name table (0 but for elements), so that the names the tree
+/// builder asks for while it scans its stack need no look into the arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Handle {
+    id: u32,
+    name: u32,
+}
+
+impl Handle {
+    fn node(id: u32) -> Handle {
+        Handle { id, name: 0 }
+    }
+}
+
+/// A node or text to insert, with the node as an arena index.
+fn arena_child(child: NodeOrText<Handle>) -> NodeOrText<u32> {
+    match child {
+        NodeOrText::AppendNode(h) => NodeOrText::AppendNode(h.id),
+        NodeOrText::AppendText(t) => NodeOrText::AppendText(t),
+    }
+}
+
+/// The tree sink: html5ever's tree builder calls it through shared
+/// references, each call borrows the arena for its own duration.
+struct Builder {
+    arena: RefCell<Arena>,
+    names: NameTable,
+}
+
+impl Builder {
+    fn arena(&self) -> std::cell::RefMut<'_, Arena> {
+        self.arena.borrow_mut()
+    }
+
+    /// The entry of `names` for an element name, added if new.
+    fn name(&self, arena: &mut Arena, name: QualName) -> u32 {
+        let key = name.local.unsafe_data();
+        if let Some(&i) = arena.name_index.get(&key) {
+            if self.names.get(i) == Some(&name) {
+                return i;
+            }
+            // The same local name in another namespace (svg's `a`, `title`).
+            if let Some(i) = (0..self.names.len()).find(|&i| self.names.get(i) == Some(&name)) {
+                return i;
+            }
+        }
+        let label = arena.label(&name.local);
+        let i = self.names.push(name);
+        arena.name_index.entry(key).or_insert(i);
+        arena.name_label.push(label);
+        i
+    }
+
+    /// The name of entry `i` of `names`.
+    fn name_of(&self, i: u32) -> &QualName {
+        self.names.get(i).unwrap_or(&self.names.none)
+    }
+}
+
+impl TreeSink for Builder {
+    type Handle = Handle;
+    type Output = Arena;
+    type ElemName<'a> = &'a QualName;
+
+    fn finish(self) -> Arena {
+        let mut arena = self.arena.into_inner();
+        arena.names = self.names.into_vec();
+        arena
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> Handle {
+        Handle::node(0)
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a Handle) -> &'a QualName {
+        // The tree builder asks only for elements' names; for anything else
+        // entry 0 is a name that matches nothing special.
+        self.name_of(target.name)
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> Handle {
+        let mut a = self.arena();
+        let name = self.name(&mut a, name);
+        let start = a.attrs.len() as u32;
+        a.push_attrs(&attrs);
+        let end = a.attrs.len() as u32;
+        let id = a.push(Kind::Element {
+            name,
+            attrs: (start, end),
+        });
+        a.created = id;
+        Handle { id, name }
+    }
+
+    fn pop(&self, node: &Handle) {
+        let mut a = self.arena();
+        if node.id == a.created {
+            a.created = NONE;
         }
     }
 
-    fn append_doctype_to_document(&mut self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+    fn create_comment(&self, _text: StrTendril) -> Handle {
+        Handle::node(self.arena().push(Kind::Other))
+    }
 
-    fn get_template_contents(&mut self, target: &u32) -> u32 {
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Handle {
+        Handle::node(self.arena().push(Kind::Other))
+    }
+
+    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
+        self.arena()
+            .insert(Place::LastChildOf(parent.id), arena_child(child));
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &Handle,
+        prev: &Handle,
+        child: NodeOrText<Handle>,
+    ) {
+        let mut a = self.arena();
+        if a.nodes[element.id as usize].parent != NONE {
+            a.insert(Place::Before(element.id), arena_child(child));
+        } else {
+            a.insert(Place::LastChildOf(prev.id), arena_child(child));
+        }
+    }
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+
+    fn get_template_contents(&self, target: &Handle) -> Handle {
         // A template's contents are its children.
         *target
     }
 
-    fn same_node(&self, x: &u32, y: &u32) -> bool {
-        x == y
+    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
+        x.id == y.id
     }
 
-    fn set_quirks_mode(&mut self, _mode: QuirksMode) {}
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
 
-    fn append_before_sibling(&mut self, sibling: &u32, new_node: NodeOrText<u32>) {
-        if self.nodes[*sibling as usize].parent != NONE {
-            self.insert(Place::Before(*sibling), new_node);
+    fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
+        let mut a = self.arena();
+        if a.nodes[sibling.id as usize].parent != NONE {
+            a.insert(Place::Before(sibling.id), arena_child(new_node));
         }
     }
 
-    fn add_attrs_if_missing(&mut self, target: &u32, attrs: Vec<Attribute>) {
+    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
+        let mut a = self.arena();
+        let target = target.id;
         let Kind::Element {
             name,
             attrs: (start, end),
-        } = self.nodes[*target as usize].kind
+        } = a.nodes[target as usize].kind
         else {
             return;
         };
         let missing: Vec<Attribute> = attrs
             .into_iter()
-            .filter(|a| {
-                let label = self.intern.get(&a.name.local.unsafe_data()).copied();
-                !self.attrs[start as usize..end as usize]
+            .filter(|x| {
+                let label = a.intern.get(&x.name.local.unsafe_data()).copied();
+                !a.attrs[start as usize..end as usize]
                     .iter()
-                    .any(|x| Some(x.name) == label)
+                    .any(|y| Some(y.name) == label)
             })
             .collect();
         if missing.is_empty() {
             return;
         }
         // Keep the element's attributes contiguous: copy them to the end.
-        let new_start = self.attrs.len() as u32;
-        self.attrs.extend_from_within(start as usize..end as usize);
-        self.push_attrs(&missing);
-        let new_end = self.attrs.len() as u32;
-        self.nodes[*target as usize].kind = Kind::Element {
+        let new_start = a.attrs.len() as u32;
+        a.attrs.extend_from_within(start as usize..end as usize);
+        a.push_attrs(&missing);
+        let new_end = a.attrs.len() as u32;
+        a.nodes[target as usize].kind = Kind::Element {
             name,
             attrs: (new_start, new_end),
         };
     }
 
-    fn remove_from_parent(&mut self, target: &u32) {
-        self.detach(*target);
+    fn remove_from_parent(&self, target: &Handle) {
+        self.arena().detach(target.id);
     }
 
-    fn reparent_children(&mut self, node: &u32, new_parent: &u32) {
-        let mut c = self.nodes[*node as usize].first;
+    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
+        let mut a = self.arena();
+        let mut c = a.nodes[node.id as usize].first;
         while c != NONE {
-            let next = self.nodes[c as usize].next;
-            self.detach(c);
-            self.link_last(*new_parent, c);
+            let next = a.nodes[c as usize].next;
+            a.detach(c);
+            a.link_last(new_parent.id, c);
             c = next;
         }
     }
@@ -417,24 +596,156 @@ impl TreeSink for Builder {
 
 /// Parses `html` into a page.
 pub(super) fn parse(html: &str) -> Page {
-    let opts = ParseOpts {
-        tree_builder: TreeBuilderOpts {
-            // A gatherer runs no scripts: `<noscript>` content is markup.
-            scripting_enabled: false,
-            ..Default::default()
-        },
+    let opts = TreeBuilderOpts {
+        // A gatherer runs no scripts: `<noscript>` content is markup.
+        scripting_enabled: false,
         ..Default::default()
     };
-    let mut builder = Builder::new(html.len());
-    // `elem_name` on a non-element answers with names[0]; make it exist.
-    builder.names.push(QualName::new(
-        None,
-        html5ever::Namespace::from(""),
-        local_name!(""),
-    ));
-    builder.name_label.push(PCDATA);
-    let builder = html5ever::parse_document(builder, opts).one(StrTendril::from_slice(html));
-    layout(builder)
+    let builder = Builder {
+        arena: RefCell::new(Arena::new(html.len())),
+        names: NameTable::new(),
+    };
+    let capped = Capped {
+        tree: TreeBuilder::new(builder, opts),
+        skip_end: RefCell::new(Vec::new()),
+    };
+    let tokenizer = Tokenizer::new(capped, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    // A script or an encoding indicator only pauses the tokenizer (for a
+    // scripting engine, for a decoder that could start over).
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+    tokenizer.end();
+    layout(tokenizer.sink.tree.sink.finish())
+}
+
+/// Elements that have no content and are never on the stack of open elements.
+fn is_void(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("area")
+            | local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("br")
+            | local_name!("col")
+            | local_name!("embed")
+            | local_name!("frame")
+            | local_name!("hr")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("keygen")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("param")
+            | local_name!("source")
+            | local_name!("track")
+            | local_name!("wbr")
+    )
+}
+
+/// Elements that keep their content at the depth cap: a select's options
+/// (a gatherer needs them; select, optgroup and option add three levels at
+/// most).
+fn keeps_content(name: &QualName) -> bool {
+    name.ns == ns!(html)
+        && matches!(
+            name.local,
+            local_name!("select") | local_name!("optgroup") | local_name!("option")
+        )
+}
+
+/// Passes the tokens to the tree builder, closing every element that opens
+/// at level `MAX_DEPTH` or deeper right after its start tag (so the tree
+/// builder's stack of open elements, which it scans for most start tags,
+/// stays about `MAX_DEPTH` long), and skipping as many of the page's own end
+/// tags for them.
+struct Capped {
+    tree: TreeBuilder<Handle, Builder>,
+    /// End tags still to skip, by name (a handful of names at most).
+    skip_end: RefCell<Vec<(LocalName, u32)>>,
+}
+
+impl Capped {
+    /// After a start tag: whether the element it opened sits at the cap and
+    /// is still open, and may be closed by an end tag of the same name.
+    fn opened_at_cap(&self, tag_name: &LocalName, self_closing: bool) -> bool {
+        let b = self.tree.sink.arena.borrow();
+        if b.created == NONE {
+            return false;
+        }
+        let node = &b.nodes[b.created as usize];
+        let Kind::Element { name, .. } = node.kind else {
+            return false;
+        };
+        let name = self.tree.sink.name_of(name);
+        node.depth as usize >= MAX_DEPTH
+            && !keeps_content(name)
+            && name.local.eq_ignore_ascii_case(tag_name)
+            && if name.ns == ns!(html) {
+                !is_void(&name.local)
+            } else {
+                !self_closing
+            }
+    }
+}
+
+impl TokenSink for Capped {
+    type Handle = Handle;
+
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<Handle> {
+        match token {
+            Token::TagToken(tag) if tag.kind == TagKind::StartTag => {
+                let name = tag.name.clone();
+                let self_closing = tag.self_closing;
+                self.tree.sink.arena().created = NONE;
+                let result = self.tree.process_token(Token::TagToken(tag), line);
+                // Raw text elements (script, style, textarea…) answer
+                // otherwise: they hold text only and stay open.
+                if matches!(result, TokenSinkResult::Continue)
+                    && self.opened_at_cap(&name, self_closing)
+                {
+                    let mut skip = self.skip_end.borrow_mut();
+                    match skip.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, count)) => *count += 1,
+                        None => skip.push((name.clone(), 1)),
+                    }
+                    drop(skip);
+                    let end = Tag {
+                        kind: TagKind::EndTag,
+                        name,
+                        self_closing: false,
+                        attrs: Vec::new(),
+                        had_duplicate_attributes: false,
+                    };
+                    let _ = self.tree.process_token(Token::TagToken(end), line);
+                }
+                result
+            }
+            Token::TagToken(tag) if tag.kind == TagKind::EndTag => {
+                if let Some((_, count)) = self
+                    .skip_end
+                    .borrow_mut()
+                    .iter_mut()
+                    .find(|(n, c)| *c > 0 && *n == tag.name)
+                {
+                    *count -= 1;
+                    return TokenSinkResult::Continue;
+                }
+                self.tree.process_token(Token::TagToken(tag), line)
+            }
+            token => self.tree.process_token(token, line),
+        }
+    }
+
+    fn end(&self) {
+        self.tree.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.tree
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
 }
 
 fn is_blank(s: &str) -> bool {
@@ -442,13 +753,13 @@ fn is_blank(s: &str) -> bool {
 }
 
 /// Lays the built tree out in pre-order: node index = document order.
-fn layout(b: Builder) -> Page {
+fn layout(b: Arena) -> Page {
     let mut nodes: Vec<Node> = Vec::with_capacity(b.nodes.len());
     let mut space_pending = false;
 
-    let label_of = |id: u32| -> Option<u32> {
+    let label_of = |id: u32| -> Option<LabelId> {
         match b.nodes[id as usize].kind {
-            Kind::Element { name, .. } => Some(b.name_label[name as usize]),
+            Kind::Element { name, .. } => Some(LabelId(b.name_label[name as usize])),
             _ => None,
         }
     };
@@ -461,10 +772,10 @@ fn layout(b: Builder) -> Page {
     };
 
     // Emits an element with no children of its own (synthetic head/body).
-    fn empty(nodes: &mut Vec<Node>, label: u32, parent: u32) {
+    fn empty(nodes: &mut Vec<Node>, label: LabelId, parent: u32) {
         let i = nodes.len() as u32;
         nodes.push(Node {
-            label,
+            label: label.0,
             parent,
             end: i + 1,
             a: 0,
@@ -473,7 +784,7 @@ fn layout(b: Builder) -> Page {
     }
 
     nodes.push(Node {
-        label: HTML,
+        label: HTML.0,
         parent: NONE,
         end: 0,
         a: 0,
@@ -483,7 +794,7 @@ fn layout(b: Builder) -> Page {
         nodes[0].a = attrs.0;
         nodes[0].b = attrs.1;
     }
-    let has_child = |label: u32| {
+    let has_child = |label: LabelId| {
         let mut c = if html == NONE {
             NONE
         } else {
@@ -503,27 +814,43 @@ fn layout(b: Builder) -> Page {
         empty(&mut nodes, HEAD, 0);
     }
 
-    // (next build child to visit, final index of the parent)
-    let mut stack: Vec<(u32, u32)> = Vec::with_capacity(64);
-    stack.push((
-        if html == NONE {
+    // One frame per element whose children are being laid out.
+    struct Frame {
+        /// The next build child to visit.
+        cursor: u32,
+        /// The final index of the parent the children get.
+        parent: u32,
+        /// The level of the children (`html` is level 1).
+        level: usize,
+        /// False where the children are those of an element at the cap, laid
+        /// out after it as its siblings: the frame does not end `parent`.
+        owns: bool,
+    }
+    let mut stack: Vec<Frame> = Vec::with_capacity(64);
+    stack.push(Frame {
+        cursor: if html == NONE {
             NONE
         } else {
             b.nodes[html as usize].first
         },
-        0,
-    ));
+        parent: 0,
+        level: 2,
+        owns: true,
+    });
     while let Some(top) = stack.last_mut() {
-        let (cursor, parent) = *top;
+        let (cursor, parent, level) = (top.cursor, top.parent, top.level);
         if cursor == NONE {
+            let owns = top.owns;
             stack.pop();
-            if parent == 0 && !has_body {
-                empty(&mut nodes, BODY, 0);
+            if owns {
+                if parent == 0 && !has_body {
+                    empty(&mut nodes, BODY, 0);
+                }
+                nodes[parent as usize].end = nodes.len() as u32;
             }
-            nodes[parent as usize].end = nodes.len() as u32;
             continue;
         }
-        top.0 = b.nodes[cursor as usize].next;
+        top.cursor = b.nodes[cursor as usize].next;
         let idx = nodes.len() as u32;
         match b.nodes[cursor as usize].kind {
             Kind::Element { name, attrs } => {
@@ -539,14 +866,34 @@ fn layout(b: Builder) -> Page {
                     a: attrs.0,
                     b: attrs.1,
                 });
-                stack.push((b.nodes[cursor as usize].first, idx));
+                let first = b.nodes[cursor as usize].first;
+                if level < MAX_DEPTH
+                    || keeps_content(&b.names[name as usize])
+                    || only_text(&b, first)
+                {
+                    stack.push(Frame {
+                        cursor: first,
+                        parent: idx,
+                        level: level + 1,
+                        owns: true,
+                    });
+                } else {
+                    // At the cap: a leaf, its children follow it.
+                    nodes[idx as usize].end = idx + 1;
+                    stack.push(Frame {
+                        cursor: first,
+                        parent,
+                        level,
+                        owns: false,
+                    });
+                }
             }
             Kind::Text(start, end) => {
                 if is_blank(&b.buf[start as usize..end as usize]) {
                     space_pending = true;
                     continue;
                 }
-                let mut label = PCDATA;
+                let mut label = PCDATA.0;
                 if space_pending {
                     label |= SPACE_BEFORE;
                     space_pending = false;
@@ -579,21 +926,33 @@ fn layout(b: Builder) -> Page {
     page
 }
 
+/// Whether the build children from `first` on are no elements.
+fn only_text(b: &Arena, first: u32) -> bool {
+    let mut c = first;
+    while c != NONE {
+        if matches!(b.nodes[c as usize].kind, Kind::Element { .. }) {
+            return false;
+        }
+        c = b.nodes[c as usize].next;
+    }
+    true
+}
+
 /// Groups the node ids by label (each group in document order), for `->` steps.
 fn index_labels(page: &mut Page) {
     let n_labels = page.labels.len();
     let mut start = vec![0u32; n_labels + 1];
     for n in &page.nodes {
-        start[n.label() as usize + 1] += 1;
+        start[n.label().0 as usize + 1] += 1;
     }
     for i in 0..n_labels {
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut by_label = vec![0u32; page.nodes.len()];
+    let mut by_label = vec![NodeId(0); page.nodes.len()];
     for (i, n) in page.nodes.iter().enumerate() {
-        let l = n.label() as usize;
-        by_label[fill[l] as usize] = i as u32;
+        let l = n.label().0 as usize;
+        by_label[fill[l] as usize] = NodeId(i as u32);
         fill[l] += 1;
     }
     page.by_label = by_label;

@@ -19,6 +19,22 @@
 //! - `.src` is the node re-serialised from the tree (attribute values and text
 //!   escaped, white-space-only text between elements written as one space,
 //!   comments left out), not a slice of the original bytes.
+//!
+//! Hostile pages (a deep nesting of thousands of `<div>`s, whether an
+//! attack or a broken generator):
+//! - The tree is at most [`MAX_DEPTH`] (512) elements deep, counting the root
+//!   `html` as level 1, as in Chromium, which caps its DOM at 512: an element
+//!   that opens at the deepest level is closed at once, so what would have
+//!   been inside it follows it at the same level; the end tags the page
+//!   writes for elements closed that way are skipped, so the page's structure
+//!   resumes where the nesting ends. An element at the deepest level keeps
+//!   its text (a `script`'s, a `textarea`'s), and a `select` its options
+//!   (unlike Chromium's: a gatherer needs them). html5ever's tree builder scans
+//!   its stack of open elements for most start tags, which made parsing a
+//!   100,000-deep page quadratic (seconds); with its stack held at the cap, a
+//!   page parses in time linear in its length.
+//! - Nothing walks the tree by recursion (building, laying out, `.txt`,
+//!   `.src`, forms, the wizard): a deep page cannot overflow the stack.
 
 mod build;
 
@@ -26,9 +42,37 @@ pub(crate) use build::{
     A, BODY, META, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TITLE, TR,
 };
 
+/// The deepest level of the page tree: the root `html` is level 1, and no
+/// element is below level 512 (see the module docs).
+pub const MAX_DEPTH: usize = 512;
+
 /// Set on a node's label when white space (a dropped text node) came just
 /// before it in document order.
 const SPACE_BEFORE: u32 = 1 << 31;
+
+/// A node of one page: its place in document order (the pre-order index), so
+/// ids compare in document order and a subtree is a range of ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub(crate) struct NodeId(u32);
+
+impl NodeId {
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The id right after this one in document order (its first child if it
+    /// has children); may be one past the page's last node.
+    pub(crate) fn next(self) -> NodeId {
+        NodeId(self.0 + 1)
+    }
+}
+
+/// A label of one page (an element name, an attribute name or `pcdata`):
+/// ids are given per page, see [`Page::label_id`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub(crate) struct LabelId(u32);
 
 /// One node of the tree, 20 bytes.
 #[derive(Debug, Clone, Copy)]
@@ -45,8 +89,8 @@ struct Node {
 }
 
 impl Node {
-    fn label(&self) -> u32 {
-        self.label & !SPACE_BEFORE
+    fn label(&self) -> LabelId {
+        LabelId(self.label & !SPACE_BEFORE)
     }
     fn space_before(&self) -> bool {
         self.label & SPACE_BEFORE != 0
@@ -71,7 +115,7 @@ pub struct Page {
     /// Lower-case labels (element and attribute names); id 0 is `pcdata`.
     labels: Vec<Box<str>>,
     /// Node ids grouped by label, each group in document order.
-    by_label: Vec<u32>,
+    by_label: Vec<NodeId>,
     /// Start of each label's group in `by_label` (one more entry than labels).
     label_start: Vec<u32>,
 }
@@ -114,7 +158,7 @@ impl Page {
     /// white space collapsed; `None` without a title.
     pub fn title(&self) -> Option<String> {
         let titles = self.with_label(TITLE);
-        let head_end = self.nodes.get(1).map_or(0, |n| n.end);
+        let head_end = NodeId(self.nodes.get(1).map_or(0, |n| n.end));
         let t = titles
             .iter()
             .find(|&&t| t < head_end)
@@ -151,7 +195,7 @@ impl Page {
     /// block element (anything but inline markup such as `a`, `b`, `span`,
     /// `font`) begins or ends; scripts and styles left out.
     pub fn text(&self) -> String {
-        let inline: Vec<u32> = INLINE.iter().filter_map(|l| self.label_id(l)).collect();
+        let inline: Vec<LabelId> = INLINE.iter().filter_map(|l| self.label_id(l)).collect();
         self.collect_text(self.body(), Some(&inline))
     }
 
@@ -185,45 +229,54 @@ impl Page {
             + (self.by_label.capacity() + self.label_start.capacity()) * 4
     }
 
-    // ---- crate-internal access for HEL ----
+    // ---- crate-internal access for HEL, forms and the wizard ----
 
     /// The root (`html`).
-    pub(crate) const ROOT: u32 = 0;
+    pub(crate) const ROOT: NodeId = NodeId(0);
+
+    fn node(&self, node: NodeId) -> &Node {
+        &self.nodes[node.index()]
+    }
 
     /// The id of a lower-case label or attribute name on this page.
-    pub(crate) fn label_id(&self, label: &str) -> Option<u32> {
+    pub(crate) fn label_id(&self, label: &str) -> Option<LabelId> {
         self.labels
             .iter()
             .position(|l| **l == *label)
-            .map(|p| p as u32)
+            .map(|p| LabelId(p as u32))
     }
 
     /// A node's label id.
-    pub(crate) fn label_of(&self, node: u32) -> u32 {
-        self.nodes[node as usize].label()
+    pub(crate) fn label_of(&self, node: NodeId) -> LabelId {
+        self.node(node).label()
     }
 
     /// A node's label.
-    pub(crate) fn label_name(&self, node: u32) -> &str {
-        &self.labels[self.label_of(node) as usize]
+    pub(crate) fn label_name(&self, node: NodeId) -> &str {
+        &self.labels[self.label_of(node).0 as usize]
     }
 
     /// The parent of a node (`None` for the root).
-    pub(crate) fn parent(&self, node: u32) -> Option<u32> {
-        let p = self.nodes[node as usize].parent;
-        (p != u32::MAX).then_some(p)
+    pub(crate) fn parent(&self, node: NodeId) -> Option<NodeId> {
+        let p = self.node(node).parent;
+        (p != u32::MAX).then_some(NodeId(p))
+    }
+
+    /// The ancestors of a node, its parent first.
+    pub(crate) fn ancestors(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(self.parent(node), |&n| self.parent(n))
     }
 
     /// The body element.
-    pub(crate) fn body(&self) -> u32 {
+    pub(crate) fn body(&self) -> NodeId {
         self.children(Self::ROOT)
             .find(|&c| self.label_of(c) == BODY)
             .unwrap_or(Self::ROOT)
     }
 
     /// The nodes labelled `label`, in document order.
-    pub(crate) fn with_label(&self, label: u32) -> &[u32] {
-        let l = label as usize;
+    pub(crate) fn with_label(&self, label: LabelId) -> &[NodeId] {
+        let l = label.0 as usize;
         if l + 1 >= self.label_start.len() {
             return &[];
         }
@@ -232,23 +285,45 @@ impl Page {
 
     /// The nodes labelled `label` after `node` in document order (first its
     /// descendants, then everything after it).
-    pub(crate) fn following(&self, node: u32, label: u32) -> &[u32] {
+    pub(crate) fn following(&self, node: NodeId, label: LabelId) -> &[NodeId] {
         let all = self.with_label(label);
         &all[all.partition_point(|&n| n <= node)..]
     }
 
+    /// The descendants of `node` labelled `label`, in document order.
+    pub(crate) fn descendants_with_label(&self, node: NodeId, label: LabelId) -> &[NodeId] {
+        let after = self.following(node, label);
+        let end = self.subtree_end(node);
+        &after[..after.partition_point(|&n| n < end)]
+    }
+
+    /// Every node, in document order.
+    pub(crate) fn node_ids(&self) -> impl DoubleEndedIterator<Item = NodeId> {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// The nodes before `node` in document order (its ancestors among them).
+    pub(crate) fn before(&self, node: NodeId) -> impl DoubleEndedIterator<Item = NodeId> {
+        (0..node.0).map(NodeId)
+    }
+
+    /// The nodes after `node` in document order (first its descendants).
+    pub(crate) fn after(&self, node: NodeId) -> impl DoubleEndedIterator<Item = NodeId> {
+        (node.0 + 1..self.nodes.len() as u32).map(NodeId)
+    }
+
     /// The children of a node.
-    pub(crate) fn children(&self, node: u32) -> Children<'_> {
+    pub(crate) fn children(&self, node: NodeId) -> Children<'_> {
         Children {
             page: self,
-            next: node + 1,
-            end: self.nodes[node as usize].end,
+            next: node.0 + 1,
+            end: self.node(node).end,
         }
     }
 
     /// The children labelled `label`; inside a `table`, the rows of its row
     /// groups count as its own rows (hel.md §1).
-    pub(crate) fn child_matches(&self, node: u32, label: u32) -> ChildMatches<'_> {
+    pub(crate) fn child_matches(&self, node: NodeId, label: LabelId) -> ChildMatches<'_> {
         ChildMatches {
             page: self,
             label,
@@ -259,20 +334,33 @@ impl Page {
     }
 
     /// The value of an attribute (by name id).
-    pub(crate) fn attr(&self, node: u32, name: u32) -> Option<&str> {
-        let n = self.nodes[node as usize];
+    pub(crate) fn attr(&self, node: NodeId, name: LabelId) -> Option<&str> {
+        let n = self.node(node);
         if n.label() == PCDATA {
             return None;
         }
         self.attrs[n.a as usize..n.b as usize]
             .iter()
-            .find(|a| a.name == name)
+            .find(|a| a.name == name.0)
+            .map(|a| &self.buf[a.start as usize..a.end as usize])
+    }
+
+    /// The value of an attribute by its lower-case name (`None` for a text
+    /// node or an absent attribute).
+    pub(crate) fn attribute(&self, node: NodeId, name: &str) -> Option<&str> {
+        let n = self.node(node);
+        if n.label() == PCDATA {
+            return None;
+        }
+        self.attrs[n.a as usize..n.b as usize]
+            .iter()
+            .find(|a| *self.labels[a.name as usize] == *name)
             .map(|a| &self.buf[a.start as usize..a.end as usize])
     }
 
     /// The attributes of an element, as (name, value) pairs in source order.
-    pub(crate) fn attrs(&self, node: u32) -> impl Iterator<Item = (&str, &str)> {
-        let n = self.nodes[node as usize];
+    pub(crate) fn attrs(&self, node: NodeId) -> impl Iterator<Item = (&str, &str)> {
+        let n = self.node(node);
         let range = if n.label() == PCDATA {
             0..0
         } else {
@@ -286,30 +374,32 @@ impl Page {
         })
     }
 
-    /// One past the last node of a node's subtree.
-    pub(crate) fn subtree_end(&self, node: u32) -> u32 {
-        self.nodes[node as usize].end
+    /// One past the last node of a node's subtree (the first node after it
+    /// that is not its descendant, or one past the page's last node).
+    pub(crate) fn subtree_end(&self, node: NodeId) -> NodeId {
+        NodeId(self.node(node).end)
     }
 
-    /// The number of nodes.
-    pub(crate) fn len(&self) -> u32 {
-        self.nodes.len() as u32
+    /// The text of a `pcdata` node as written (entities decoded, white space
+    /// kept); `None` for an element.
+    pub(crate) fn pcdata(&self, node: NodeId) -> Option<&str> {
+        (self.label_of(node) == PCDATA).then(|| self.raw_text(node))
     }
 
     /// The text of a `pcdata` node as written.
-    fn raw_text(&self, node: u32) -> &str {
-        let n = self.nodes[node as usize];
+    fn raw_text(&self, node: NodeId) -> &str {
+        let n = self.node(node);
         &self.buf[n.a as usize..n.b as usize]
     }
 
     /// `.txt`: the node's text, white space collapsed and trimmed.
-    pub(crate) fn text_of(&self, node: u32) -> String {
-        let n = self.nodes[node as usize];
+    pub(crate) fn text_of(&self, node: NodeId) -> String {
+        let n = self.node(node);
         // A text node, or an element holding just one (most values).
         let only_text = if n.label() == PCDATA {
             Some(node)
-        } else if n.end == node + 2 && self.nodes[node as usize + 1].label() == PCDATA {
-            Some(node + 1)
+        } else if n.end == node.0 + 2 && self.label_of(node.next()) == PCDATA {
+            Some(node.next())
         } else {
             None
         };
@@ -327,11 +417,11 @@ impl Page {
 
     /// The text below an element, white space collapsed, scripts and styles
     /// left out; with `inline`, a space where any other element begins or ends.
-    fn collect_text(&self, node: u32, inline: Option<&[u32]>) -> String {
+    fn collect_text(&self, node: NodeId, inline: Option<&[LabelId]>) -> String {
         let mut out = TextCollector::default();
         let mut open_blocks: Vec<u32> = Vec::new();
-        let end = self.nodes[node as usize].end;
-        let mut i = node + 1;
+        let end = self.node(node).end;
+        let mut i = node.0 + 1;
         while i < end {
             while open_blocks.last().is_some_and(|&e| i >= e) {
                 open_blocks.pop();
@@ -342,7 +432,7 @@ impl Page {
                 out.space();
             }
             match n.label() {
-                PCDATA => out.push(self.raw_text(i)),
+                PCDATA => out.push(self.raw_text(NodeId(i))),
                 SCRIPT | STYLE => {
                     i = n.end;
                     continue;
@@ -360,27 +450,27 @@ impl Page {
     }
 
     /// `.src`: the node's outer HTML, serialised from the tree.
-    pub(crate) fn outer_html(&self, node: u32) -> String {
-        let end = self.nodes[node as usize].end;
+    pub(crate) fn outer_html(&self, node: NodeId) -> String {
+        let end = self.node(node).end;
         let mut out = String::new();
-        let mut open: Vec<u32> = Vec::new();
-        let mut i = node;
-        let close = |out: &mut String, page: &Page, e: u32| {
+        let mut open: Vec<NodeId> = Vec::new();
+        let close = |out: &mut String, page: &Page, e: NodeId| {
             if !is_void(page.label_name(e)) {
                 out.push_str("</");
                 out.push_str(page.label_name(e));
                 out.push('>');
             }
         };
-        while i < end {
+        let mut i = node;
+        while i.0 < end {
             while let Some(&top) = open.last() {
-                if i < self.nodes[top as usize].end {
+                if i.0 < self.node(top).end {
                     break;
                 }
                 open.pop();
                 close(&mut out, self, top);
             }
-            let n = self.nodes[i as usize];
+            let n = *self.node(i);
             if n.space_before() && i != node {
                 out.push(' ');
             }
@@ -406,7 +496,7 @@ impl Page {
                 out.push('>');
                 open.push(i);
             }
-            i += 1;
+            i = i.next();
         }
         while let Some(top) = open.pop() {
             close(&mut out, self, top);
@@ -460,13 +550,13 @@ pub(crate) struct Children<'a> {
 }
 
 impl Iterator for Children<'_> {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
         if self.next >= self.end {
             return None;
         }
-        let c = self.next;
-        self.next = self.page.nodes[c as usize].end;
+        let c = NodeId(self.next);
+        self.next = self.page.node(c).end;
         Some(c)
     }
 }
@@ -474,15 +564,15 @@ impl Iterator for Children<'_> {
 /// The children of a node with one label (see `Page::child_matches`).
 pub(crate) struct ChildMatches<'a> {
     page: &'a Page,
-    label: u32,
+    label: LabelId,
     row_groups: bool,
     outer: Children<'a>,
     inner: Option<Children<'a>>,
 }
 
 impl Iterator for ChildMatches<'_> {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
         loop {
             if let Some(inner) = &mut self.inner {
                 match inner.find(|&r| self.page.label_of(r) == TR) {

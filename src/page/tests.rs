@@ -1,7 +1,7 @@
 use super::*;
 
 /// The tree as `label(children…)`, for compact assertions.
-fn shape(page: &Page, node: u32) -> String {
+fn shape(page: &Page, node: NodeId) -> String {
     let mut s = page.label_name(node).to_string();
     let kids: Vec<String> = page.children(node).map(|c| shape(page, c)).collect();
     if !kids.is_empty() {
@@ -108,7 +108,7 @@ fn row_groups_are_transparent_for_tr() {
          <tfoot><tr><td>f</td></tr></tfoot></table>",
     );
     let table = page.with_label(TABLE)[0];
-    let rows: Vec<u32> = page.child_matches(table, TR).collect();
+    let rows: Vec<NodeId> = page.child_matches(table, TR).collect();
     let texts: Vec<String> = rows.iter().map(|&r| page.text_of(r)).collect();
     assert_eq!(texts, ["h", "1", "f"]);
 }
@@ -132,7 +132,7 @@ fn malformed_markup_still_gives_a_tree() {
     );
     let tables = page.with_label(TABLE);
     assert_eq!(tables.len(), 2);
-    let rows: Vec<u32> = page.child_matches(tables[0], TR).collect();
+    let rows: Vec<NodeId> = page.child_matches(tables[0], TR).collect();
     assert_eq!(rows.len(), 2);
     assert_eq!(page.text_of(rows[0]), "ab");
     assert_eq!(page.text_of(rows[1]), "innerc");
@@ -213,4 +213,126 @@ fn many_distinct_attribute_names_keep_their_values() {
         assert_eq!(page.attr(p, name), Some(format!("v{i}").as_str()));
         assert_eq!(page.attrs(p).count(), 1);
     }
+}
+
+/// The level of a node (`html` is 1).
+fn level(page: &Page, node: NodeId) -> usize {
+    page.ancestors(node).count() + 1
+}
+
+#[test]
+fn the_tree_is_at_most_max_depth_deep() {
+    let html = "<div>".repeat(3 * MAX_DEPTH) + "x" + &"</div>".repeat(3 * MAX_DEPTH);
+    let page = Page::parse(&html);
+    let deepest = page.node_ids().map(|n| level(&page, n)).max().unwrap();
+    assert_eq!(deepest, MAX_DEPTH, "the text follows the deepest div");
+    let div = page.label_id("div").unwrap();
+    assert_eq!(page.with_label(div).len(), 3 * MAX_DEPTH, "no element lost");
+    assert!(page
+        .with_label(div)
+        .iter()
+        .all(|&d| level(&page, d) <= MAX_DEPTH));
+    assert_eq!(page.text(), "x");
+}
+
+#[test]
+fn the_structure_resumes_after_a_nesting_past_the_cap() {
+    let deep = 2 * MAX_DEPTH;
+    let html = format!(
+        "<div id=outer>{}<b>deep</b>{}<p id=after>after</p></div><p id=last>last</p>",
+        "<div>".repeat(deep),
+        "</div>".repeat(deep)
+    );
+    let page = Page::parse(&html);
+    let p = page.label_id("p").unwrap();
+    let id = page.label_id("id").unwrap();
+    let ps = page.with_label(p);
+    assert_eq!(ps.len(), 2);
+    let outer = page.with_label(page.label_id("div").unwrap())[0];
+    assert_eq!(page.attr(outer, id), Some("outer"));
+    assert_eq!(
+        page.parent(ps[0]),
+        Some(outer),
+        "after the nesting: inside it"
+    );
+    assert_eq!(page.parent(ps[1]), Some(page.body()));
+    // <b> opened at the cap: closed at once, its text follows it.
+    let b = page.with_label(page.label_id("b").unwrap())[0];
+    assert_eq!(level(&page, b), MAX_DEPTH);
+    assert_eq!(page.text_of(page.parent(b).unwrap()), "deep");
+    assert_eq!(page.text(), "deep after last");
+}
+
+#[test]
+fn elements_at_the_cap_keep_their_text() {
+    let html = "<div>".repeat(MAX_DEPTH)
+        + "<script>var hidden;</script><textarea>t</textarea><span>a</span><span>b</span>";
+    let page = Page::parse(&html);
+    assert_eq!(page.text(), "t ab", "script text stays out of .txt");
+    let script = page.with_label(SCRIPT)[0];
+    assert_eq!(level(&page, script), MAX_DEPTH);
+    assert_eq!(page.text_of(script), "var hidden;");
+    let textarea = page.with_label(page.label_id("textarea").unwrap())[0];
+    assert_eq!(page.text_of(textarea), "t");
+    // Other elements at the cap are closed at once: their text follows them.
+    let spans = page.with_label(page.label_id("span").unwrap());
+    assert_eq!(spans.len(), 2);
+    assert_eq!(page.text_of(spans[0]), "");
+    assert_eq!(level(&page, spans[1]), MAX_DEPTH);
+}
+
+#[test]
+fn tables_and_foreign_content_past_the_cap() {
+    // Implied row groups and rows, formatting elements, svg: no element
+    // deeper than the cap, no text lost.
+    for inner in [
+        "<table><tr><td>a<td>b</table>c",
+        "<b><i><u>a</b>b</i>c",
+        "<svg><g><path/></g><foreignObject><p>a</p></foreignObject></svg>b",
+        "<ul><li>a<li>b</ul><select><option>c</select>",
+    ] {
+        let html = "<div>".repeat(MAX_DEPTH + 3) + &inner.repeat(3);
+        let page = Page::parse(&html);
+        // A select keeps its options below it.
+        assert!(
+            page.node_ids()
+                .filter(|&n| !matches!(page.label_name(n), "pcdata" | "option" | "optgroup"))
+                .all(|n| level(&page, n) <= MAX_DEPTH),
+            "{inner}"
+        );
+        let text = page.text();
+        assert!(text.contains('a') && text.contains('b'), "{inner}: {text}");
+    }
+}
+
+#[test]
+fn a_select_at_the_cap_keeps_its_options() {
+    let html = "<form>".to_string()
+        + &"<div>".repeat(MAX_DEPTH + 10)
+        + "<select name=s><optgroup label=g><option value=1>eins<option>zwei</optgroup></select>";
+    let page = Page::parse(&html);
+    let select = page.with_label(page.label_id("select").unwrap())[0];
+    let option = page.label_id("option").unwrap();
+    let options = page.descendants_with_label(select, option);
+    assert_eq!(options.len(), 2);
+    assert_eq!(page.text_of(options[1]), "zwei");
+    assert!(level(&page, options[1]) <= MAX_DEPTH + 2);
+}
+
+#[test]
+fn many_distinct_element_names_keep_their_labels() {
+    // Past the first chunks of the builder's name table; svg's `a` and
+    // html's `a` are two names with one label.
+    let html: String = (0..3000)
+        .map(|i| format!("<x-element-{i}>v{i}</x-element-{i}>"))
+        .collect::<String>()
+        + "<a href=h>1</a><svg><a href=s>2</a></svg>";
+    let page = Page::parse(&html);
+    for i in [0, 31, 32, 95, 96, 2999] {
+        let l = page.label_id(&format!("x-element-{i}")).unwrap();
+        let nodes = page.with_label(l);
+        assert_eq!(nodes.len(), 1, "{i}");
+        assert_eq!(page.text_of(nodes[0]), format!("v{i}"));
+    }
+    assert_eq!(page.with_label(A).len(), 2);
 }

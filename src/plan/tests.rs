@@ -1,6 +1,7 @@
 use super::*;
 use crate::form::forms;
 use crate::metadata::{Entry, Metadata};
+use crate::page::Page;
 use encoding_rs::{UTF_8, WINDOWS_1252};
 
 fn page() -> Url {
@@ -25,7 +26,7 @@ fn metadata(pairs: &[(&str, &str)]) -> Metadata {
 }
 
 fn form(html: &str) -> Form {
-    forms(html, &page(), UTF_8).unwrap().remove(0)
+    forms(&Page::parse(html), &page(), UTF_8).unwrap().remove(0)
 }
 
 const FORM: &str = r#"<form action="suche.pl">

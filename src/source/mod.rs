@@ -27,8 +27,8 @@ use url::Url;
 use crate::fetch::{Credentials, FetchError, Fetcher, Response};
 use crate::form::{forms, Form, FormError};
 use crate::metadata::{
-    classify, page_meta, read_config_file, read_meta_tags, DbContent, Entry, Metadata, Name,
-    Origin, PageMeta, Problem,
+    classify, page_meta, read_config_file, DbContent, Entry, Metadata, Name, Origin, PageMeta,
+    Problem,
 };
 use crate::navigate::NavigationMode;
 use crate::plan::{PlanError, PlanProblem, QueryPlan};
@@ -250,7 +250,7 @@ pub async fn discover(
     }
     let page = Page {
         url: resp.url.clone(),
-        html: decoded.text,
+        tree,
         encoding: decoded.encoding,
         response: resp,
     };
@@ -348,7 +348,7 @@ fn cooperative_from_meta(
 /// The fetched form page.
 struct Page {
     url: Url,
-    html: String,
+    tree: Box<crate::page::Page>,
     encoding: &'static encoding_rs::Encoding,
     response: Response,
 }
@@ -429,7 +429,7 @@ async fn build(
         .collect();
     problems.extend(md_problems.into_iter().map(SourceProblem::Metadata));
 
-    let page_forms = match forms(&page.html, &page.url, page.encoding) {
+    let page_forms = match forms(&page.tree, &page.url, page.encoding) {
         Ok(f) => f,
         Err(e) => {
             problems.push(e.into());
@@ -630,10 +630,11 @@ async fn from_spec(
     })?;
     let resp = fetcher.get(&url).await?;
     let decoded = resp.text();
-    let meta = read_meta_tags(&decoded.text, resp.url.as_str());
+    let tree = Box::new(crate::page::Page::parse(&decoded.text));
+    let meta = page_meta(&tree, &decoded.text, resp.url.as_str());
     let page = Page {
         url: resp.url.clone(),
-        html: decoded.text,
+        tree,
         encoding: decoded.encoding,
         response: resp,
     };

@@ -5,6 +5,7 @@
 use gather::charset;
 use gather::fetch::Method;
 use gather::form::{forms, ElementKind, Enctype};
+use gather::page::Page;
 use url::Url;
 
 const PAGE: &[u8] =
@@ -25,7 +26,7 @@ const PAGE: &[u8] =
 fn an_old_iso_8859_1_page_with_a_form_inside_a_table() {
     let decoded = charset::decode(PAGE, None);
     let page = Url::parse("http://www.cityworld.test/cgi-bin/form.html").unwrap();
-    let all = forms(&decoded.text, &page, decoded.encoding).unwrap();
+    let all = forms(&Page::parse(&decoded.text), &page, decoded.encoding).unwrap();
     assert_eq!(all.len(), 1);
     let f = &all[0];
     assert_eq!(
@@ -62,7 +63,7 @@ fn its_queries_are_multipart_with_the_image_button_coordinates() {
     use gather::plan::QueryPlan;
     let decoded = charset::decode(PAGE, None);
     let page = Url::parse("http://www.cityworld.test/cgi-bin/form.html").unwrap();
-    let f = forms(&decoded.text, &page, decoded.encoding)
+    let f = forms(&Page::parse(&decoded.text), &page, decoded.encoding)
         .unwrap()
         .remove(0);
     let md = Metadata::parse(&[Entry {
@@ -96,4 +97,32 @@ fn its_queries_are_multipart_with_the_image_button_coordinates() {
     expected.extend(part("suchen.y", b"0"));
     expected.extend(format!("--{boundary}--\r\n").into_bytes());
     assert_eq!(body, expected, "{}", String::from_utf8_lossy(&body));
+}
+
+#[test]
+fn a_form_page_nested_60_000_divs_deep_gives_its_forms() {
+    let depth = 60_000;
+    let html = format!(
+        "<html><body><form action=\"/q\" method=post><input name=top>{}\
+         Preis <select name=preis><option value=1>billig<option value=2>teuer</select>\
+         <input type=radio name=region value=r>R\u{fc}gen{}\
+         <input name=after></form>\
+         <form action=\"/r\"><input name=second></form></body></html>",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    );
+    let page = Url::parse("http://www.cityworld.test/deep.html").unwrap();
+    let all = forms(&Page::parse(&html), &page, encoding_rs::UTF_8).unwrap();
+    assert_eq!(all.len(), 2);
+    let f = &all[0];
+    assert_eq!(f.action.as_str(), "http://www.cityworld.test/q");
+    assert_eq!(f.element_names(), ["top", "preis", "region", "after"]);
+    let preis = f.element("preis").unwrap();
+    assert_eq!(preis.domain().unwrap(), ["1", "2"]);
+    assert_eq!(preis.label.as_deref(), Some("Preis"));
+    match &f.element("region").unwrap().kind {
+        ElementKind::Radio { choices } => assert_eq!(choices[0].label, "Rügen"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(all[1].element_names(), ["second"]);
 }

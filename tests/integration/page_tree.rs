@@ -132,3 +132,78 @@ fn pages_without_text_or_markup() {
         gather::hel::Nsl::Str(String::new())
     );
 }
+
+/// Set in the child process that parses the deep page.
+const DEEP_CHILD: &str = "GATHER_TEST_DEEP_PAGE_CHILD";
+
+/// The child's part of `a_page_nested_100_000_deep_parses_in_bounded_memory`:
+/// parses the page, evaluates rules on it, and prints its peak memory.
+#[test]
+#[ignore = "run in a process of its own by a_page_nested_100_000_deep_parses_in_bounded_memory"]
+fn helper_deep_page_process() {
+    if std::env::var_os(DEEP_CHILD).is_none() {
+        return;
+    }
+    let depth = 100_000;
+    let html =
+        "<div>".repeat(depth) + "<a href=/deep>deep</a>" + &"</div>".repeat(depth) + "<p>after</p>";
+    let page = Page::parse(&html);
+    assert_eq!(page.text(), "deep after");
+    assert_eq!(page.links()[0].href, "/deep");
+    let eval = |rule: &str| Rule::parse(rule).unwrap().eval(&page);
+    assert_eq!(
+        eval("html.body->a[0].getAttr(href)"),
+        gather::hel::Nsl::Str("/deep".into())
+    );
+    assert_eq!(
+        eval("html.body.p.txt"),
+        gather::hel::Nsl::Str("after".into()),
+        "the page's structure resumes after the nesting"
+    );
+    // Every div, its children counted: a list of 100,000 values.
+    match eval("html.body->div[*].numberOf(div)") {
+        gather::hel::Nsl::List(counts) => assert_eq!(counts.len(), depth),
+        other => panic!("{other:?}"),
+    }
+    let src = eval("html.body.src").flatten().concat();
+    assert_eq!(src.matches("<div>").count(), depth);
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("VmHWM in /proc/self/status");
+    println!("peak_rss_kib={peak_kib}");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_page_nested_100_000_deep_parses_in_bounded_memory() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "page_tree::helper_deep_page_process",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(DEEP_CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the child crashed or failed: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let peak_kib: u64 = stdout
+        .split("peak_rss_kib=")
+        .nth(1)
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {stdout}"));
+    // The page is 1.1 MB; its tree, the rules' values and the test harness
+    // took 15 MiB when this was written.
+    assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
+    eprintln!("peak RSS of a 100,000-deep page: {peak_kib} KiB");
+}
