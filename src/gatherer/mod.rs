@@ -180,7 +180,10 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         max_queries: options.max_queries,
     };
 
-    let mut crawl = Crawl::default();
+    let mut crawl = Crawl {
+        limit: options.crawl_limit,
+        ..Crawl::default()
+    };
     for start in starts {
         if options.interrupt.is_set() {
             break;
@@ -193,10 +196,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
             }
         }
     }
-    while let Some(url) = crawl
-        .next(options.crawl_limit)
-        .filter(|_| !options.interrupt.is_set())
-    {
+    while let Some(url) = crawl.next().filter(|_| !options.interrupt.is_set()) {
         let loaded = source::discover(&url, &manager.fetcher, &limits).await;
         manager.take(url.as_str(), loaded, &mut crawl).await?;
     }
@@ -218,6 +218,8 @@ struct Crawl {
     seen: HashSet<String>,
     origins: HashSet<url::Origin>,
     taken: usize,
+    /// Pages the crawl takes at most.
+    limit: usize,
     cut_short: bool,
 }
 
@@ -234,14 +236,21 @@ impl Crawl {
     }
 
     fn push(&mut self, mut url: Url) {
+        // Beyond what the crawl may still take (and one to tell that it was
+        // cut short), a URL would never be fetched: a page with a million
+        // links queues no more than that.
+        if self.taken + self.queue.len() > self.limit {
+            self.cut_short = true;
+            return;
+        }
         url.set_fragment(None);
         if self.seen.insert(url.to_string()) {
             self.queue.push_back(url);
         }
     }
 
-    fn next(&mut self, limit: usize) -> Option<Url> {
-        if self.taken >= limit {
+    fn next(&mut self) -> Option<Url> {
+        if self.taken >= self.limit {
             self.cut_short |= !self.queue.is_empty();
             return None;
         }

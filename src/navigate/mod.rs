@@ -323,6 +323,15 @@ impl Navigator {
             Walk::Detect(shape) => detect(&self.query_url, url, links, shape),
         };
         for target in found {
+            // More than the pages still allowed (and one to tell that the
+            // limit cut the walk short) would never be fetched: a page with
+            // a million page links queues no more than that.
+            if self
+                .max_pages
+                .is_some_and(|max| self.fetched + self.queue.len() as u64 > max)
+            {
+                break;
+            }
             if !self.on_allowed_host(&target) {
                 continue;
             }

@@ -321,3 +321,133 @@ async fn ctrl_c_saves_what_was_gathered_and_exits_130() {
     let items = &gathering::stored_values(&db, url.as_str())["item"];
     assert_eq!(items.len(), 300);
 }
+
+/// A provider whose every answer is an endless body: `gzip` sends an
+/// endless stream of compressed zeros (a few KB that expand to gigabytes),
+/// otherwise plain bytes. Each connection ends when the reader goes away,
+/// or after 8 GiB of expanded body at the most.
+async fn endless_body(gzip: bool) -> url::Url {
+    let addr = support::serve_raw(move |mut stream, _| async move {
+        let head = support::read_head(&mut stream).await;
+        if head.starts_with("GET /robots.txt") {
+            support::write_all(
+                &mut stream,
+                b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            )
+            .await;
+            return;
+        }
+        let encoding = if gzip {
+            "content-encoding: gzip\r\n"
+        } else {
+            ""
+        };
+        let start = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n{encoding}connection: close\r\n\r\n"
+        );
+        if !support::write_all(&mut stream, start.as_bytes()).await {
+            return;
+        }
+        let chunk = vec![b'x'; 1 << 20];
+        let body = if gzip {
+            // 1 MiB of zeros compresses to about 1 KiB.
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            std::io::Write::write_all(&mut encoder, &vec![0u8; 1 << 20]).unwrap();
+            // Not finished: the stream goes on, one full flush per MiB.
+            std::io::Write::flush(&mut encoder).unwrap();
+            let mut first = encoder.get_ref().clone();
+            std::io::Write::write_all(&mut encoder, &vec![0u8; 1 << 20]).unwrap();
+            std::io::Write::flush(&mut encoder).unwrap();
+            let next = encoder.get_ref()[first.len()..].to_vec();
+            if !support::write_all(&mut stream, &first).await {
+                return;
+            }
+            first.clear();
+            next
+        } else {
+            chunk
+        };
+        for _ in 0..8192 {
+            if !support::write_all(&mut stream, &body).await {
+                return;
+            }
+        }
+    })
+    .await;
+    support::url(addr, "/form.html")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_never_ends_and_a_compression_bomb_stop_at_the_body_limit() {
+    for gzip in [false, true] {
+        let url = endless_body(gzip).await;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.sqlite");
+        let args = [
+            url.to_string(),
+            "--db".into(),
+            db.display().to_string(),
+            "--retries".into(),
+            "0".into(),
+        ];
+        let out = tokio::task::spawn_blocking(move || {
+            Command::new(env!("CARGO_BIN_EXE_gather"))
+                .args(&args)
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "gzip {gzip}: {stderr}");
+        assert!(
+            stderr.contains("body larger than 16777216 bytes"),
+            "gzip {gzip}: {stderr}"
+        );
+        let kib = support::children_peak_rss_kib();
+        assert!(kib < 256 * 1024, "gzip {gzip}: peak {kib} KiB");
+    }
+}
+
+#[test]
+fn a_page_with_a_million_links_queues_no_more_than_the_page_limit() {
+    use gather::fetch::Request;
+    use gather::navigate::{NavigationMode, Navigator};
+    let mut html = String::with_capacity(30 << 20);
+    html.push_str("<html><body>");
+    for n in 2..1_000_002u32 {
+        html.push_str(&format!("<a href=/s?p={n}>{n}</a>"));
+    }
+    html.push_str("</body></html>");
+    let page = gather::page::Page::parse(&html);
+    let links = page.links();
+    assert_eq!(links.len(), 1_000_000);
+    let first = Request::get(url::Url::parse("http://h.test/s?p=1").unwrap());
+    let mut navigator = Navigator::new(NavigationMode::Detect, first.clone(), Some(1000));
+    let own = navigator.next_request().unwrap();
+    navigator.result_page(&own.url, &links);
+    let checkpoint = navigator.checkpoint().unwrap();
+    assert!(checkpoint.queue.len() <= 1000, "{}", checkpoint.queue.len());
+    assert!(serde_json::to_string(&checkpoint).unwrap().len() < 200_000);
+    let mut fetched = 1;
+    while navigator.next_request().is_some() {
+        fetched += 1;
+    }
+    assert_eq!(fetched, 1000);
+    assert!(navigator.cut_short());
+
+    // A rule over every link of it is cut at its limit, in bounded memory.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("links.html");
+    std::fs::write(&file, &html).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gather"))
+        .args(["hel", "html.body->a[*](.txt # .getAttr(href))"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cut at"));
+    let kib = support::children_peak_rss_kib();
+    assert!(kib < 1024 * 1024, "peak {kib} KiB");
+}
