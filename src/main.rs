@@ -27,6 +27,8 @@ enum Command {
     Export(cli::output::ExportArgs),
     /// Which source and attribute hold each term, and the query that surfaced it.
     Search(cli::output::SearchArgs),
+    /// Apply rules (a spec's, or the stored ones) to the kept result pages, without a request.
+    Reextract(cli::output::ReextractArgs),
     /// Show the metadata, the form and the queries gather would send.
     Plan(cli::plan::PlanArgs),
     /// Validate metadata, rules and specs; list every problem.
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Some(Command::Demo(a)) => cli::demo::run(a),
         Some(Command::Export(a)) => cli::output::run_export(a),
         Some(Command::Search(a)) => cli::output::run_search(a),
+        Some(Command::Reextract(a)) => cli::output::run_reextract(a),
         Some(Command::Plan(a)) => cli::plan::run_plan(a),
         Some(Command::Check(a)) => cli::plan::run_check(a),
         Some(Command::Spec(a)) => cli::plan::run_spec(a),

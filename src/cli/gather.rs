@@ -43,6 +43,16 @@ pub struct GatherArgs {
     /// matched against).
     #[arg(long, value_name = "TEXT")]
     pub user_agent: Option<String>,
+    /// Start every database source over: its queries are sent again.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Keep no result page bodies (by default they are kept, compressed, so
+    /// that changed rules apply without a request: `gather reextract`).
+    #[arg(long)]
+    pub no_keep_pages: bool,
+    /// Megabytes of compressed result pages the database keeps at most.
+    #[arg(long, value_name = "MB", default_value_t = 1024)]
+    pub page_budget_mb: u64,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
@@ -79,6 +89,9 @@ impl GatherArgs {
             crawl_limit: self.crawl_limit,
             allow_hosts: self.allow_hosts.clone(),
             interrupt: Default::default(),
+            fresh: self.fresh,
+            keep_pages: !self.no_keep_pages,
+            page_budget: self.page_budget_mb.saturating_mul(1 << 20),
             progress: super::progress::bar(!self.json),
         })
     }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use gather::metadata::DbContent;
 use gather::output::{self, OutputError};
-use gather::store::Store;
+use gather::store::{SourceKind, Store};
 use gather::summarize::provider_soif;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -164,4 +164,127 @@ pub fn run_summarize(args: &SummarizeArgs) -> ExitCode {
         .and_then(|()| out.flush())
         .map_err(OutputError::from);
     finish("summarize", result)
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReextractArgs {
+    /// The gatherer's database.
+    #[arg(long, default_value = "gather.sqlite")]
+    pub db: std::path::PathBuf,
+    /// Specs whose rules replace the stored rules of their sources (by the
+    /// spec's url); other sources are read again with their stored rules.
+    #[arg(long = "spec", value_name = "FILE")]
+    pub specs: Vec<std::path::PathBuf>,
+}
+
+/// Applies rules to the kept result pages without a single request.
+pub fn run_reextract(args: &ReextractArgs) -> ExitCode {
+    let mut store = match open(&args.db, "reextract") {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut by_url = std::collections::HashMap::new();
+    for path in &args.specs {
+        match gather::spec::Spec::load(path).map(|spec| spec_rules(&spec, path)) {
+            Ok(Ok((url, rules))) => {
+                by_url.insert(url, rules);
+            }
+            Ok(Err(problems)) => {
+                eprintln!("gather reextract: {}: {problems}", path.display());
+                return super::exit(super::BAD_INPUT);
+            }
+            Err(e) => {
+                eprintln!("gather reextract: {e}");
+                return super::exit(super::BAD_INPUT);
+            }
+        }
+    }
+    let sources = match store.sources() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gather reextract: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
+    let mut status = super::OK;
+    for source in sources
+        .iter()
+        .filter(|s| s.info.kind == SourceKind::Database)
+    {
+        let url = &source.info.url;
+        let rules = match by_url.remove(url.as_str()) {
+            Some(rules) => rules,
+            None => match store.rules(source.id) {
+                Ok(Some(json)) => match gather::gatherer::rules_from_json(&json) {
+                    Ok(rules) => rules,
+                    Err(e) => {
+                        eprintln!("{url}: {e}");
+                        status = super::FAILED;
+                        continue;
+                    }
+                },
+                Ok(None) => {
+                    eprintln!(
+                        "{url}: no rules stored (gathered by an older gather); give its --spec"
+                    );
+                    continue;
+                }
+                Err(e) => {
+                    eprintln!("{url}: {e}");
+                    status = super::FAILED;
+                    continue;
+                }
+            },
+        };
+        let missing = store.pages_not_kept(source.id).unwrap_or(0);
+        match gather::gatherer::reextract(&mut store, source.id, &rules) {
+            Ok((pages, values)) => {
+                println!("{url}: {pages} kept result pages read again, {values} values");
+                if missing > 0 {
+                    println!("  {missing} result pages were not kept: their values are gone until they are gathered again (gather --fresh)");
+                }
+            }
+            Err(e) => {
+                eprintln!("{url}: {e}");
+                status = super::FAILED;
+            }
+        }
+    }
+    for url in by_url.keys() {
+        eprintln!("gather reextract: no source {url} in {}", args.db.display());
+        status = super::BAD_INPUT;
+    }
+    super::exit(status)
+}
+
+/// The url and the rules a spec gives, or its problems.
+fn spec_rules(
+    spec: &gather::spec::Spec,
+    path: &std::path::Path,
+) -> Result<(String, Vec<(String, gather::hel::Rule)>), String> {
+    let shown = path.display().to_string();
+    let entries = spec.entries(&shown).map_err(|errors| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    let (metadata, problems) = gather::metadata::Metadata::from_entries(&entries);
+    if !problems.is_empty() {
+        return Err(problems
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"));
+    }
+    let rules = metadata
+        .results
+        .iter()
+        .filter_map(|r| match &r.kind {
+            gather::metadata::ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
+            gather::metadata::ResultKind::Values(_) => None,
+        })
+        .collect();
+    Ok((spec.url.trim().to_string(), rules))
 }

@@ -60,6 +60,13 @@ pub struct Options {
     /// Once set, no new query or crawled page is started; queries in flight
     /// end, or stop between two pages where their walk can be continued.
     pub interrupt: Interrupt,
+    /// Start every database source over: its queries are sent again.
+    pub fresh: bool,
+    /// Keep result page bodies (compressed) so that changed rules can be
+    /// applied without a request ([`reextract`]).
+    pub keep_pages: bool,
+    /// Compressed bytes of kept pages the database holds at most.
+    pub page_budget: u64,
 }
 
 impl Default for Options {
@@ -74,6 +81,9 @@ impl Default for Options {
             allow_hosts: Vec::new(),
             progress: None,
             interrupt: Interrupt::default(),
+            fresh: false,
+            keep_pages: true,
+            page_budget: crate::store::DEFAULT_BODY_BUDGET,
         }
     }
 }
@@ -170,6 +180,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         store: Arc::new(Mutex::new({
             let mut store = Store::open(&options.db)?;
             store.lock_for_gathering()?;
+            store.set_body_budget(options.page_budget)?;
             store
         })),
         fetcher,
@@ -299,6 +310,40 @@ impl Manager<'_> {
         }
     }
 
+    /// Compares the source's rules with those of its last gathering. With
+    /// `--fresh` the source starts over; when the rules changed, the kept
+    /// result pages are read again with the new rules (no request), or,
+    /// where pages were not kept, the done queries are sent again.
+    fn take_rules(
+        &mut self,
+        id: SourceId,
+        rules: &[(String, Rule)],
+        line: &mut SourceReport,
+    ) -> Result<(), GatherError> {
+        let now = rules_json(rules);
+        let before = self.store().rules(id)?;
+        if self.options.fresh {
+            self.store().forget_queries(id)?;
+            line.notes
+                .push("started over (--fresh): every query is sent again".into());
+        } else if before.as_ref().is_some_and(|b| *b != now) {
+            let not_kept = self.store().pages_not_kept(id)?;
+            if not_kept == 0 {
+                let (pages, values) = reextract(&mut self.store(), id, rules)?;
+                line.notes.push(format!(
+                    "the rules changed since the last gathering: {pages} kept result pages read again with them, {values} values, no request sent"
+                ));
+            } else {
+                self.store().reopen_queries(id)?;
+                line.notes.push(format!(
+                    "the rules changed since the last gathering and {not_kept} result pages were not kept: the done queries are sent again"
+                ));
+            }
+        }
+        self.store().set_rules(id, &now)?;
+        Ok(())
+    }
+
     fn source_problem(&mut self, what: &str, error: &SourceError) {
         // Said once, in the summary; the log has it as it happens.
         tracing::info!("{what}: {error}");
@@ -375,6 +420,16 @@ impl Manager<'_> {
         }
         let mut line = SourceReport::new(source.url.clone(), SourceKind::Database);
         line.queries_planned = source.plan.len();
+        let rules: Vec<(String, Rule)> = source
+            .metadata
+            .results
+            .iter()
+            .filter_map(|r| match &r.kind {
+                ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
+                ResultKind::Values(_) => None,
+            })
+            .collect();
+        self.take_rules(id, &rules, &mut line)?;
 
         // Listed values (a Result.<attr> given as values) are indexed once per source.
         let mut listed = IndexFragment::new();
@@ -396,22 +451,13 @@ impl Manager<'_> {
             fetcher: self.fetcher.clone(),
             store: Arc::clone(&self.store),
             source: id,
-            rules: Arc::new(
-                source
-                    .metadata
-                    .results
-                    .iter()
-                    .filter_map(|r| match &r.kind {
-                        ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
-                        ResultKind::Values(_) => None,
-                    })
-                    .collect(),
-            ),
+            rules: Arc::new(rules),
             max_pages: page_cap.limit,
             navigation: source.navigation.clone(),
             other_hosts: self.options.allow_hosts.clone(),
             progress: self.options.progress.clone(),
             interrupt: self.options.interrupt.clone(),
+            keep_pages: self.options.keep_pages,
         });
 
         // The plan is generated lazily, query by query: it may be far larger
@@ -512,6 +558,7 @@ struct QueryWork {
     other_hosts: Vec<String>,
     progress: Option<ProgressListener>,
     interrupt: Interrupt,
+    keep_pages: bool,
 }
 
 /// What one query gave, beyond what the store keeps.
@@ -539,14 +586,28 @@ struct Extracted {
 
 /// Parses a result page and evaluates the rules on it.
 fn extract(rules: &[(String, Rule)], response: &Response) -> Extracted {
-    let page = Page::from_bytes(&response.body, response.content_type.as_deref());
+    extract_page(
+        rules,
+        response.url.as_str(),
+        &response.body,
+        response.content_type.as_deref(),
+    )
+}
+
+fn extract_page(
+    rules: &[(String, Rule)],
+    url: &str,
+    body: &[u8],
+    content_type: Option<&str>,
+) -> Extracted {
+    let page = Page::from_bytes(body, content_type);
     let mut fragment = IndexFragment::new();
     let mut warnings = Vec::new();
     for (attribute, rule) in rules {
         let evaluation = rule.evaluate(&page);
-        tracing::debug!(attribute, url = %response.url, value = ?evaluation.value, "rule");
+        tracing::debug!(attribute, url, value = ?evaluation.value, "rule");
         if let Some(limit) = evaluation.limit {
-            warnings.push(format!("{attribute} on {}: {limit}", response.url));
+            warnings.push(format!("{attribute} on {url}: {limit}"));
         }
         for value in evaluation.value.flatten() {
             fragment.add(attribute, &value);
@@ -632,7 +693,12 @@ impl QueryWork {
             };
             answered = true;
             outcome.attempts += response.attempts;
-            outcome.pages.push(page_record(&response));
+            let record = page_record(&response);
+            outcome.pages.push(if self.keep_pages {
+                record.keeping(response.content_type.as_deref(), &response.body)
+            } else {
+                record
+            });
             run.pages += 1;
             if let Some(listener) = &self.progress {
                 listener.tell(Progress::Page {
@@ -707,6 +773,64 @@ fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
     store
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A source's rules as the store keeps them: attribute, rule as written,
+/// `DB.Result` prefix, by attribute.
+pub fn rules_json(rules: &[(String, Rule)]) -> String {
+    let mut list: Vec<serde_json::Value> = rules
+        .iter()
+        .map(|(attribute, rule)| {
+            serde_json::json!({
+                "attribute": attribute,
+                "rule": rule.source(),
+                "prefix": rule.prefix(),
+            })
+        })
+        .collect();
+    list.sort_by_key(|v| v["attribute"].as_str().map(str::to_string));
+    serde_json::Value::Array(list).to_string()
+}
+
+/// The rules [`rules_json`] wrote.
+pub fn rules_from_json(json: &str) -> Result<Vec<(String, Rule)>, String> {
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(json).map_err(|e| format!("stored rules: {e}"))?;
+    list.iter()
+        .map(|v| {
+            let attribute = v["attribute"]
+                .as_str()
+                .ok_or("stored rules: no attribute")?;
+            let text = v["rule"].as_str().ok_or("stored rules: no rule")?;
+            let rule = Rule::parse_with_prefix(text, v["prefix"].as_str())
+                .map_err(|e| format!("stored rule for {attribute}: {e}"))?;
+            Ok((attribute.to_string(), rule))
+        })
+        .collect()
+}
+
+/// Applies `rules` to the kept result pages of the source's done queries,
+/// in place of the values its queries had found: no request is sent.
+/// Returns the pages read and the values the source's queries now have.
+pub fn reextract(
+    store: &mut Store,
+    source: SourceId,
+    rules: &[(String, Rule)],
+) -> Result<(u64, u64), StoreError> {
+    let pages = store.kept_pages(source)?;
+    let mut by_query: Vec<(String, IndexFragment)> = Vec::new();
+    for page in &pages {
+        let extracted = extract_page(rules, &page.url, &page.body, page.content_type.as_deref());
+        match by_query.last_mut() {
+            Some((key, fragment)) if *key == page.query => {
+                fragment.merge(&extracted.fragment);
+            }
+            _ => by_query.push((page.query.clone(), extracted.fragment)),
+        }
+    }
+    let values = store.replace_query_values(source, &by_query)?;
+    store.set_rules(source, &rules_json(rules))?;
+    Ok((pages.len() as u64, values))
 }
 
 /// The store's record of a fetched page.

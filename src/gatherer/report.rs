@@ -64,6 +64,9 @@ pub struct SourceReport {
     pub queries_without_values: u64,
     /// Rule values a result limit cut, per page.
     pub warnings: Vec<String>,
+    /// What the gathering did about the source before its queries: started
+    /// over, rules changed.
+    pub notes: Vec<String>,
     /// The source as the database holds it after this run.
     pub stats: Option<SourceStats>,
 }
@@ -84,6 +87,7 @@ impl SourceReport {
             queries_interrupted: 0,
             queries_without_values: 0,
             warnings: Vec::new(),
+            notes: Vec::new(),
             stats: None,
         }
     }
@@ -125,6 +129,7 @@ impl Report {
                     "queries_without_values": s.queries_without_values,
                     "queries_interrupted": s.queries_interrupted,
                     "warnings": s.warnings,
+                    "notes": s.notes,
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
                 })
@@ -155,6 +160,9 @@ impl fmt::Display for Report {
                 "  queries: {} sent, {} failed, {} done before (of {} planned)",
                 s.queries_sent, s.queries_failed, s.queries_skipped, s.queries_planned
             )?;
+            for note in &s.notes {
+                writeln!(f, "  note: {note}")?;
+            }
             writeln!(f, "  result pages: {}", s.pages)?;
             if let Some(stats) = &s.stats {
                 let values: Vec<String> = stats

@@ -111,6 +111,7 @@ pub struct Evaluation {
 #[derive(Debug, Clone)]
 pub struct Rule {
     source: String,
+    prefix: Option<String>,
     ast: parse::Ast,
 }
 
@@ -127,8 +128,14 @@ impl Rule {
         let ast = parse::parse(source, prefix)?;
         Ok(Rule {
             source: source.to_string(),
+            prefix: prefix.map(str::to_string),
             ast,
         })
+    }
+
+    /// The `DB.Result` prefix the rule was read with, if any.
+    pub fn prefix(&self) -> Option<&str> {
+        self.prefix.as_deref()
     }
 
     /// The rule as written (without the prefix).

@@ -114,6 +114,26 @@ pub struct PageRecord {
     /// Unix seconds.
     pub fetched_at: i64,
     pub elapsed_ms: u64,
+    /// The body and its `Content-Type`, to keep (compressed) for applying
+    /// changed rules later; `None` keeps nothing.
+    pub kept: Option<KeptBody>,
+}
+
+/// A result page's body as it was received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptBody {
+    pub content_type: Option<String>,
+    pub body: Vec<u8>,
+}
+
+/// A kept result page of a done query, for applying rules again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptPage {
+    /// The key of the query it answered.
+    pub query: String,
+    pub url: String,
+    pub content_type: Option<String>,
+    pub body: Vec<u8>,
 }
 
 impl PageRecord {
@@ -128,7 +148,17 @@ impl PageRecord {
             sha256: format!("{:x}", Sha256::digest(body)),
             fetched_at: now(),
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            kept: None,
         }
+    }
+
+    /// The same record, keeping the body to apply rules to it again later.
+    pub fn keeping(mut self, content_type: Option<&str>, body: &[u8]) -> PageRecord {
+        self.kept = Some(KeptBody {
+            content_type: content_type.map(str::to_string),
+            body: body.to_vec(),
+        });
+        self
     }
 }
 
@@ -258,6 +288,10 @@ impl StoreError {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Compressed bytes of kept page bodies this store may still add.
+    body_budget: u64,
+    /// Page bodies not kept because the budget was spent.
+    bodies_dropped: u64,
     /// Held while this store gathers ([`Store::lock_for_gathering`]).
     gathering: Option<std::fs::File>,
 }
@@ -330,6 +364,8 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            body_budget: DEFAULT_BODY_BUDGET,
+            bodies_dropped: 0,
             gathering: None,
         };
         store.migrate(version)?;
@@ -387,6 +423,166 @@ impl Store {
                 source: e,
             }),
         }
+    }
+
+    /// At most `bytes` of compressed page bodies in the database (default
+    /// [`DEFAULT_BODY_BUDGET`]); bodies past it are not kept.
+    pub fn set_body_budget(&mut self, bytes: u64) -> Result<(), StoreError> {
+        let used: i64 = self
+            .conn
+            .query_row(
+                "SELECT coalesce(sum(length(body)), 0) FROM page_bodies",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(sql_err(&self.path, "measuring the kept pages"))?;
+        self.body_budget = bytes.saturating_sub(used as u64);
+        Ok(())
+    }
+
+    /// Page bodies not kept because the budget was spent.
+    pub fn bodies_dropped(&self) -> u64 {
+        self.bodies_dropped
+    }
+
+    /// The rules a source was last gathered with (as the gatherer wrote
+    /// them with [`Store::set_rules`]).
+    pub fn rules(&self, source: SourceId) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT rules FROM sources WHERE id = ?1", [source], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(sql_err(
+                &self.path,
+                format!("reading the rules of source {source}"),
+            ))?
+            .ok_or_else(|| self.unknown(source))
+    }
+
+    /// Records the rules a source is gathered with.
+    pub fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE sources SET rules = ?2 WHERE id = ?1",
+                params![source, rules],
+            )
+            .map_err(sql_err(
+                &self.path,
+                format!("recording the rules of source {source}"),
+            ))?;
+        Ok(())
+    }
+
+    /// Starts a source over: its queries, their pages and every value found
+    /// by a query are removed (listed values and the source stay).
+    pub fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let context = format!("starting source {source} over");
+        let tx = self.transaction(&context)?;
+        tx.execute_batch(&format!(
+            "DELETE FROM attribute_values WHERE source_id = {source}
+               AND query_key IN (SELECT key FROM queries WHERE source_id = {source});
+             DELETE FROM queries WHERE source_id = {source};"
+        ))
+        .map_err(sql_err(&path, &context))?;
+        tx.commit().map_err(sql_err(&path, &context))
+    }
+
+    /// Done queries with result pages whose bodies were not kept: what
+    /// applying the rules again could not reach.
+    pub fn pages_not_kept(&self, source: SourceId) -> Result<u64, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM pages p JOIN queries q ON q.id = p.query_id
+                 LEFT JOIN page_bodies b ON b.page_id = p.id
+                 WHERE p.source_id = ?1 AND q.state = 'done' AND b.page_id IS NULL",
+                [source],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(sql_err(
+                &self.path,
+                format!("counting the kept pages of source {source}"),
+            ))
+    }
+
+    /// The kept result pages of the source's done queries, in the order
+    /// they were fetched, decompressed.
+    pub fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the kept pages of source {source}"),
+            "SELECT q.key, p.url, b.content_type, b.body
+             FROM pages p JOIN queries q ON q.id = p.query_id
+             JOIN page_bodies b ON b.page_id = p.id
+             WHERE p.source_id = ?1 AND q.state = 'done'
+             ORDER BY p.id",
+            [source],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, Vec<u8>>(3)?,
+                ))
+            },
+        )?;
+        rows.into_iter()
+            .map(|(query, url, content_type, packed)| {
+                let body = inflate(&packed).map_err(|e| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    message: format!("the kept body of {url} does not decompress: {e}"),
+                })?;
+                Ok(KeptPage {
+                    query,
+                    url,
+                    content_type,
+                    body,
+                })
+            })
+            .collect()
+    }
+
+    /// Replaces the values the source's queries found with `by_query`
+    /// (query key → its values), in one transaction: what applying changed
+    /// rules to the kept pages gives. Returns how many values there are now.
+    pub fn replace_query_values(
+        &mut self,
+        source: SourceId,
+        by_query: &[(String, IndexFragment)],
+    ) -> Result<u64, StoreError> {
+        let path = self.path.clone();
+        let context = format!("replacing the values of source {source}");
+        let tx = self.transaction(&context)?;
+        tx.execute(
+            "DELETE FROM attribute_values WHERE source_id = ?1
+               AND query_key IN (SELECT key FROM queries WHERE source_id = ?1)",
+            [source],
+        )
+        .map_err(sql_err(&path, &context))?;
+        let mut added = 0;
+        for (key, fragment) in by_query {
+            added += insert_values(&tx, source, Some(key), fragment)
+                .map_err(sql_err(&path, &context))?;
+        }
+        tx.commit().map_err(sql_err(&path, &context))?;
+        Ok(added)
+    }
+
+    /// Marks the source's done queries as not done, and removes the values
+    /// they found: the next gathering sends them again.
+    pub fn reopen_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let context = format!("reopening the queries of source {source}");
+        let tx = self.transaction(&context)?;
+        tx.execute_batch(&format!(
+            "DELETE FROM attribute_values WHERE source_id = {source}
+               AND query_key IN (SELECT key FROM queries WHERE source_id = {source});
+             UPDATE queries SET state = 'pending', checkpoint = NULL
+               WHERE source_id = {source} AND state = 'done';"
+        ))
+        .map_err(sql_err(&path, &context))?;
+        tx.commit().map_err(sql_err(&path, &context))
     }
 
     /// The file this store lives in.
@@ -455,6 +651,7 @@ impl Store {
         let context = format!("recording query {:?} of source {source}", outcome.key);
         let err = |e| sql_err(&path, &context)(e);
         let ordinal = to_i64(&path, "query ordinal", outcome.ordinal)?;
+        let (mut budget, mut dropped) = (self.body_budget, 0);
         let tx = self.transaction(&context)?;
         let time = now();
         let query_id: i64 = tx
@@ -488,11 +685,26 @@ impl Store {
                 .map_err(err)?;
         }
         for page in &outcome.pages {
-            insert_page(&tx, &path, source, Some(query_id), page)?;
+            let page_id = insert_page(&tx, &path, source, Some(query_id), page)?;
+            if let Some(kept) = &page.kept {
+                let packed = deflate(&kept.body);
+                if (packed.len() as u64) <= budget {
+                    budget -= packed.len() as u64;
+                    tx.prepare_cached(
+                        "INSERT INTO page_bodies (page_id, content_type, body) VALUES (?1, ?2, ?3)",
+                    )
+                    .and_then(|mut stmt| stmt.execute(params![page_id, kept.content_type, packed]))
+                    .map_err(err)?;
+                } else {
+                    dropped += 1;
+                }
+            }
         }
         let added =
             insert_values(&tx, source, Some(&outcome.key), &outcome.fragment).map_err(err)?;
         tx.commit().map_err(err)?;
+        self.body_budget = budget;
+        self.bodies_dropped += dropped;
         Ok(added)
     }
 
@@ -807,7 +1019,7 @@ fn insert_page(
     source: SourceId,
     query: Option<i64>,
     page: &PageRecord,
-) -> Result<(), StoreError> {
+) -> Result<i64, StoreError> {
     let bytes = to_i64(path, "page size", page.bytes)?;
     let elapsed = to_i64(path, "elapsed milliseconds", page.elapsed_ms)?;
     tx.prepare_cached(
@@ -827,7 +1039,27 @@ fn insert_page(
         ])
     })
     .map_err(sql_err(path, format!("recording page {}", page.url)))?;
-    Ok(())
+    Ok(tx.last_insert_rowid())
+}
+
+/// Compressed bytes of kept page bodies a database holds at most, unless
+/// the gathering says otherwise (`--page-budget-mb`).
+pub const DEFAULT_BODY_BUDGET: u64 = 1 << 30;
+
+/// Raw DEFLATE of a page body.
+fn deflate(body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing into a Vec cannot fail.
+    let _ = encoder.write_all(body);
+    encoder.finish().unwrap_or_default()
+}
+
+fn inflate(packed: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut body = Vec::new();
+    flate2::read::DeflateDecoder::new(packed).read_to_end(&mut body)?;
+    Ok(body)
 }
 
 /// Inserts the fragment's values that are new for the source; returns how

@@ -1,10 +1,10 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 3;
+pub const VERSION: i64 = 4;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3)];
+pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4)];
 
 const V1: &str = "
 CREATE TABLE sources (
@@ -102,4 +102,17 @@ CREATE TRIGGER sources_au AFTER UPDATE OF title, text ON sources BEGIN
     INSERT INTO texts_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
 END;
 INSERT INTO texts_fts (texts_fts) VALUES ('rebuild');
+";
+
+/// The rules a database source was gathered with (JSON), so that a run with
+/// other rules notices; the bodies of result pages, compressed, so that
+/// changed rules are applied again without a request.
+const V4: &str = "
+ALTER TABLE sources ADD COLUMN rules TEXT;
+CREATE TABLE page_bodies (
+    page_id      INTEGER PRIMARY KEY REFERENCES pages (id) ON DELETE CASCADE,
+    content_type TEXT,
+    -- raw DEFLATE of the body as it was received
+    body         BLOB NOT NULL
+);
 ";

@@ -212,6 +212,7 @@ pub fn page_record(url: &str, bytes: u64) -> PageRecord {
         sha256: "ab".repeat(32),
         fetched_at: 1_700_000_000,
         elapsed_ms: 12,
+        kept: None,
     }
 }
 
