@@ -33,6 +33,10 @@ pub struct GatherArgs {
     /// HOST:PORT; repeatable). By default navigation stays on the query's host.
     #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
     pub allow_hosts: Vec<String>,
+    /// Append the records new to the database to FILE as JSON Lines while
+    /// gathering (flushed after every query).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub records_out: Option<PathBuf>,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
@@ -59,6 +63,7 @@ impl GatherArgs {
             crawl_limit: self.crawl_limit,
             allow_hosts: self.allow_hosts.clone(),
             progress: super::progress::bar(!self.json),
+            records_out: self.records_out.clone(),
         })
     }
 

@@ -118,6 +118,7 @@ impl Report {
                     "queries_without_values": s.queries_without_values,
                     "warnings": s.warnings,
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
+                    "records": stats.map(|st| st.records),
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
                 })
             })
@@ -163,6 +164,9 @@ impl fmt::Display for Report {
                     },
                     s.new_values
                 )?;
+                if stats.records > 0 {
+                    writeln!(f, "  records: {}", stats.records)?;
+                }
                 if let Some(reason) = &stats.incomplete {
                     writeln!(f, "  incomplete: {reason}")?;
                 }
