@@ -460,3 +460,24 @@ fn csv_quotes_commas_quotes_and_line_breaks() {
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
     }
 }
+
+#[test]
+fn a_version_2_database_gets_the_records_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    store_with_records(&db);
+    // As a gather before records left it: no records table, version 2.
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    raw.execute_batch("DROP TABLE records; PRAGMA user_version = 2;")
+        .unwrap();
+    drop(raw);
+    store_with_records(&db);
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    let version: i64 = raw
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    let records: i64 = raw
+        .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!((version, records), (3, 3));
+}
