@@ -8,7 +8,8 @@
 //!    [`source`] puts those together for one database source;
 //! 3. [`fetch`] sends them, [`navigate`] walks the result pages;
 //! 4. [`page`] builds the page tree and [`hel`] extracts the values;
-//! 5. [`fragment`] merges the index fragments, [`store`] keeps them in
+//! 5. [`fragment`] merges the index fragments and [`record`] groups the
+//!    values of one row into records, [`store`] keeps them in
 //!    SQLite, [`output`] writes [`soif`] and JSON and answers searches;
 //!    [`summarize`] is the cooperative path (a provider's summarizer).
 //!
@@ -30,6 +31,7 @@ pub mod navigate;
 pub mod output;
 pub mod page;
 pub mod plan;
+pub mod record;
 pub mod soif;
 pub mod source;
 pub mod span;

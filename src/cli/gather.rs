@@ -53,6 +53,10 @@ pub struct GatherArgs {
     /// Megabytes of compressed result pages the database keeps at most.
     #[arg(long, value_name = "MB", default_value_t = 1024)]
     pub page_budget_mb: u64,
+    /// Append the records new to the database to FILE as JSON Lines while
+    /// gathering (flushed after every query).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub records_out: Option<PathBuf>,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
@@ -93,6 +97,7 @@ impl GatherArgs {
             keep_pages: !self.no_keep_pages,
             page_budget: self.page_budget_mb.saturating_mul(1 << 20),
             progress: super::progress::bar(!self.json),
+            records_out: self.records_out.clone(),
         })
     }
 

@@ -9,12 +9,15 @@ use gather::output::{self, OutputError};
 use gather::store::{SourceKind, Store};
 use gather::summarize::provider_soif;
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Harvest SOIF, one object per source.
     Soif,
-    /// JSON Lines, one object per source.
+    /// JSON Lines, one object per source (with --records: per record).
+    #[value(alias = "jsonl")]
     Json,
+    /// CSV, one row per record (with --records only).
+    Csv,
 }
 
 #[derive(Debug, clap::Args)]
@@ -22,8 +25,13 @@ pub struct ExportArgs {
     /// The gatherer's database (must exist).
     #[arg(long, default_value = "gather.sqlite")]
     pub db: PathBuf,
+    /// soif or json (jsonl) for the sources; jsonl or csv for the records.
     #[arg(long, value_enum, default_value = "soif")]
     pub format: Format,
+    /// Write the records (the values of one result row that belong
+    /// together) instead of the sources: --format jsonl or csv.
+    #[arg(long)]
+    pub records: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -61,15 +69,28 @@ fn finish(command: &str, result: Result<(), OutputError>) -> ExitCode {
 /// database does not exist or is not a gatherer database (nothing is
 /// created), 1 when reading or writing fails.
 pub fn run_export(args: &ExportArgs) -> ExitCode {
+    match (args.records, args.format) {
+        (true, Format::Soif) => {
+            eprintln!("gather export: --records is written as --format jsonl or csv");
+            return super::exit(super::BAD_INPUT);
+        }
+        (false, Format::Csv) => {
+            eprintln!("gather export: --format csv writes records: add --records");
+            return super::exit(super::BAD_INPUT);
+        }
+        _ => {}
+    }
     let store = match open(&args.db, "export") {
         Ok(s) => s,
         Err(code) => return code,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = match args.format {
-        Format::Soif => output::export_soif(&store, &mut out),
-        Format::Json => output::export_json(&store, &mut out),
+    let result = match (args.records, args.format) {
+        (true, Format::Csv) => output::export_records_csv(&store, &mut out),
+        (true, _) => output::export_records_jsonl(&store, &mut out),
+        (false, Format::Json) => output::export_json(&store, &mut out),
+        (false, _) => output::export_soif(&store, &mut out),
     }
     .and_then(|()| out.flush().map_err(OutputError::from));
     finish("export", result)

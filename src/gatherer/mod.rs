@@ -8,6 +8,11 @@
 //! and values, so a gathering killed at any moment and started again skips
 //! exactly the queries that were done. Failed queries are tried again on the
 //! next run.
+//!
+//! Records ([`crate::record`]) are found on every result page with the
+//! values and stored in the same transaction; with [`Options::records_out`]
+//! the records new to the database are also appended to a JSON Lines file,
+//! which is flushed after every query.
 
 mod report;
 
@@ -25,6 +30,7 @@ use crate::metadata::ResultKind;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
+use crate::record::{Record, RecordRules};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
 
 use crate::fetch::Response;
@@ -32,6 +38,7 @@ use crate::fragment::IndexFragment;
 pub use crate::source::Start;
 use crate::store::{
     PageRecord, QueryOutcome, QueryState, SourceId, SourceInfo, SourceKind, Store, StoreError,
+    StoredRecord,
 };
 use crate::summarize;
 
@@ -67,6 +74,10 @@ pub struct Options {
     pub keep_pages: bool,
     /// Compressed bytes of kept pages the database holds at most.
     pub page_budget: u64,
+    /// A file the records new to the database are appended to as JSON Lines
+    /// while gathering (`gather -o FILE`), in the form of
+    /// [`crate::output::write_record_line`].
+    pub records_out: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -84,6 +95,7 @@ impl Default for Options {
             fresh: false,
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,
+            records_out: None,
         }
     }
 }
@@ -150,6 +162,9 @@ pub enum GatherError {
     /// A start is unusable before anything is sent (a spec's credentials).
     #[error("{0}")]
     Source(SourceError),
+    /// The records file (`-o`) cannot be opened or written.
+    #[error("{0}")]
+    Output(String),
 }
 
 impl GatherError {
@@ -158,7 +173,7 @@ impl GatherError {
         match self {
             GatherError::Source(e) => e.is_bad_input(),
             GatherError::Store(e) => e.is_bad_input(),
-            GatherError::Setup(_) => false,
+            GatherError::Setup(_) | GatherError::Output(_) => false,
         }
     }
 }
@@ -176,6 +191,10 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         source::credentials(starts, &fetch.credentials).map_err(GatherError::Source)?;
     let fetcher =
         Fetcher::new(fetch).map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
+    let sink = match &options.records_out {
+        Some(path) => Some(RecordSink::open(path)?),
+        None => None,
+    };
     let mut manager = Manager {
         store: Arc::new(Mutex::new({
             let mut store = Store::open(&options.db)?;
@@ -186,6 +205,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         fetcher,
         options,
         report: Report::default(),
+        sink,
     };
     let limits = Limits {
         max_queries: options.max_queries,
@@ -276,6 +296,56 @@ struct Manager<'a> {
     fetcher: Fetcher,
     options: &'a Options,
     report: Report,
+    sink: Option<RecordSink>,
+}
+
+/// The records file of `gather -o`: JSON Lines, appended.
+#[derive(Clone)]
+struct RecordSink {
+    path: PathBuf,
+    file: Arc<Mutex<std::io::BufWriter<std::fs::File>>>,
+}
+
+impl RecordSink {
+    fn open(path: &std::path::Path) -> Result<RecordSink, GatherError> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| GatherError::Output(format!("records file {}: {e}", path.display())))?;
+        Ok(RecordSink {
+            path: path.to_path_buf(),
+            file: Arc::new(Mutex::new(std::io::BufWriter::new(file))),
+        })
+    }
+
+    /// Appends a query's new records and flushes.
+    fn write(
+        &self,
+        source: &str,
+        outcome: &QueryOutcome,
+        records: Vec<Record>,
+    ) -> Result<(), String> {
+        let mut file = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let written = records
+            .into_iter()
+            .try_for_each(|record| {
+                crate::output::write_record_line(
+                    &mut *file,
+                    &StoredRecord {
+                        source: source.to_string(),
+                        query_key: Some(outcome.key.clone()),
+                        query: Some(outcome.description.clone()),
+                        record,
+                    },
+                )
+            })
+            .and_then(|()| std::io::Write::flush(&mut *file));
+        written.map_err(|e| format!("records file {}: {e}", self.path.display()))
+    }
 }
 
 impl Manager<'_> {
@@ -447,11 +517,23 @@ impl Manager<'_> {
             source.metadata.max_pages,
             self.options.max_pages,
         );
+        let rules: Vec<(String, Rule)> = source
+            .metadata
+            .results
+            .iter()
+            .filter_map(|r| match &r.kind {
+                ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
+                ResultKind::Values(_) => None,
+            })
+            .collect();
         let work = Arc::new(QueryWork {
             fetcher: self.fetcher.clone(),
             store: Arc::clone(&self.store),
             source: id,
+            source_url: source.url.to_string(),
+            records: Arc::new(RecordRules::new(&rules)),
             rules: Arc::new(rules),
+            sink: self.sink.clone(),
             max_pages: page_cap.limit,
             navigation: source.navigation.clone(),
             other_hosts: self.options.allow_hosts.clone(),
@@ -514,7 +596,12 @@ impl Manager<'_> {
             line.queries_interrupted += u64::from(run.interrupted);
             line.queries_without_values += u64::from(run.found_nothing);
             line.warnings.extend(run.warnings);
-            let new_values = run.new_values + self.store().record_query(id, done)?;
+            let recorded = self.store().record_query_new(id, done)?;
+            if let Some(sink) = &self.sink {
+                sink.write(source.url.as_str(), done, recorded.new_records)
+                    .map_err(GatherError::Output)?;
+            }
+            let new_values = run.new_values + recorded.new_values;
             line.new_values += new_values;
             tell(Progress::Query { new_values, failed });
         }
@@ -552,7 +639,12 @@ struct QueryWork {
     fetcher: Fetcher,
     store: Arc<Mutex<Store>>,
     source: SourceId,
+    /// The source's URL, as the records file names it.
+    source_url: String,
     rules: Arc<Vec<(String, Rule)>>,
+    /// Which of the rules make records.
+    records: Arc<RecordRules>,
+    sink: Option<RecordSink>,
     max_pages: u64,
     navigation: NavigationMode,
     other_hosts: Vec<String>,
@@ -581,13 +673,16 @@ struct QueryRun {
 struct Extracted {
     links: Vec<crate::page::Link>,
     fragment: IndexFragment,
+    records: Vec<Record>,
     warnings: Vec<String>,
 }
 
-/// Parses a result page and evaluates the rules on it.
-fn extract(rules: &[(String, Rule)], response: &Response) -> Extracted {
+/// Parses a result page and evaluates the rules on it; `records` tells
+/// which of them make records.
+fn extract(rules: &[(String, Rule)], records: &RecordRules, response: &Response) -> Extracted {
     extract_page(
         rules,
+        records,
         response.url.as_str(),
         &response.body,
         response.content_type.as_deref(),
@@ -596,6 +691,7 @@ fn extract(rules: &[(String, Rule)], response: &Response) -> Extracted {
 
 fn extract_page(
     rules: &[(String, Rule)],
+    records: &RecordRules,
     url: &str,
     body: &[u8],
     content_type: Option<&str>,
@@ -603,6 +699,7 @@ fn extract_page(
     let page = Page::from_bytes(body, content_type);
     let mut fragment = IndexFragment::new();
     let mut warnings = Vec::new();
+    let mut values = Vec::with_capacity(rules.len());
     for (attribute, rule) in rules {
         let evaluation = rule.evaluate(&page);
         tracing::debug!(attribute, url, value = ?evaluation.value, "rule");
@@ -612,10 +709,12 @@ fn extract_page(
         for value in evaluation.value.flatten() {
             fragment.add(attribute, &value);
         }
+        values.push(evaluation.value);
     }
     Extracted {
         links: page.links(),
         fragment,
+        records: records.records(rules, &values, url),
         warnings,
     }
 }
@@ -651,6 +750,7 @@ impl QueryWork {
             attempts: 0,
             pages: Vec::new(),
             fragment: IndexFragment::new(),
+            records: Vec::new(),
             cut_short: false,
             checkpoint: None,
             fresh: !resumed,
@@ -707,8 +807,10 @@ impl QueryWork {
             }
             // Parsing and rules are CPU work: off the tasks that do I/O.
             let rules = Arc::clone(&self.rules);
+            let records = Arc::clone(&self.records);
             let url = response.url.clone();
-            let extracted = tokio::task::spawn_blocking(move || extract(&rules, &response)).await;
+            let extracted =
+                tokio::task::spawn_blocking(move || extract(&rules, &records, &response)).await;
             let extracted = match extracted {
                 Ok(extracted) => extracted,
                 Err(e) => {
@@ -719,6 +821,7 @@ impl QueryWork {
             run.found_nothing &= extracted.fragment.is_empty();
             run.warnings.extend(extracted.warnings);
             outcome.fragment.merge(&extracted.fragment);
+            outcome.records.extend(extracted.records);
             navigator.result_page(&url, &extracted.links);
             if navigator.has_next() {
                 outcome.checkpoint = navigator
@@ -730,6 +833,7 @@ impl QueryWork {
                             run.new_values += new;
                             outcome.pages.clear();
                             outcome.fragment = IndexFragment::new();
+                            outcome.records.clear();
                             outcome.attempts = 0;
                             outcome.fresh = false;
                         }
@@ -762,8 +866,15 @@ impl QueryWork {
         run
     }
 
-    fn record(&self, outcome: &QueryOutcome) -> Result<u64, StoreError> {
-        lock(&self.store).record_query(self.source, outcome)
+    /// Records a query's progress; its new records go to the records file.
+    fn record(&self, outcome: &QueryOutcome) -> Result<u64, String> {
+        let recorded = lock(&self.store)
+            .record_query_new(self.source, outcome)
+            .map_err(|e| e.to_string())?;
+        if let Some(sink) = &self.sink {
+            sink.write(&self.source_url, outcome, recorded.new_records)?;
+        }
+        Ok(recorded.new_values)
     }
 }
 
@@ -818,9 +929,16 @@ pub fn reextract(
     rules: &[(String, Rule)],
 ) -> Result<(u64, u64), StoreError> {
     let pages = store.kept_pages(source)?;
+    let record_rules = RecordRules::new(rules);
     let mut by_query: Vec<(String, IndexFragment)> = Vec::new();
     for page in &pages {
-        let extracted = extract_page(rules, &page.url, &page.body, page.content_type.as_deref());
+        let extracted = extract_page(
+            rules,
+            &record_rules,
+            &page.url,
+            &page.body,
+            page.content_type.as_deref(),
+        );
         match by_query.last_mut() {
             Some((key, fragment)) if *key == page.query => {
                 fragment.merge(&extracted.fragment);

@@ -131,6 +131,7 @@ impl Report {
                     "warnings": s.warnings,
                     "notes": s.notes,
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
+                    "records": stats.map(|st| st.records),
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
                 })
             })
@@ -180,6 +181,9 @@ impl fmt::Display for Report {
                     },
                     s.new_values
                 )?;
+                if stats.records > 0 {
+                    writeln!(f, "  records: {}", stats.records)?;
+                }
                 if let Some(reason) = &stats.incomplete {
                     writeln!(f, "  incomplete: {reason}")?;
                 }

@@ -31,6 +31,7 @@
 mod error;
 mod eval;
 mod parse;
+mod rows;
 
 use serde::Serialize;
 
@@ -107,6 +108,20 @@ pub struct Evaluation {
     pub limit: Option<ResultLimit>,
 }
 
+/// Which rows a rule's value is over ([`Rule::row_key`]): the canonical
+/// text of the rule's path up to and including its first multi-valued step,
+/// the conditions of the variables used there written out, variables written
+/// `$` (so `tr[j:*] WHERE tr[j]…` and `tr[k:*] WHERE tr[k]…` have the same
+/// key).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RowKey(String);
+
+impl std::fmt::Display for RowKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A parsed and checked rule.
 #[derive(Debug, Clone)]
 pub struct Rule {
@@ -156,6 +171,37 @@ impl Rule {
     pub fn evaluate(&self, page: &Page) -> Evaluation {
         let (value, limit) = eval::eval(&self.ast, page);
         Evaluation { value, limit }
+    }
+
+    /// The rows the rule's value is over, for records: `None` when the
+    /// rule's path (before a fork) has no multi-valued step (`[*]`, `[a-b]`,
+    /// `[n,m]`, `[v:*]`). The rows are the elements of the list the first
+    /// multi-valued step makes — the top-level list of the rule's value.
+    ///
+    /// Two rules with the same key have the same path up to and including
+    /// that step (axes, labels, indexes; `DB.Result` prefix applied) and the
+    /// same conditions for the variables used there, whatever the variables
+    /// are called: on every page, element k of one's value and element k of
+    /// the other's come from the same node, the same row.
+    pub fn row_key(&self) -> Option<RowKey> {
+        rows::row_key(&self.ast).map(RowKey)
+    }
+
+    /// The number of branches of the fork the rule's path ends in
+    /// (`tr[*](.td[0].txt # .td[1].txt)` has 2), `None` without a fork.
+    pub fn fork_width(&self) -> Option<usize> {
+        rows::fork_width(&self.ast)
+    }
+
+    /// Splits a value this rule gave into its rows (see [`Rule::row_key`])
+    /// and each row into fields: one field for a rule without a fork, one
+    /// per fork branch for a rule ending in a fork. A field is the row's
+    /// strings (or the branch's, over every element of the multi-valued
+    /// steps between the row's step and the fork), flattened in document
+    /// order, nulls and empty strings dropped. Empty for a rule without a
+    /// row key.
+    pub fn row_fields(&self, value: &Nsl) -> Vec<Vec<Vec<String>>> {
+        rows::row_fields(&self.ast, value)
     }
 }
 

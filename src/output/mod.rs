@@ -1,9 +1,11 @@
-//! Output: the gatherer database as SOIF or JSON, and search over it.
+//! Output: the gatherer database as SOIF or JSON, its records as JSON Lines
+//! or CSV, and search over it.
 
 use std::io::Write;
 
+use crate::record::Fields;
 use crate::soif;
-use crate::store::{SourceKind, SourceRecord, Store, StoreError};
+use crate::store::{SourceKind, SourceRecord, Store, StoreError, StoredRecord};
 
 pub use crate::store::Hit;
 
@@ -22,6 +24,8 @@ pub enum OutputError {
     Io(#[from] std::io::Error),
     #[error("writing JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("writing CSV: {0}")]
+    Csv(#[from] csv::Error),
 }
 
 impl OutputError {
@@ -36,6 +40,9 @@ impl OutputError {
                 ..
             } => e.kind() == BrokenPipe,
             OutputError::Json(e) => e.io_error_kind() == Some(BrokenPipe),
+            OutputError::Csv(e) => {
+                matches!(e.kind(), csv::ErrorKind::Io(e) if e.kind() == BrokenPipe)
+            }
             OutputError::Store(_) | OutputError::Soif { .. } => false,
         }
     }
@@ -160,6 +167,96 @@ pub fn export_json(store: &Store, out: &mut impl Write) -> Result<(), OutputErro
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
     }
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct JsonRecord<'a> {
+    source: &'a str,
+    query: Option<&'a str>,
+    query_key: Option<&'a str>,
+    page: &'a str,
+    ordinal: u64,
+    fields: &'a Fields,
+}
+
+/// Writes one record as a line of JSON: `source` (the source's URL),
+/// `query` (the description of the query that gave it first,
+/// `region=Rügen`), `query_key`, `page` (the result page's URL), `ordinal`
+/// (the row's position on the page, from 0) and `fields` (field → a string,
+/// or a list of strings for a field with several values; in the order of
+/// the source's rules).
+pub fn write_record_line(out: &mut impl Write, record: &StoredRecord) -> std::io::Result<()> {
+    let line = JsonRecord {
+        source: &record.source,
+        query: record.query.as_deref(),
+        query_key: record.query_key.as_deref(),
+        page: &record.record.page,
+        ordinal: record.record.ordinal,
+        fields: &record.record.fields,
+    };
+    serde_json::to_writer(&mut *out, &line)?;
+    out.write_all(b"\n")
+}
+
+/// Writes every record as JSON Lines ([`write_record_line`]), sources in
+/// the order of their URLs, a source's records in the order they were found.
+pub fn export_records_jsonl(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
+    store.each_record(|record| write_record_line(out, &record).map_err(OutputError::from))
+}
+
+/// The fixed columns of the records' CSV, before the fields.
+const CSV_COLUMNS: [&str; 4] = ["source", "query", "page", "ordinal"];
+
+/// Writes every record as CSV (RFC 4180: CRLF line ends; a cell holding a
+/// comma, a quote or a line break is quoted, its quotes doubled). The header
+/// is `source`, `query`, `page`, `ordinal`, then every field name the
+/// records have, in the order they first appear (sources in the order of
+/// their URLs); a record leaves the fields it lacks empty. A field with
+/// several values holds them one per line (values never hold a line break:
+/// their white space is collapsed).
+pub fn export_records_csv(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
+    let mut names: Vec<String> = Vec::new();
+    let mut known = std::collections::HashSet::new();
+    store.each_record(|record| {
+        for (name, _) in &record.record.fields.0 {
+            if known.insert(name.clone()) {
+                names.push(name.clone());
+            }
+        }
+        Ok::<(), OutputError>(())
+    })?;
+    let mut csv = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(&mut *out);
+    let header: Vec<&str> = CSV_COLUMNS
+        .iter()
+        .copied()
+        .chain(names.iter().map(String::as_str))
+        .collect();
+    // A clash of a field name with a fixed column is left to the reader:
+    // the columns keep their positions.
+    csv.write_record(&header)?;
+    store.each_record(|record| {
+        let mut row: Vec<String> = vec![
+            record.source,
+            record.query.or(record.query_key).unwrap_or_default(),
+            record.record.page,
+            record.record.ordinal.to_string(),
+        ];
+        for name in &names {
+            row.push(
+                record
+                    .record
+                    .fields
+                    .get(name)
+                    .map(|f| f.values().join("\n"))
+                    .unwrap_or_default(),
+            );
+        }
+        csv.write_record(&row).map_err(OutputError::from)
+    })?;
+    csv.flush()?;
     Ok(())
 }
 

@@ -4,10 +4,11 @@
 //! every query sent for a source with its state, every page fetched, and the
 //! distinct values found per source and attribute, each with the key of the
 //! query that surfaced it first (its provenance). An FTS5 index over the values
-//! answers searches.
+//! answers searches. The records ([`crate::record`]) are kept per source,
+//! each distinct record once, with the query and the page that gave it first.
 //!
-//! Crash safety: [`Store::record_query`] writes a query's pages, its values
-//! and its state in one transaction, so a killed process leaves every query
+//! Crash safety: [`Store::record_query`] writes a query's pages, its values,
+//! its records and its state in one transaction, so a killed process leaves every query
 //! either done with all its values and pages, or not done at all; a rerun
 //! skips the done ones ([`Store::finished_queries`]). Values are normalized
 //! (see [`crate::fragment::normalize`]) and unique per source and attribute,
@@ -23,6 +24,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
 use crate::fragment::{normalize, IndexFragment};
+use crate::record::{Fields, Record};
 
 mod schema;
 
@@ -178,6 +180,8 @@ pub struct QueryOutcome {
     pub pages: Vec<PageRecord>,
     /// The values its result pages gave, merged.
     pub fragment: IndexFragment,
+    /// The records its result pages gave, in the order of the pages.
+    pub records: Vec<Record>,
     /// The page limit stopped its result pages while more were linked.
     pub cut_short: bool,
     /// Where the query's navigator stands, for a query that is not done:
@@ -199,6 +203,8 @@ pub struct SourceStats {
     pub pages: u64,
     pub bytes: u64,
     pub values_per_attribute: BTreeMap<String, u64>,
+    /// Records ([`crate::record`]) the source holds.
+    pub records: u64,
     pub incomplete: Option<String>,
 }
 
@@ -219,6 +225,27 @@ pub struct Hit {
     pub provenance: Option<String>,
     /// That query's description (`region=Rügen`), when it is a query.
     pub query: Option<String>,
+}
+
+/// A record as stored: the source's URL, the query that gave it first and
+/// that query's description, and the record with its page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRecord {
+    pub source: String,
+    /// The key of the query that gave the record first.
+    pub query_key: Option<String>,
+    /// That query's description (`region=Rügen`).
+    pub query: Option<String>,
+    pub record: Record,
+}
+
+/// What recording a query added to the database ([`Store::record_query_new`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// How many of its values were new to the source.
+    pub new_values: u64,
+    /// Its records the source did not hold yet, in the outcome's order.
+    pub new_records: Vec<Record>,
 }
 
 /// Why the gatherer database cannot be opened, read or written.
@@ -646,6 +673,18 @@ impl Store {
         source: SourceId,
         outcome: &QueryOutcome,
     ) -> Result<u64, StoreError> {
+        Ok(self.record_query_new(source, outcome)?.new_values)
+    }
+
+    /// Records a query as [`Store::record_query`] does, and tells which
+    /// values and records were new. Its records are kept once per source:
+    /// a record whose fields the source holds already keeps the query and
+    /// page that gave it first.
+    pub fn record_query_new(
+        &mut self,
+        source: SourceId,
+        outcome: &QueryOutcome,
+    ) -> Result<Recorded, StoreError> {
         self.check_source(source)?;
         let path = self.path.clone();
         let context = format!("recording query {:?} of source {source}", outcome.key);
@@ -700,12 +739,17 @@ impl Store {
                 }
             }
         }
-        let added =
+        let new_values =
             insert_values(&tx, source, Some(&outcome.key), &outcome.fragment).map_err(err)?;
+        let new_records =
+            insert_records(&tx, source, &outcome.key, &outcome.records).map_err(err)?;
         tx.commit().map_err(err)?;
         self.body_budget = budget;
         self.bodies_dropped += dropped;
-        Ok(added)
+        Ok(Recorded {
+            new_values,
+            new_records,
+        })
     }
 
     /// The checkpoints of the source's queries that are not done: query key
@@ -828,6 +872,7 @@ impl Store {
             pages: pages as u64,
             bytes: bytes as u64,
             values_per_attribute,
+            records: self.record_count(source)?,
             incomplete,
         })
     }
@@ -884,6 +929,70 @@ impl Store {
             out.entry(attribute).or_default().push(value);
         }
         Ok(out)
+    }
+
+    /// The number of records the source holds.
+    pub fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM records WHERE source_id = ?1",
+                [source],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(sql_err(
+                &self.path,
+                format!("counting the records of source {source}"),
+            ))
+    }
+
+    /// Calls `each` with every record, sources in the order of their URLs,
+    /// a source's records in the order they were first stored.
+    pub fn each_record<E: From<StoreError>>(
+        &self,
+        mut each: impl FnMut(StoredRecord) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let context = "reading the records";
+        let e = || sql_err(&self.path, context);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT s.url, r.query_key, q.description, r.page_url, r.ordinal, r.fields
+                 FROM records r
+                 JOIN sources s ON s.id = r.source_id
+                 LEFT JOIN queries q ON q.source_id = r.source_id AND q.key = r.query_key
+                 ORDER BY s.url, r.id",
+            )
+            .map_err(e())?;
+        let mut rows = stmt.query([]).map_err(e())?;
+        while let Some(row) = rows.next().map_err(e())? {
+            let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<_> {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, Option<String>>(1)?,
+                    row.get::<_, Option<String>>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, i64>(4)?,
+                    row.get::<_, String>(5)?,
+                ))
+            };
+            let (source, query_key, query, page, ordinal, fields) = read(row).map_err(e())?;
+            let fields = Fields::from_json(&fields).map_err(|err| StoreError::Corrupt {
+                path: self.path.clone(),
+                message: format!("a record of {source} has unreadable fields: {err}"),
+            })?;
+            each(StoredRecord {
+                source,
+                query_key,
+                query,
+                record: Record {
+                    page,
+                    ordinal: ordinal.max(0) as u64,
+                    fields,
+                },
+            })?;
+        }
+        Ok(())
     }
 
     /// The values that hold `term`, ordered by source URL, attribute and
@@ -1083,6 +1192,28 @@ fn insert_values(
                 continue;
             }
             added += stmt.execute(params![source, attribute, value, provenance])? as u64;
+        }
+    }
+    Ok(added)
+}
+
+/// Inserts the records the source does not hold yet; returns them.
+fn insert_records(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    query_key: &str,
+    records: &[Record],
+) -> Result<Vec<Record>, rusqlite::Error> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR IGNORE INTO records (source_id, query_key, page_url, ordinal, fields)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let mut added = Vec::new();
+    for record in records {
+        let ordinal = i64::try_from(record.ordinal).unwrap_or(i64::MAX);
+        let fields = record.fields.to_json();
+        if stmt.execute(params![source, query_key, record.page, ordinal, fields])? > 0 {
+            added.push(record.clone());
         }
     }
     Ok(added)

@@ -1,10 +1,10 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 4;
+pub const VERSION: i64 = 5;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4)];
+pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5)];
 
 const V1: &str = "
 CREATE TABLE sources (
@@ -114,5 +114,21 @@ CREATE TABLE page_bodies (
     content_type TEXT,
     -- raw DEFLATE of the body as it was received
     body         BLOB NOT NULL
+);
+";
+
+/// Records (`crate::record`): the values of one result row that belong
+/// together, each with the query and the page that gave it first. `fields`
+/// is a JSON object (field → string or list of strings) in the order of the
+/// source's rules; a source keeps each distinct record once.
+const V5: &str = "
+CREATE TABLE records (
+    id        INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    query_key TEXT,
+    page_url  TEXT NOT NULL,
+    ordinal   INTEGER NOT NULL,
+    fields    TEXT NOT NULL,
+    UNIQUE (source_id, fields)
 );
 ";

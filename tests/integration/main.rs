@@ -28,6 +28,7 @@ mod output_soif;
 mod page_tree;
 mod plan_http;
 mod plan_specs;
+mod records;
 mod reruns;
 mod store_db;
 mod summarize_cooperative;

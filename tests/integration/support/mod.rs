@@ -234,6 +234,7 @@ pub fn query_outcome(
         attempts: 1,
         pages,
         fragment: values.iter().copied().collect::<IndexFragment>(),
+        records: Vec::new(),
         cut_short: false,
         checkpoint: None,
         fresh: true,

@@ -1,0 +1,483 @@
+//! Records: the values of one result row kept together, gathered from the
+//! demo site and compared with the provider's own database, stored once per
+//! source, exported as JSON Lines and CSV, and written while gathering.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::gathering;
+use crate::support::{self, page_record, query_outcome};
+
+use gather::demo::{DemoConfig, DemoSite, Variant};
+use gather::gatherer::{self, Progress, ProgressListener, Start};
+use gather::record::{Field, Fields, Record};
+use gather::store::{QueryState, SourceInfo, SourceKind, Store};
+
+/// A hotel as the provider's database has it: id, name, town, price.
+type Hotel = (String, String, String, String);
+
+async fn site() -> DemoSite {
+    DemoSite::start(DemoConfig {
+        hotels: 300,
+        ..DemoConfig::default()
+    })
+    .await
+    .expect("demo site starts")
+}
+
+/// Every hotel of the provider's database.
+fn provider_hotels(site: &DemoSite) -> BTreeSet<Hotel> {
+    let conn = rusqlite::Connection::open(site.database_path()).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT id, name, ort, preis FROM hotel")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?.to_string(),
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?.to_string(),
+            ))
+        })
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// The condition that picks the hotel rows of the result table.
+const HOTEL_ROW: &str = "td[0].small.input.getAttr(name) = 'hotel_id'";
+
+/// A spec for a form of the demo site whose result rules are `results`
+/// (YAML list items, relative to the result table).
+fn write_spec(dir: &Path, url: &url::Url, elements: &str, results: &str) -> PathBuf {
+    let spec = format!(
+        "url: {url}\nquery_elements: [{elements}]\nresults:\n  - prefix: html.body->table[1].\n{results}"
+    );
+    let path = dir.join("spec.yaml");
+    std::fs::write(&path, spec).unwrap();
+    path
+}
+
+/// Rules that give a record per hotel row: four rules, variables named
+/// differently, one condition; and the town rows, which are rows of
+/// another condition and so no part of the hotels' records.
+fn hotel_rules() -> String {
+    format!(
+        "  - attribute: id\n    rule: tr[i:*].td[0].small.input.getAttr(value) where tr[i].{HOTEL_ROW}\n\
+         \x20 - attribute: name\n    rule: tr[k:*].td[1].b.txt where tr[k].{HOTEL_ROW}\n\
+         \x20 - attribute: ort\n    rule: |\n      tr[k:*].td[1].pcdata[0].txt, match/, [0-9]{{5}} (.+), Tel\\./\n        where tr[k].{HOTEL_ROW}\n\
+         \x20 - attribute: preis\n    rule: tr[j:*].td[2].txt, match/[0-9]+/ where tr[j].{HOTEL_ROW}\n\
+         \x20 - attribute: town\n    rule: tr[j:*].td[1].txt where tr[j].td[1].font.getAttr(color) = '#FF8000'\n"
+    )
+}
+
+fn text(field: Option<&serde_json::Value>) -> String {
+    field
+        .and_then(|v| v.as_str())
+        .unwrap_or_else(|| panic!("a field with one value: {field:?}"))
+        .to_string()
+}
+
+/// The records of a JSON Lines text, as hotels (fields named `id`, `name`,
+/// `ort`, `preis`, or the fork's `prefix.0` … ).
+fn hotels_of(lines: &str, names: [&str; 4]) -> Vec<Hotel> {
+    lines
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect("a JSON object per line");
+            let f = &v["fields"];
+            (
+                text(f.get(names[0])),
+                text(f.get(names[1])),
+                text(f.get(names[2])),
+                text(f.get(names[3])),
+            )
+        })
+        .collect()
+}
+
+fn run_gather(args: Vec<String>) -> std::process::Output {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    support::gather(&args)
+}
+
+async fn run_gather_async(args: Vec<String>) -> std::process::Output {
+    tokio::task::spawn_blocking(move || run_gather(args))
+        .await
+        .unwrap()
+}
+
+fn path_arg(p: &Path) -> String {
+    p.display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hotel_records_are_the_providers_rows() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        dir.path(),
+        &site.url(Variant::Listed),
+        "region",
+        &hotel_rules(),
+    );
+    let plan = run_gather_async(vec!["plan".into(), "--spec".into(), path_arg(&spec)]).await;
+    assert!(
+        support::stdout(&plan)
+            .contains("records (one per row, these fields):\n  id, name, ort, preis\n"),
+        "{}",
+        support::stdout(&plan)
+    );
+    let db = dir.path().join("g.sqlite");
+    let report = gatherer::gather(&[Start::spec(&spec).unwrap()], &gathering::options(&db))
+        .await
+        .unwrap();
+    assert!(!report.failed(), "report:\n{report}");
+    let expected = provider_hotels(&site);
+    assert_eq!(
+        report.sources[0].stats.as_ref().unwrap().records,
+        expected.len() as u64
+    );
+    assert!(
+        report
+            .to_string()
+            .contains(&format!("records: {}", expected.len())),
+        "report:\n{report}"
+    );
+
+    let out = run_gather_async(vec![
+        "export".into(),
+        "--db".into(),
+        path_arg(&db),
+        "--format".into(),
+        "jsonl".into(),
+        "--records".into(),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let lines = support::stdout(&out);
+    let hotels = hotels_of(&lines, ["id", "name", "ort", "preis"]);
+    assert_eq!(hotels.len(), expected.len(), "each hotel once");
+    assert_eq!(hotels.into_iter().collect::<BTreeSet<_>>(), expected);
+
+    // Every record names its source, query and page; the town rows are no
+    // part of the records, and the fields keep the order of the rules.
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!(first["source"], site.url(Variant::Listed).as_str());
+    assert!(first["query"].as_str().unwrap().starts_with("region="));
+    assert!(first["page"].as_str().unwrap().contains("auswahl.pl"));
+    assert!(first["ordinal"].as_u64().is_some());
+    let names: Vec<&String> = first["fields"].as_object().unwrap().keys().collect();
+    assert_eq!(names.len(), 4, "{first}");
+    assert!(lines.find("\"id\"").unwrap() < lines.find("\"preis\"").unwrap());
+    assert!(!lines.contains("\"town\""));
+
+    // The attribute sets are still there, each attribute on its own.
+    let values = gathering::stored_values(&db, site.url(Variant::Listed).as_str());
+    let names: BTreeSet<String> = expected.iter().map(|h| h.1.clone()).collect();
+    assert_eq!(values["name"], names);
+    assert!(values.contains_key("town"));
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_gives_a_record_per_row_over_paged_results() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let rules = format!(
+        "  - attribute: hotel\n    rule: |\n      tr[k:*](.td[0].small.input.getAttr(value) # .td[1].b.txt\n        # .td[2].txt, match/[0-9]+/)\n        where tr[k].{HOTEL_ROW}\n"
+    );
+    let spec = write_spec(dir.path(), &site.url(Variant::Paged), "region", &rules);
+    let db = dir.path().join("g.sqlite");
+    let report = gatherer::gather(&[Start::spec(&spec).unwrap()], &gathering::options(&db))
+        .await
+        .unwrap();
+    assert!(!report.failed(), "report:\n{report}");
+    assert!(report.sources[0].pages > report.sources[0].queries_sent);
+
+    let out = run_gather_async(vec![
+        "export".into(),
+        "--db".into(),
+        path_arg(&db),
+        "--format".into(),
+        "csv".into(),
+        "--records".into(),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        header,
+        ["source", "query", "page", "ordinal", "hotel.0", "hotel.1", "hotel.2"]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let got: BTreeSet<(String, String, String)> = rows
+        .iter()
+        .map(|r| (r[4].to_string(), r[5].to_string(), r[6].to_string()))
+        .collect();
+    let expected: BTreeSet<(String, String, String)> = provider_hotels(&site)
+        .into_iter()
+        .map(|(id, name, _, preis)| (id, name, preis))
+        .collect();
+    assert_eq!(rows.len(), expected.len());
+    assert_eq!(got, expected);
+    assert!(
+        rows.iter().any(|r| r[2].contains("seite=")),
+        "records come from the later result pages too"
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_records_file_grows_query_by_query() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        dir.path(),
+        &site.url(Variant::Listed),
+        "region",
+        &hotel_rules(),
+    );
+    let db = dir.path().join("g.sqlite");
+    let items = dir.path().join("items.jsonl");
+    let seen: Arc<Mutex<Vec<usize>>> = Arc::default();
+    let mut options = gathering::options(&db);
+    options.records_out = Some(items.clone());
+    let (file, log) = (items.clone(), Arc::clone(&seen));
+    options.progress = Some(ProgressListener(Arc::new(move |event| {
+        if let Progress::Query { .. } = event {
+            let lines = std::fs::read_to_string(&file).map_or(0, |t| t.lines().count());
+            log.lock().unwrap().push(lines);
+        }
+    })));
+    let report = gatherer::gather(&[Start::spec(&spec).unwrap()], &options)
+        .await
+        .unwrap();
+    assert!(!report.failed(), "report:\n{report}");
+    let seen = seen.lock().unwrap().clone();
+    let expected = provider_hotels(&site);
+    assert_eq!(seen.len() as u64, report.sources[0].queries_sent);
+    assert!(
+        seen[0] > 0,
+        "the first query's records are in the file when it ends"
+    );
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(seen.last().copied(), Some(expected.len()));
+    let written = std::fs::read_to_string(&items).unwrap();
+    let hotels = hotels_of(&written, ["id", "name", "ort", "preis"]);
+    assert_eq!(hotels.into_iter().collect::<BTreeSet<_>>(), expected);
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_run_adds_no_duplicate_records() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    // Region × price: every hotel is on the page of "alle Preise" and on
+    // the page of its price class, so every record is found twice.
+    let spec = write_spec(
+        dir.path(),
+        &site.url(Variant::Listed),
+        "region, preis",
+        &hotel_rules(),
+    );
+    let db = dir.path().join("g.sqlite");
+    let items = dir.path().join("items.jsonl");
+    let args = |more: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = vec![
+            "--spec".into(),
+            path_arg(&spec),
+            "--db".into(),
+            path_arg(&db),
+            "-o".into(),
+            path_arg(&items),
+        ];
+        args.extend(more.iter().map(|s| s.to_string()));
+        args
+    };
+    let first = run_gather_async(args(&["--max-queries", "7", "--json"])).await;
+    assert!(first.status.success(), "{}", support::stderr(&first));
+    let partial = std::fs::read_to_string(&items).unwrap().lines().count();
+    assert!(partial > 0);
+    let second = run_gather_async(args(&["--json"])).await;
+    assert!(second.status.success(), "{}", support::stderr(&second));
+    let summary: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(summary["sources"][0]["queries_skipped"], 7);
+    let third = run_gather_async(args(&["--json"])).await;
+    assert!(third.status.success(), "{}", support::stderr(&third));
+
+    let expected = provider_hotels(&site);
+    let written = std::fs::read_to_string(&items).unwrap();
+    let in_file = hotels_of(&written, ["id", "name", "ort", "preis"]);
+    assert_eq!(
+        in_file.len(),
+        expected.len(),
+        "each record once in the file"
+    );
+    assert_eq!(in_file.into_iter().collect::<BTreeSet<_>>(), expected);
+
+    let store = Store::open_existing(&db).unwrap();
+    let mut out = Vec::new();
+    gather::output::export_records_jsonl(&store, &mut out).unwrap();
+    let stored = hotels_of(
+        &String::from_utf8(out).unwrap(),
+        ["id", "name", "ort", "preis"],
+    );
+    assert_eq!(
+        stored.len(),
+        expected.len(),
+        "each record once in the database"
+    );
+    assert_eq!(stored.into_iter().collect::<BTreeSet<_>>(), expected);
+    site.shutdown().await;
+}
+
+fn record(page: &str, ordinal: u64, fields: &[(&str, Field)]) -> Record {
+    Record {
+        page: page.into(),
+        ordinal,
+        fields: Fields(
+            fields
+                .iter()
+                .map(|(n, f)| (n.to_string(), f.clone()))
+                .collect(),
+        ),
+    }
+}
+
+fn one(s: &str) -> Field {
+    Field::One(s.into())
+}
+
+/// A database with two queries whose records overlap.
+fn store_with_records(path: &Path) {
+    let mut store = Store::open(path).unwrap();
+    let id = store
+        .upsert_source(&SourceInfo {
+            url: "http://h.test/form".into(),
+            kind: SourceKind::Database,
+            title: None,
+            description: None,
+            keywords: None,
+            text: None,
+        })
+        .unwrap();
+    let mut q1 = query_outcome(
+        "region=A",
+        "region=A",
+        QueryState::Done,
+        vec![page_record("http://h.test/r?region=A", 10)],
+        &[],
+    );
+    q1.records = vec![
+        record(
+            "http://h.test/r?region=A",
+            0,
+            &[
+                ("name", one("Haus \"Meer\", Binz")),
+                (
+                    "tags",
+                    Field::Many(vec!["Sauna".into(), "Hund, Katze".into()]),
+                ),
+            ],
+        ),
+        record("http://h.test/r?region=A", 1, &[("name", one("Möwe"))]),
+    ];
+    let recorded = store.record_query_new(id, &q1).unwrap();
+    assert_eq!(recorded.new_records.len(), 2);
+    let mut q2 = query_outcome(
+        "region=B",
+        "region=B",
+        QueryState::Done,
+        vec![page_record("http://h.test/r?region=B", 10)],
+        &[],
+    );
+    q2.records = vec![
+        record("http://h.test/r?region=B", 0, &[("name", one("Möwe"))]),
+        record(
+            "http://h.test/r?region=B",
+            3,
+            &[("name", one("Eck")), ("note", one("x"))],
+        ),
+    ];
+    let recorded = store.record_query_new(id, &q2).unwrap();
+    assert_eq!(
+        recorded.new_records,
+        vec![q2.records[1].clone()],
+        "a record the source holds is not new"
+    );
+}
+
+#[test]
+fn csv_quotes_commas_quotes_and_line_breaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    store_with_records(&db);
+    let db = path_arg(&db);
+    let out = support::gather(&["export", "--db", &db, "--format", "csv", "--records"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert_eq!(
+        support::stdout(&out),
+        "source,query,page,ordinal,name,tags,note\r\n\
+         http://h.test/form,region=A,http://h.test/r?region=A,0,\"Haus \"\"Meer\"\", Binz\",\"Sauna\nHund, Katze\",\r\n\
+         http://h.test/form,region=A,http://h.test/r?region=A,1,Möwe,,\r\n\
+         http://h.test/form,region=B,http://h.test/r?region=B,3,Eck,,x\r\n"
+    );
+
+    let out = support::gather(&["export", "--db", &db, "--format", "jsonl", "--records"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let lines: Vec<serde_json::Value> = support::stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(
+        lines[0],
+        serde_json::json!({
+            "source": "http://h.test/form",
+            "query": "region=A",
+            "query_key": "region=A",
+            "page": "http://h.test/r?region=A",
+            "ordinal": 0,
+            "fields": {"name": "Haus \"Meer\", Binz", "tags": ["Sauna", "Hund, Katze"]},
+        })
+    );
+    // The record both queries gave keeps the first one.
+    assert_eq!(lines[1]["query"], "region=A");
+
+    for bad in [
+        &["export", "--db", &db, "--format", "soif", "--records"][..],
+        &["export", "--db", &db, "--format", "csv"][..],
+    ] {
+        let out = support::gather(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+}
+
+#[test]
+fn a_database_from_before_records_gets_the_records_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    store_with_records(&db);
+    // As a gather before records left it: no records table, version 4.
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    raw.execute_batch("DROP TABLE records; PRAGMA user_version = 4;")
+        .unwrap();
+    drop(raw);
+    store_with_records(&db);
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    let version: i64 = raw
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    let records: i64 = raw
+        .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!((version, records), (5, 3));
+}
