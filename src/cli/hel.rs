@@ -10,7 +10,8 @@ use gather::page::Page;
 pub struct HelArgs {
     /// The rule.
     pub rule: String,
-    /// Pages (local files; `-` for standard input).
+    /// Pages (local files; `-` for standard input). With several pages, each
+    /// output line starts with the page's name and `: `.
     #[arg(required = true)]
     pub pages: Vec<String>,
     /// A DB.Result prefix applied to a relative rule and its conditions.
@@ -67,7 +68,13 @@ pub fn run_hel(args: &HelArgs) -> ExitCode {
             eprintln!("gather hel: {name}: {limit}");
             status = super::FAILED;
         }
-        let line = serde_json::to_string(&evaluation.value).unwrap_or_else(|_| "null".into());
+        let value = serde_json::to_string(&evaluation.value).unwrap_or_else(|_| "null".into());
+        // With several pages each line says which page it is about, as grep does.
+        let line = if args.pages.len() > 1 {
+            format!("{name}: {value}")
+        } else {
+            value
+        };
         if writeln!(out, "{line}").is_err() {
             return super::exit(super::FAILED);
         }

@@ -154,9 +154,18 @@ pub fn run_summarize(args: &SummarizeArgs) -> ExitCode {
         eprintln!("gather summarize: {message}");
         super::exit(super::BAD_INPUT)
     };
-    let text = match std::fs::read_to_string(&args.dbcontent) {
-        Ok(t) => t,
+    let bytes = match std::fs::read(&args.dbcontent) {
+        Ok(b) => b,
         Err(e) => return bad(format!("{}: {e}", args.dbcontent.display())),
+    };
+    // UTF-8, or else ISO-8859-1 (read as windows-1252, its superset), as a
+    // provider of 1999 wrote its files.
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => encoding_rs::WINDOWS_1252
+            .decode(e.as_bytes())
+            .0
+            .into_owned(),
     };
     let doc = match DbContent::parse(&text) {
         Ok(d) => d,

@@ -389,12 +389,21 @@ fn asks_for_retry(status: u16) -> bool {
 
 /// The pause a 5xx or 429 answer asks for in `Retry-After` (seconds; the
 /// HTTP-date form is not read), honoured up to [`MAX_BACKOFF`].
+/// The pause a `Retry-After` header asks for: seconds, or an HTTP date
+/// (RFC 9110 §10.2.3); zero when there is none, it cannot be read, or the
+/// date has passed.
 fn retry_after(headers: &HeaderMap) -> Duration {
-    headers
-        .get(RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map_or(Duration::ZERO, Duration::from_secs)
+    let Some(value) = headers.get(RETRY_AFTER).and_then(|v| v.to_str().ok()) else {
+        return Duration::ZERO;
+    };
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Duration::from_secs(seconds);
+    }
+    httpdate::parse_http_date(value)
+        .ok()
+        .and_then(|at| at.duration_since(std::time::SystemTime::now()).ok())
+        .unwrap_or(Duration::ZERO)
 }
 
 fn is_redirect(status: u16) -> bool {

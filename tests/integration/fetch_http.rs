@@ -484,6 +484,26 @@ async fn retry_after_of_a_503_is_waited_for() {
 }
 
 #[tokio::test]
+async fn retry_after_as_a_date_is_waited_for() {
+    let at = std::time::SystemTime::now() + Duration::from_secs(3);
+    let date: &'static str = Box::leak(httpdate::fmt_http_date(at).into_boxed_str());
+    let (addr, hits) = busy_once(StatusCode::SERVICE_UNAVAILABLE, date).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher
+        .get(&url(addr, "/busy"))
+        .await
+        .expect("second attempt");
+    assert_eq!(response.body, b"free");
+    let times = hits.times();
+    // The date has whole seconds: at least about two of the three are left.
+    assert!(
+        times[1] - times[0] >= Duration::from_millis(1500),
+        "{:?}",
+        times[1] - times[0]
+    );
+}
+
+#[tokio::test]
 async fn only_http_urls_are_fetched() {
     let fetcher = Fetcher::new(fast_config()).expect("fetcher");
     let target = url::Url::parse("file:///etc/passwd").expect("url");

@@ -22,7 +22,11 @@ fn hel_prints_one_json_line_per_page() {
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     assert_eq!(
         stdout(&o),
-        "[\"Ahrenshoop\",\"Wustrow\"]\n[\"Ahrenshoop\",\"Wustrow\"]\n[]\n"
+        format!(
+            "{}: [\"Ahrenshoop\",\"Wustrow\"]\n-: [\"Ahrenshoop\",\"Wustrow\"]\n{}: []\n",
+            fixture("cityworld.html"),
+            fixture("currency.html")
+        )
     );
     assert!(
         o.stderr.is_empty(),
@@ -63,7 +67,10 @@ fn hel_unreadable_page_exits_1_and_goes_on() {
         None,
     );
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(stdout(&o), "\"Currency Converter\"\n");
+    assert_eq!(
+        stdout(&o),
+        format!("{}: \"Currency Converter\"\n", fixture("currency.html"))
+    );
     assert!(String::from_utf8_lossy(&o.stderr).contains("/no/such/page.html"));
 }
 

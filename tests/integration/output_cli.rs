@@ -139,3 +139,33 @@ fn summarize_prints_the_providers_soif() {
     assert!(stderr(&o).contains("missing.sqlite"), "{}", stderr(&o));
     assert!(!missing.exists());
 }
+
+#[test]
+fn summarize_reads_a_dbcontent_document_in_iso_8859_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = dir.path().join("cityworld.sqlite");
+    rusqlite::Connection::open(&provider)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE region (name TEXT); INSERT INTO region VALUES ('Rügen'), ('Usedom');",
+        )
+        .unwrap();
+    let doc = dir.path().join("cityworld.DBContent");
+    // "Hotelführer" and the rest in ISO-8859-1, as the demo serves it.
+    let mut text = b"Summarizer: http://127.0.0.1/cgi-bin/summarize\nURL: http://127.0.0.1/cityworld/\nTitle: Hotelf".to_vec();
+    text.push(0xFC);
+    text.extend_from_slice(b"hrer M-V\nTable: region\nAttribute: name\n");
+    std::fs::write(&doc, text).unwrap();
+    let o = gather(&[
+        "summarize",
+        doc.to_str().unwrap(),
+        "--database",
+        provider.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("region.name{13}:\tRügen\nUsedom\n"),
+        "{}",
+        stdout(&o)
+    );
+}
