@@ -36,25 +36,6 @@ fn encode_text(s: &str, encoding: &'static Encoding) -> Vec<u8> {
     encoding.encode(&s).0.into_owned()
 }
 
-/// `application/x-www-form-urlencoded` byte serializer: alphanumerics and
-/// `*-._` stay, space becomes `+`, everything else `%XX`.
-fn urlencode_bytes(bytes: &[u8], out: &mut String) {
-    for &b in bytes {
-        match b {
-            b'*' | b'-' | b'.' | b'_' | b'0'..=b'9' | b'A'..=b'Z' | b'a'..=b'z' => {
-                out.push(char::from(b))
-            }
-            b' ' => out.push('+'),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789ABCDEF";
-                out.push('%');
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 15)]));
-            }
-        }
-    }
-}
-
 /// `name=value&…` in the given encoding.
 pub fn urlencoded(pairs: &[(String, String)], encoding: &'static Encoding) -> String {
     let mut out = String::new();
@@ -62,9 +43,15 @@ pub fn urlencoded(pairs: &[(String, String)], encoding: &'static Encoding) -> St
         if i > 0 {
             out.push('&');
         }
-        urlencode_bytes(&encode_text(name, encoding), &mut out);
+        // The urlencoded byte serializer of the URL standard: alphanumerics
+        // and `*-._` stay, space becomes `+`, every other byte `%XX`.
+        out.extend(form_urlencoded::byte_serialize(&encode_text(
+            name, encoding,
+        )));
         out.push('=');
-        urlencode_bytes(&encode_text(value, encoding), &mut out);
+        out.extend(form_urlencoded::byte_serialize(&encode_text(
+            value, encoding,
+        )));
     }
     out
 }
