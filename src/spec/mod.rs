@@ -114,7 +114,7 @@ pub enum SpecError {
     #[error("spec {path}: {error}")]
     Yaml {
         path: String,
-        error: serde_yaml::Error,
+        error: serde_norway::Error,
     },
     #[error("spec {path} key {key}: {message}")]
     Key {
@@ -137,7 +137,7 @@ impl Spec {
 
     /// Parses the YAML text of a spec; `path` names it in messages.
     pub(crate) fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
-        serde_yaml::from_str(text).map_err(|error| SpecError::Yaml {
+        serde_norway::from_str(text).map_err(|error| SpecError::Yaml {
             path: path.to_string(),
             error,
         })
@@ -145,7 +145,7 @@ impl Spec {
 
     /// The spec as YAML.
     pub fn to_yaml(&self) -> String {
-        serde_yaml::to_string(self).unwrap_or_default()
+        serde_norway::to_string(self).unwrap_or_default()
     }
 
     /// The credentials the spec gives (`auth`, and the variable `auth_env`
