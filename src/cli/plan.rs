@@ -43,8 +43,8 @@ pub struct SpecArgs {
 enum Outcome {
     Database(Box<Source>),
     Cooperative(Box<CooperativeSource>),
-    /// A page without DB metadata.
-    Ordinary(Url),
+    /// A page without DB metadata, with the sources a crawl from it finds.
+    Ordinary(Url, Vec<(Url, &'static str)>),
     Failed(String, SourceError),
 }
 
@@ -88,11 +88,58 @@ fn load(args: &SourceArgs) -> Result<Vec<Outcome>, String> {
         out.push(match rt.block_on(source::load(start, &fetcher, &limits)) {
             Ok(Discovery::Database(s)) => Outcome::Database(s),
             Ok(Discovery::Cooperative(c)) => Outcome::Cooperative(c),
-            Ok(Discovery::Ordinary(r, _)) => Outcome::Ordinary(r.url),
+            Ok(Discovery::Ordinary(r, page)) => {
+                let found = rt.block_on(sources_from(&r.url, &page, &fetcher, &limits));
+                Outcome::Ordinary(r.url, found)
+            }
             Err(e) => Outcome::Failed(start.name(), e),
         });
     }
     Ok(out)
+}
+
+/// Pages a `plan` or `check` of an ordinary page looks at for sources.
+const CRAWL_PAGES: usize = 20;
+
+/// The database and cooperative sources a crawl from an ordinary page finds:
+/// breadth first, within the page's origin, at most [`CRAWL_PAGES`] pages.
+async fn sources_from(
+    start: &Url,
+    page: &gather::page::Page,
+    fetcher: &Fetcher,
+    limits: &Limits,
+) -> Vec<(Url, &'static str)> {
+    let mut seen = std::collections::HashSet::from([start.to_string()]);
+    let mut queue = std::collections::VecDeque::new();
+    let mut enqueue =
+        |base: &Url, page: &gather::page::Page, queue: &mut std::collections::VecDeque<Url>| {
+            for link in page.links() {
+                if let Ok(mut url) = base.join(&link.href) {
+                    url.set_fragment(None);
+                    if url.origin() == start.origin() && seen.insert(url.to_string()) {
+                        queue.push_back(url);
+                    }
+                }
+            }
+        };
+    enqueue(start, page, &mut queue);
+    let mut found = Vec::new();
+    let mut taken = 0;
+    while let Some(url) = queue.pop_front() {
+        if taken >= CRAWL_PAGES {
+            break;
+        }
+        taken += 1;
+        match source::discover(&url, fetcher, limits).await {
+            Ok(Discovery::Database(s)) => found.push((s.url.clone(), "database")),
+            Ok(Discovery::Cooperative(c)) => found.push((c.url.clone(), "cooperative")),
+            Ok(Discovery::Ordinary(r, page)) => enqueue(&r.url, &page, &mut queue),
+            // A form page with bad metadata is a source too: check says why.
+            Err(e) if e.is_bad_input() => found.push((url, "database, with problems")),
+            Err(_) => {}
+        }
+    }
+    found
 }
 
 /// The worst exit status of the outcomes.
@@ -101,7 +148,8 @@ fn status(outcomes: &[Outcome]) -> u8 {
         .iter()
         .map(|o| match o {
             Outcome::Database(_) | Outcome::Cooperative(_) => super::OK,
-            Outcome::Ordinary(_) => super::BAD_INPUT,
+            Outcome::Ordinary(_, found) if found.is_empty() => super::BAD_INPUT,
+            Outcome::Ordinary(..) => super::OK,
             Outcome::Failed(_, e) if e.is_bad_input() => super::BAD_INPUT,
             Outcome::Failed(..) => super::FAILED,
         })
@@ -111,9 +159,15 @@ fn status(outcomes: &[Outcome]) -> u8 {
 
 fn report_failure(o: &Outcome) {
     match o {
-        Outcome::Ordinary(url) => eprintln!(
-            "{url}: no DB.* metadata (an ordinary page): nothing to query; write a spec for it"
+        Outcome::Ordinary(url, found) if found.is_empty() => eprintln!(
+            "{url}: no DB.* metadata (an ordinary page), and none of the pages it links to within {CRAWL_PAGES} pages has any: nothing to query; write a spec for it"
         ),
+        Outcome::Ordinary(url, found) => {
+            println!("{url}: an ordinary page; a crawl from it finds these sources (gather the page to gather them all):");
+            for (source, kind) in found {
+                println!("  {source} ({kind})");
+            }
+        }
         Outcome::Failed(name, e @ SourceError::Fetch(_)) => eprintln!("{name}: {e}"),
         Outcome::Failed(_, e) => eprintln!("{e}"),
         _ => {}

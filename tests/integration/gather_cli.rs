@@ -248,3 +248,32 @@ async fn user_agent_and_retries_flags_reach_the_provider() {
         .iter()
         .all(|a| a == "hotelbot/2.0 (+ops@example.org)"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_of_a_start_page_lists_the_sources_a_crawl_finds() {
+    use gather::demo::{DemoConfig, DemoSite, Variant};
+    let site = DemoSite::start(DemoConfig {
+        port: 0,
+        hotels: 100,
+        ..DemoConfig::default()
+    })
+    .await
+    .unwrap();
+    let start = site.base_url().to_string();
+    let out = tokio::task::spawn_blocking(move || gather(&["plan", &start]))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed = support::stdout(&out);
+    assert!(
+        listed.contains("a crawl from it finds these sources"),
+        "{listed}"
+    );
+    for variant in [Variant::Listed, Variant::Paged, Variant::Post] {
+        assert!(
+            listed.contains(&format!("  {} (database)", site.url(variant))),
+            "{variant:?} missing from\n{listed}"
+        );
+    }
+    site.shutdown().await;
+}
