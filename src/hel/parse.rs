@@ -247,6 +247,13 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> RuleError {
             return e;
         }
     }
+    // `a.getAtr(href)` reads as a step `getAtr` and a fork: a misspelt
+    // property with its argument.
+    if expected.contains(&Expected::Branch) {
+        if let Some(e) = misspelt_call(src, span.offset) {
+            return e;
+        }
+    }
     RuleError::new(src, span, RuleErrorKind::Syntax { expected, found })
 }
 
@@ -260,6 +267,57 @@ fn close_index_suggestion(src: &str, offset: usize) -> Option<String> {
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
         .map_or(0, |p| p + 1);
     Some(format!("{}]", src[label_start..offset].trim_end()))
+}
+
+/// `getAtr(` (or `numbrOf(`) before `offset`: a property with an argument,
+/// misspelt (at most two edits away, case aside); the error names it and
+/// suggests the property with the argument as written.
+fn misspelt_call(src: &str, offset: usize) -> Option<RuleError> {
+    let open = src[..offset].trim_end().strip_suffix('(')?;
+    let start = open
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |p| p + 1);
+    let name = &open[start..];
+    if !open[..start].ends_with('.') {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
+    let property = ["getAttr", "numberOf"]
+        .into_iter()
+        .find(|p| edit_distance(&lower, &p.to_ascii_lowercase()) <= 2)?;
+    let argument: String = src[open.len() + 1..]
+        .chars()
+        .take_while(|&c| c != ')')
+        .collect();
+    let span = Span::new(src, start, name.len());
+    Some(
+        RuleError::new(
+            src,
+            span,
+            RuleErrorKind::UnknownProperty {
+                name: name.to_string(),
+            },
+        )
+        .with_suggestion(format!(".{property}({})", argument.trim())),
+    )
+}
+
+/// Levenshtein distance between two short words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// For a path that ends in a step where a property was expected, when that

@@ -114,6 +114,18 @@ fn a_step_meant_as_a_property_gets_a_suggestion() {
         matches!(k, RuleErrorKind::UnknownProperty { .. })
     });
     assert_eq!(e.suggestion.as_deref(), Some(".getAttr(name)"));
+    // A misspelt property with its argument reads as a step and a fork.
+    let e = check(
+        "html.body.a.getAtr(href)",
+        1,
+        13,
+        |k| matches!(k, RuleErrorKind::UnknownProperty { name } if name == "getAtr"),
+    );
+    assert_eq!(e.suggestion.as_deref(), Some(".getAttr(href)"));
+    let e = check("html.body->tr[0].numbrof(td)", 1, 18, |k| {
+        matches!(k, RuleErrorKind::UnknownProperty { .. })
+    });
+    assert_eq!(e.suggestion.as_deref(), Some(".numberOf(td)"));
     // A label that is not near a property stays a syntax error.
     check("html.body.p.em", 1, 15, expects(Expected::Property));
 }
