@@ -29,6 +29,10 @@ pub struct PlanArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub source: SourceArgs,
+    /// Also send the plan's first query and evaluate the rules on its first
+    /// result page: a rule that finds nothing there is a problem (exit 2).
+    #[arg(long)]
+    pub sample: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -57,7 +61,15 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 /// Loads every source named on the command line, with the user's `--auth`
 /// and the specs' own credentials, each sent to its host only.
-fn load(args: &SourceArgs) -> Result<Vec<Outcome>, String> {
+/// What `plan`, `check` and `spec` loaded, with the fetcher and runtime
+/// that loaded it (a sample query goes out through the same politeness).
+struct Loaded {
+    outcomes: Vec<Outcome>,
+    fetcher: Fetcher,
+    rt: tokio::runtime::Runtime,
+}
+
+fn load(args: &SourceArgs) -> Result<Loaded, String> {
     if args.urls.is_empty() && args.specs.is_empty() {
         return Err("give a form page URL or --spec FILE".into());
     }
@@ -95,7 +107,52 @@ fn load(args: &SourceArgs) -> Result<Vec<Outcome>, String> {
             Err(e) => Outcome::Failed(start.name(), e),
         });
     }
-    Ok(out)
+    Ok(Loaded {
+        outcomes: out,
+        fetcher,
+        rt,
+    })
+}
+
+/// `check --sample`: the rules on the first result page of the first query,
+/// each with how many values it finds and the first of them. A rule that
+/// finds nothing is reported (exit 2): a wrong prefix or path shows here
+/// before a whole gathering finds nothing.
+async fn sample(source: &Source, fetcher: &Fetcher) -> u8 {
+    let Some(query) = source.plan.query(0) else {
+        return super::OK;
+    };
+    let response = match fetcher.fetch(&query.request).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("  sample query: {e}");
+            return super::FAILED;
+        }
+    };
+    println!("  sample: {} {}", query.request.method, response.url);
+    let page = gather::page::Page::from_bytes(&response.body, response.content_type.as_deref());
+    let mut status = super::OK;
+    for result in &source.metadata.results {
+        let ResultKind::Rule(rule) = &result.kind else {
+            continue;
+        };
+        let values = rule.evaluate(&page).value.flatten();
+        match values.first() {
+            Some(first) => println!(
+                "    {}: {} value(s), first {first:?}",
+                result.attribute,
+                values.len()
+            ),
+            None => {
+                println!(
+                    "    {}: no value on the sample page: check the rule (and the DB.Result prefix)",
+                    result.attribute
+                );
+                status = super::BAD_INPUT;
+            }
+        }
+    }
+    status
 }
 
 /// Pages a `plan` or `check` of an ordinary page looks at for sources.
@@ -176,18 +233,22 @@ fn report_failure(o: &Outcome) {
 
 /// Loads the sources, hands each usable one to `each` (which returns its
 /// exit status), reports the others, and exits with the worst status.
-fn run_each(command: &str, args: &SourceArgs, mut each: impl FnMut(&Outcome) -> u8) -> ExitCode {
-    let outcomes = match load(args) {
+fn run_each(
+    command: &str,
+    args: &SourceArgs,
+    mut each: impl FnMut(&Outcome, &Loaded) -> u8,
+) -> ExitCode {
+    let loaded = match load(args) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("gather {command}: {e}");
             return super::exit(super::BAD_INPUT);
         }
     };
-    let mut worst = status(&outcomes);
-    for o in &outcomes {
+    let mut worst = status(&loaded.outcomes);
+    for o in &loaded.outcomes {
         match o {
-            Outcome::Database(_) | Outcome::Cooperative(_) => worst = worst.max(each(o)),
+            Outcome::Database(_) | Outcome::Cooperative(_) => worst = worst.max(each(o, &loaded)),
             _ => report_failure(o),
         }
     }
@@ -195,7 +256,7 @@ fn run_each(command: &str, args: &SourceArgs, mut each: impl FnMut(&Outcome) -> 
 }
 
 pub fn run_plan(args: &PlanArgs) -> ExitCode {
-    run_each("plan", &args.source, |o| {
+    run_each("plan", &args.source, |o, _| {
         match o {
             Outcome::Database(s) => print!("{}", describe_source(s, args.show)),
             Outcome::Cooperative(c) => print!("{}", describe_cooperative(c)),
@@ -206,7 +267,7 @@ pub fn run_plan(args: &PlanArgs) -> ExitCode {
 }
 
 pub fn run_check(args: &CheckArgs) -> ExitCode {
-    run_each("check", &args.source, |o| {
+    run_each("check", &args.source, |o, loaded| {
         match o {
             Outcome::Database(s) => {
                 println!(
@@ -217,6 +278,9 @@ pub fn run_check(args: &CheckArgs) -> ExitCode {
                 );
                 if s.plan.cut_short() {
                     println!("  warning: {}", cut_short_note(&s.plan));
+                }
+                if args.sample {
+                    return loaded.rt.block_on(sample(s, &loaded.fetcher));
                 }
             }
             Outcome::Cooperative(c) => println!(
@@ -235,7 +299,7 @@ pub fn run_spec(args: &SpecArgs) -> ExitCode {
         auth: args.auth.clone(),
         ..SourceArgs::default()
     };
-    run_each("spec", &source_args, |o| match o {
+    run_each("spec", &source_args, |o, _| match o {
         Outcome::Database(s) => {
             print!("{}", s.spec_yaml());
             super::OK

@@ -130,3 +130,36 @@ async fn fresh_sends_every_query_again_and_without_kept_pages_changed_rules_do_t
     );
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_with_a_sample_evaluates_the_rules_on_one_answer() {
+    let site = DemoSite::start(DemoConfig {
+        hotels: 200,
+        ..DemoConfig::default()
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("hotels.yaml");
+    let check = |spec: std::path::PathBuf| {
+        tokio::task::spawn_blocking(move || {
+            crate::support::gather(&["check", "--sample", "--spec", spec.to_str().unwrap()])
+        })
+    };
+    std::fs::write(&spec, hotels_spec(&site, "html.body->table[1].")).unwrap();
+    let out = check(spec.clone()).await.unwrap();
+    let text = crate::support::stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("  sample: GET "), "{text}");
+    assert!(text.contains("    name: "), "{text}");
+    // A wrong prefix: the sample shows it before a gathering finds nothing.
+    std::fs::write(&spec, hotels_spec(&site, "html.body->table[7].")).unwrap();
+    let out = check(spec).await.unwrap();
+    let text = crate::support::stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("    name: no value on the sample page"),
+        "{text}"
+    );
+    site.shutdown().await;
+}
