@@ -57,6 +57,10 @@ pub struct GatherArgs {
     /// gathering (flushed after every query).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub records_out: Option<PathBuf>,
+    /// Adapt the pause between requests to a host to how fast it answers
+    /// (its latency divided by --concurrency, never below --delay-ms).
+    #[arg(long)]
+    pub auto_throttle: bool,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
@@ -78,6 +82,7 @@ impl GatherArgs {
             credentials: self.source.credentials()?,
             timeout: Duration::from_secs_f64(self.timeout),
             retries: self.retries,
+            auto_throttle: self.auto_throttle,
             user_agent: self
                 .user_agent
                 .clone()

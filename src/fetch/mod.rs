@@ -74,6 +74,11 @@ pub struct FetchConfig {
     pub credentials: Credentials,
     /// Honour robots.txt (default true).
     pub respect_robots: bool,
+    /// Adapt the pause between requests to a host to how fast it answers
+    /// (default off): the latency of its answers divided by
+    /// [`FetchConfig::concurrency_per_host`], never below `delay`, up to a
+    /// minute; a provider that slows down is asked less often.
+    pub auto_throttle: bool,
 }
 
 impl Default for FetchConfig {
@@ -92,6 +97,7 @@ impl Default for FetchConfig {
             ),
             credentials: Credentials::default(),
             respect_robots: true,
+            auto_throttle: false,
         }
     }
 }
@@ -285,9 +291,28 @@ struct Host {
     slots: Arc<Semaphore>,
     next_start: tokio::sync::Mutex<Instant>,
     robots: OnceCell<RobotsRules>,
+    /// The pause [`FetchConfig::auto_throttle`] asks for now.
+    throttle: Mutex<Duration>,
 }
 
 impl Host {
+    /// The adaptive pause, as Scrapy's AutoThrottle sets it: the answer's
+    /// latency divided by the requests wanted in flight, averaged with the
+    /// pause before; an answer that is an error (5xx, 429, no answer) never
+    /// shortens it.
+    fn throttle_after(&self, latency: Duration, in_flight: usize, failed: bool) {
+        let mut pause = self.throttle.lock().unwrap_or_else(|p| p.into_inner());
+        let wanted = latency / u32::try_from(in_flight.max(1)).unwrap_or(u32::MAX);
+        let next = (*pause + wanted) / 2;
+        if !(failed && next < *pause) {
+            *pause = next.min(MAX_BACKOFF);
+        }
+    }
+
+    fn throttle(&self) -> Duration {
+        *self.throttle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Waits until a request may start, and books the next start `delay` later.
     async fn wait_turn(&self, delay: Duration) {
         let mut next = self.next_start.lock().await;
@@ -548,6 +573,7 @@ impl Fetcher {
                     slots: Arc::new(Semaphore::new(self.inner.config.concurrency_per_host)),
                     next_start: tokio::sync::Mutex::new(Instant::now()),
                     robots: OnceCell::new(),
+                    throttle: Mutex::new(Duration::ZERO),
                 })
             })
             .clone()
@@ -594,7 +620,14 @@ impl Fetcher {
             .robots
             .get()
             .map_or(Duration::ZERO, |r| r.crawl_delay());
-        host.wait_turn(config.delay.max(crawl_delay)).await;
+        let throttle = if config.auto_throttle {
+            host.throttle()
+        } else {
+            Duration::ZERO
+        };
+        host.wait_turn(config.delay.max(crawl_delay).max(throttle))
+            .await;
+        let sent = Instant::now();
         self.inner.counters.requests.fetch_add(1, Ordering::Relaxed);
 
         let mut builder = match hop.method {
@@ -687,10 +720,18 @@ impl Fetcher {
                 body,
             })
         };
-        match tokio::time::timeout(config.timeout, exchange).await {
+        let result = match tokio::time::timeout(config.timeout, exchange).await {
             Ok(result) => result,
             Err(_) => Err(AttemptError::Timeout),
+        };
+        if config.auto_throttle {
+            let failed = match &result {
+                Ok(received) => asks_for_retry(received.status),
+                Err(_) => true,
+            };
+            host.throttle_after(sent.elapsed(), config.concurrency_per_host, failed);
         }
+        result
     }
 
     fn count_bytes(&self, n: usize) {

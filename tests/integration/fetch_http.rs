@@ -552,3 +552,53 @@ async fn a_huge_robots_txt_is_read_once_up_to_its_first_500_kib() {
     let read = site.fetcher.stats().bytes;
     assert!(read < 1 << 20, "{read} bytes read");
 }
+
+/// A host that takes 300 ms to answer; the start times of its requests when
+/// eight are asked at once with two in flight.
+async fn starts_against_a_slow_host(auto_throttle: bool) -> Vec<Instant> {
+    let hits = Hits::default();
+    let counted = hits.clone();
+    let router = Router::new().route(
+        "/slow",
+        get(move || {
+            let hits = counted.clone();
+            async move {
+                let _guard = hits.enter();
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                "slow"
+            }
+        }),
+    );
+    let addr = serve(router).await;
+    let fetcher = Fetcher::new(FetchConfig {
+        concurrency_per_host: 2,
+        auto_throttle,
+        timeout: Duration::from_secs(5),
+        ..fast_config()
+    })
+    .expect("fetcher");
+    let target = url(addr, "/slow");
+    futures::future::join_all((0..8).map(|_| fetcher.get(&target))).await;
+    hits.times()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_throttle_spaces_the_requests_to_a_slow_host() {
+    // Without it, requests start in pairs.
+    let plain = starts_against_a_slow_host(false).await;
+    let paired = plain
+        .windows(2)
+        .filter(|w| w[1] - w[0] < Duration::from_millis(30))
+        .count();
+    assert!(paired >= 3, "{plain:?}");
+    // With it, once the host's latency is known, the starts spread out.
+    let throttled = starts_against_a_slow_host(true).await;
+    assert_eq!(throttled.len(), 8);
+    for pair in throttled[3..].windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap >= Duration::from_millis(60),
+            "gap {gap:?} in {throttled:?}"
+        );
+    }
+}
