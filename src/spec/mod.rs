@@ -69,7 +69,10 @@ pub struct Spec {
 
 /// A form by position or by name/id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a form's position (0, 1, …) or its name or id"
+)]
 pub enum FormRef {
     Index(usize),
     Name(String),
@@ -77,7 +80,7 @@ pub enum FormRef {
 
 /// One value string, or a list of values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "expected a string or a list of strings")]
 pub enum Values {
     One(String),
     List(Vec<String>),
@@ -85,7 +88,7 @@ pub enum Values {
 
 /// YES/NO as a boolean or a word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "expected yes or no (or true or false)")]
 pub enum YesNo {
     Bool(bool),
     Word(String),
@@ -122,6 +125,13 @@ pub enum SpecError {
         key: String,
         message: String,
     },
+    /// Several keys are wrong (unknown, or a value of the wrong type);
+    /// every one is listed.
+    #[error("spec {path}: {} keys are wrong{}", errors.len(), errors.iter().map(|e| format!("\n  - {e}")).collect::<String>())]
+    Keys {
+        path: String,
+        errors: Vec<SpecError>,
+    },
 }
 
 impl Spec {
@@ -136,10 +146,43 @@ impl Spec {
     }
 
     /// Parses the YAML text of a spec; `path` names it in messages.
+    ///
+    /// When values have the wrong type (`max_queries: many`), every key at
+    /// fault is named with what it should hold, not only the first.
     pub(crate) fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
-        serde_norway::from_str(text).map_err(|error| SpecError::Yaml {
+        let first = match serde_norway::from_str(text) {
+            Ok(spec) => return Ok(spec),
+            Err(error) => error,
+        };
+        let yaml = || SpecError::Yaml {
             path: path.to_string(),
-            error,
+            error: serde_norway::from_str::<Spec>(text).err().unwrap_or(first),
+        };
+        let Ok(serde_norway::Value::Mapping(map)) = serde_norway::from_str(text) else {
+            return Err(yaml());
+        };
+        // Each key alone (with a url, which every spec needs), so that one
+        // wrong key does not hide the next.
+        let mut errors = Vec::new();
+        for (key, value) in &map {
+            let mut one = serde_norway::Mapping::new();
+            one.insert("url".into(), "http://spec.invalid/".into());
+            one.insert(key.clone(), value.clone());
+            if let Err(e) = serde_norway::from_value::<Spec>(serde_norway::Value::Mapping(one)) {
+                errors.push(SpecError::Key {
+                    path: path.to_string(),
+                    key: key.as_str().unwrap_or("?").to_string(),
+                    message: e.to_string(),
+                });
+            }
+        }
+        // One wrong key: YAML's own error, which has its line and column.
+        if errors.len() < 2 {
+            return Err(yaml());
+        }
+        Err(SpecError::Keys {
+            path: path.to_string(),
+            errors,
         })
     }
 

@@ -107,3 +107,31 @@ fn credentials_from_the_spec_and_its_variable() {
     let spec = Spec::from_yaml("url: x\nauth: [\"h:1=u:p\"]\n", "s").unwrap();
     assert_eq!(spec.credentials("s").unwrap(), ["h:1=u:p"]);
 }
+
+#[test]
+fn every_key_of_the_wrong_type_is_named_with_what_it_should_hold() {
+    let text = "url: http://x/\nmax_queries: many\nmax_pages: [1]\nnavigation: 3\ncolour: blue\n";
+    let Err(SpecError::Keys { errors, .. }) = Spec::from_yaml(text, "bad.yaml") else {
+        panic!("several keys are wrong");
+    };
+    let keys: Vec<(String, String)> = errors
+        .iter()
+        .map(|e| match e {
+            SpecError::Key { key, message, .. } => (key.clone(), message.clone()),
+            other => panic!("{other}"),
+        })
+        .collect();
+    let named: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(named, ["max_queries", "max_pages", "navigation", "colour"]);
+    assert!(keys[0].1.contains("expected u64"), "{}", keys[0].1);
+    assert!(keys[2].1.contains("expected yes or no"), "{}", keys[2].1);
+    assert!(
+        keys[3].1.contains("unknown field `colour`"),
+        "{}",
+        keys[3].1
+    );
+    // One wrong key is YAML's own error, with its line.
+    let one = Spec::from_yaml("url: http://x/\nmax_pages: lots\n", "bad.yaml").unwrap_err();
+    let msg = one.to_string();
+    assert!(msg.contains("max_pages") && msg.contains("line 2"), "{msg}");
+}
