@@ -24,7 +24,7 @@ mod html;
 mod pattern;
 mod values;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 pub use dbcontent::{DbContent, DbContentError, DbContentErrorKind, DbTable};
@@ -291,6 +291,9 @@ impl Metadata {
         let mut md = Metadata::default();
         let mut problems = Vec::new();
         let mut prefix: Option<String> = None;
+        // Attribute → its place in `md.results`: a page with 50,000 result
+        // names is read in linear time.
+        let mut result_at: HashMap<String, usize> = HashMap::new();
         for entry in entries {
             let mut problem = |error: MetadataError| {
                 problems.push(Problem {
@@ -397,9 +400,12 @@ impl Metadata {
                             attribute: attribute.to_string(),
                             kind,
                         };
-                        match md.results.iter_mut().find(|r| r.attribute == attribute) {
-                            Some(existing) => *existing = spec,
-                            None => md.results.push(spec),
+                        match result_at.get(attribute) {
+                            Some(&at) => md.results[at] = spec,
+                            None => {
+                                result_at.insert(attribute.to_string(), md.results.len());
+                                md.results.push(spec);
+                            }
                         }
                     })
                 }
