@@ -136,7 +136,7 @@ impl Spec {
     }
 
     /// Parses the YAML text of a spec; `path` names it in messages.
-    pub(crate) fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
+    pub fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
         serde_yaml::from_str(text).map_err(|error| SpecError::Yaml {
             path: path.to_string(),
             error,
