@@ -317,7 +317,18 @@ impl TreeSink for Builder {
     }
 
     fn create_element(&mut self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> u32 {
-        let label = self.label(&name.local);
+        let mut label = self.label(&name.local);
+        if label == PCDATA {
+            // An element written `<pcdata>` is no text node: it gets a label
+            // of its own, which a rule's `pcdata` (text) never names.
+            label = match self.labels.iter().skip(1).position(|l| &**l == "pcdata") {
+                Some(p) => p as u32 + 1,
+                None => {
+                    self.labels.push("pcdata".into());
+                    (self.labels.len() - 1) as u32
+                }
+            };
+        }
         let start = self.attrs.len() as u32;
         self.push_attrs(&attrs);
         let end = self.attrs.len() as u32;
