@@ -13,6 +13,6 @@ targets=${*:-$(RUSTC_BOOTSTRAP=1 cargo fuzz list)}
 for t in $targets; do
     mkdir -p "fuzz/corpus/$t"
     echo "== $t: $secs s"
-    RUSTC_BOOTSTRAP=1 nice -n 19 cargo fuzz run -O "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
+    RUSTC_BOOTSTRAP=1 nice -n 19 cargo fuzz run "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
         -max_total_time="$secs" -timeout=10 -max_len=8192
 done
