@@ -17,7 +17,8 @@
 //! - `@`, the template type (not empty, no white space, no `{` `}`), ` { `,
 //!   the URL (not empty, no white space), `\n`;
 //! - attribute lines `NAME{SIZE}:` TAB, SIZE bytes of UTF-8 value, `\n`
-//!   (names: not empty, no white space, no `{` `}`; SIZE: decimal digits);
+//!   (names: not empty, no white space, no `{` `}`; SIZE: decimal digits,
+//!   no leading zero);
 //! - `}` `\n`.
 //!
 //! Anything else is rejected with the byte offset of the fault.
@@ -290,6 +291,12 @@ impl Parser<'_> {
             );
         }
         let digits = &self.bytes[size_start..self.pos];
+        if digits.len() > 1 && digits[0] == b'0' {
+            return self.fail(
+                size_start,
+                format!("attribute {name:?}: the value size has a leading zero"),
+            );
+        }
         // Digits are ASCII, so this is valid UTF-8.
         let size_text = String::from_utf8_lossy(digits);
         let size: usize = match size_text.parse() {
