@@ -17,7 +17,8 @@
 //! - `@`, the template type (not empty, no white space, no `{` `}`), ` { `,
 //!   the URL (not empty, no white space), `\n`;
 //! - attribute lines `NAME{SIZE}:` TAB, SIZE bytes of UTF-8 value, `\n`
-//!   (names: not empty, no white space, no `{` `}`; SIZE: decimal digits);
+//!   (names: not empty, no white space, no `{` `}`; SIZE: decimal digits,
+//!   no leading zero);
 //! - `}` `\n`.
 //!
 //! Anything else is rejected with the byte offset of the fault.
@@ -110,6 +111,9 @@ pub enum SoifErrorKind {
     },
     /// A size that does not fit in memory.
     SizeTooLarge { attribute: String, size: String },
+    /// A size written with a leading zero (`{07}`): what gather writes has
+    /// none, so a reader and a writer agree byte for byte.
+    SizeLeadingZero { attribute: String, size: String },
     /// A size larger than the bytes left in the input.
     SizeBeyondInput {
         attribute: String,
@@ -189,6 +193,9 @@ impl fmt::Display for SoifErrorKind {
             ),
             K::SizeTooLarge { attribute, size } => {
                 write!(f, "attribute {attribute:?}: size {size} is too large")
+            }
+            K::SizeLeadingZero { attribute, size } => {
+                write!(f, "attribute {attribute:?}: the value size {size} has a leading zero")
             }
             K::SizeBeyondInput {
                 attribute,
@@ -507,6 +514,16 @@ impl Parser<'_> {
         let digits = &self.bytes[size_start..self.pos];
         // Digits are ASCII, so this is valid UTF-8.
         let size_text = String::from_utf8_lossy(digits).into_owned();
+        if digits.len() > 1 && digits[0] == b'0' {
+            return self.fail_at(
+                size_start,
+                digits.len(),
+                SoifErrorKind::SizeLeadingZero {
+                    attribute: name,
+                    size: size_text,
+                },
+            );
+        }
         let size: usize = match size_text.parse() {
             Ok(n) => n,
             Err(_) => {

@@ -441,7 +441,18 @@ impl Builder {
                 return i;
             }
         }
-        let label = arena.label(&name.local);
+        let mut label = arena.label(&name.local);
+        if label == PCDATA.0 {
+            // An element written `<pcdata>` is no text node: it gets a
+            // label of its own, which a rule's `pcdata` (text) never names.
+            label = match arena.labels.iter().skip(1).position(|l| &**l == "pcdata") {
+                Some(p) => p as u32 + 1,
+                None => {
+                    arena.labels.push("pcdata".into());
+                    (arena.labels.len() - 1) as u32
+                }
+            };
+        }
         let i = self.names.push(name);
         arena.name_index.entry(key).or_insert(i);
         arena.name_label.push(label);

@@ -149,7 +149,7 @@ impl Spec {
     ///
     /// When values have the wrong type (`max_queries: many`), every key at
     /// fault is named with what it should hold, not only the first.
-    pub(crate) fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
+    pub fn from_yaml(text: &str, path: &str) -> Result<Spec, SpecError> {
         let first = match serde_norway::from_str(text) {
             Ok(spec) => return Ok(spec),
             Err(error) => error,

@@ -181,6 +181,23 @@ fn fault_size_too_large() {
     assert!(matches!(e.kind, SoifErrorKind::SizeTooLarge { .. }), "{e}");
 }
 
+/// Found by fuzzing (`soif`): `{032}` was read as 32, so a stream that
+/// `write` never produces parsed, and did not write back the same bytes.
+#[test]
+fn fault_size_with_a_leading_zero() {
+    let e = fault(b"@FILE { http://x/\nTitle{03}:\tabc\n}\n");
+    assert_eq!((e.span.offset, e.span.len), (24, 2));
+    assert!(
+        matches!(e.kind, SoifErrorKind::SizeLeadingZero { ref size, .. } if size == "03"),
+        "{e}"
+    );
+    let e = fault(b"@FILE { http://x/\nTitle{00}:\t\n}\n");
+    assert_eq!(e.span.offset, 24);
+    // An empty value's size is 0.
+    let objects = soif::parse(b"@FILE { http://x/\nTitle{0}:\t\n}\n").unwrap();
+    assert_eq!(objects[0].get("Title"), Some(&b""[..]));
+}
+
 #[test]
 fn fault_missing_size() {
     let e = fault(b"@FILE { http://x/\nTitle{}:\tabc\n}\n");

@@ -207,3 +207,25 @@ fn a_page_nested_100_000_deep_parses_in_bounded_memory() {
     assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
     eprintln!("peak RSS of a 100,000-deep page: {peak_kib} KiB");
 }
+
+/// Found by fuzzing (`page_tree`): an element written `<pcdata>` took the
+/// label of text nodes, and reading its "text" sliced the page's text
+/// buffer with its attribute indexes (a panic inside a UTF-8 character).
+#[test]
+fn an_element_named_pcdata_is_no_text_node() {
+    let page = Page::parse("<b id=\"é\">x<pcdata title=y>z</pcdata></b><p>w");
+    assert_eq!(page.text(), "x z w");
+    let text = |rule: &str| Rule::parse(rule).unwrap().eval(&page).flatten();
+    // `pcdata` in a rule names text nodes only.
+    assert_eq!(text("html->pcdata[*].txt"), ["x", "z", "w"]);
+    assert_eq!(text("html.body.b.pcdata[*].txt"), ["x"]);
+    assert_eq!(text("html.body.b.numberOf(pcdata)"), ["1"]);
+    assert_eq!(
+        text("html.body.b.src"),
+        ["<b id=\"é\">x<pcdata title=\"y\">z</pcdata></b>"]
+    );
+    // An attribute may still be called pcdata.
+    let page = Page::parse("<p pcdata=v>t");
+    let attr = Rule::parse("html.body.p.getAttr(pcdata)").unwrap();
+    assert_eq!(attr.eval(&page).flatten(), ["v"]);
+}

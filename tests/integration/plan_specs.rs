@@ -49,3 +49,15 @@ fn listed_and_towns_specs_check() {
     assert_eq!(md.max_pages, Some(20));
     assert!(md.navigation_url.is_some());
 }
+
+#[test]
+fn a_spec_parses_from_text_as_it_loads_from_its_file() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("specs")
+        .join("hotels.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let parsed = Spec::from_yaml(&text, "hotels.yaml").unwrap();
+    assert_eq!(parsed, Spec::load(&path).unwrap());
+    let e = Spec::from_yaml("url: [", "broken.yaml").unwrap_err();
+    assert!(e.to_string().starts_with("spec broken.yaml: "), "{e}");
+}
