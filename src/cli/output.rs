@@ -308,13 +308,5 @@ fn spec_rules(
             .collect::<Vec<_>>()
             .join("\n"));
     }
-    let rules = metadata
-        .results
-        .iter()
-        .filter_map(|r| match &r.kind {
-            gather::metadata::ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
-            gather::metadata::ResultKind::Values(_) => None,
-        })
-        .collect();
-    Ok((spec.url.trim().to_string(), rules))
+    Ok((spec.url.trim().to_string(), metadata.rules()))
 }

@@ -424,14 +424,7 @@ fn describe_source(source: &Source, show: u64) -> String {
             }
         }
     }
-    let rules: Vec<(String, gather::hel::Rule)> = md
-        .results
-        .iter()
-        .filter_map(|r| match &r.kind {
-            ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
-            ResultKind::Values(_) => None,
-        })
-        .collect();
+    let rules = md.rules();
     let groups = gather::record::RecordRules::new(&rules).fields();
     if !groups.is_empty() {
         out.push_str("records (one per row, these fields):\n");

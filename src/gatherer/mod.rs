@@ -490,15 +490,7 @@ impl Manager<'_> {
         }
         let mut line = SourceReport::new(source.url.clone(), SourceKind::Database);
         line.queries_planned = source.plan.len();
-        let rules: Vec<(String, Rule)> = source
-            .metadata
-            .results
-            .iter()
-            .filter_map(|r| match &r.kind {
-                ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
-                ResultKind::Values(_) => None,
-            })
-            .collect();
+        let rules = source.metadata.rules();
         self.take_rules(id, &rules, &mut line)?;
 
         // Listed values (a Result.<attr> given as values) are indexed once per source.
@@ -517,15 +509,7 @@ impl Manager<'_> {
             source.metadata.max_pages,
             self.options.max_pages,
         );
-        let rules: Vec<(String, Rule)> = source
-            .metadata
-            .results
-            .iter()
-            .filter_map(|r| match &r.kind {
-                ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
-                ResultKind::Values(_) => None,
-            })
-            .collect();
+
         let work = Arc::new(QueryWork {
             fetcher: self.fetcher.clone(),
             store: Arc::clone(&self.store),

@@ -287,6 +287,18 @@ fn looks_like_rule(value: &str) -> bool {
 impl Metadata {
     /// Reads entries in document order. Returns what could be read and every
     /// problem found; the metadata is usable only when there are none.
+    /// The attributes given by HEL rules, with their rules, in order (the
+    /// attributes given as value lists are left out).
+    pub fn rules(&self) -> Vec<(String, Rule)> {
+        self.results
+            .iter()
+            .filter_map(|r| match &r.kind {
+                ResultKind::Rule(rule) => Some((r.attribute.clone(), rule.clone())),
+                ResultKind::Values(_) => None,
+            })
+            .collect()
+    }
+
     pub fn from_entries(entries: &[Entry]) -> (Metadata, Vec<Problem>) {
         let mut md = Metadata::default();
         let mut problems = Vec::new();
