@@ -289,17 +289,12 @@ fn misspelt_call(src: &str, offset: usize) -> Option<RuleError> {
         .chars()
         .take_while(|&c| c != ')')
         .collect();
-    let span = Span::new(src, start, name.len());
-    Some(
-        RuleError::new(
-            src,
-            span,
-            RuleErrorKind::UnknownProperty {
-                name: name.to_string(),
-            },
-        )
-        .with_suggestion(format!(".{property}({})", argument.trim())),
-    )
+    Some(unknown_property_at(
+        src,
+        start,
+        name,
+        format!(".{property}({})", argument.trim()),
+    ))
 }
 
 /// Levenshtein distance between two short words.
@@ -340,17 +335,25 @@ fn unknown_property(src: &str, offset: usize) -> Option<RuleError> {
         "count" | "number" | "numberof" | "number_of" | "length" | "size" => ".numberOf(label)",
         _ => return None,
     };
-    let span = Span::new(src, start, name.len());
-    Some(
-        RuleError::new(
-            src,
-            span,
-            RuleErrorKind::UnknownProperty {
-                name: name.to_string(),
-            },
-        )
-        .with_suggestion(suggestion.to_string()),
+    Some(unknown_property_at(
+        src,
+        start,
+        name,
+        suggestion.to_string(),
+    ))
+}
+
+/// The error for the word `name` at byte `start`, which reads like a
+/// property, with the property it most likely means.
+fn unknown_property_at(src: &str, start: usize, name: &str, suggestion: String) -> RuleError {
+    RuleError::new(
+        src,
+        Span::new(src, start, name.len()),
+        RuleErrorKind::UnknownProperty {
+            name: name.to_string(),
+        },
     )
+    .with_suggestion(suggestion)
 }
 
 fn expected_of(r: Rule) -> Option<Expected> {
