@@ -41,6 +41,10 @@ enum Command {
     Locate(cli::hel::LocateArgs),
     /// The provider's side of the cooperative path: print the SOIF of a DBContent document.
     Summarize(cli::output::SummarizeArgs),
+    /// Work on the shared plan of a PostgreSQL gatherer database (--db postgres://…).
+    Worker(cli::gather::WorkerArgs),
+    /// The sources, their queries by state, the workers alive, the requests per second.
+    Status(cli::output::StatusArgs),
     /// Benchmarks.
     #[cfg(feature = "demo")]
     Bench(cli::bench::BenchArgs),
@@ -62,6 +66,8 @@ fn main() -> ExitCode {
         Some(Command::Hel(a)) => cli::hel::run_hel(a),
         Some(Command::Locate(a)) => cli::hel::run_locate(a),
         Some(Command::Summarize(a)) => cli::output::run_summarize(a),
+        Some(Command::Worker(a)) => cli::gather::run_worker(a),
+        Some(Command::Status(a)) => cli::output::run_status(a),
         #[cfg(feature = "demo")]
         Some(Command::Bench(a)) => cli::bench::run(a),
     }

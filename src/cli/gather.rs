@@ -14,15 +14,25 @@ use gather::gatherer::{self, Options, Start};
 pub struct GatherArgs {
     #[command(flatten)]
     pub source: SourceArgs,
-    /// The gatherer's database.
-    #[arg(long, default_value = "gather.sqlite")]
+    /// The gatherer's database: a SQLite file, or postgres://USER@HOST:PORT/DB
+    /// for a plan that workers on many machines share.
+    #[arg(long, env = "GATHER_DB", default_value = "gather.sqlite")]
     pub db: PathBuf,
+    /// With PostgreSQL: seconds a worker's lease on a query lasts unless
+    /// renewed; a dead worker's queries are taken over after it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub lease_seconds: f64,
     /// At most this many result pages per query (the provider's DB.MaxPages may be lower).
     #[arg(long, value_name = "N")]
     pub max_pages: Option<u64>,
     /// Requests in flight at once per host.
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub concurrency: usize,
+    /// Requests in flight at once per host when that differs from the
+    /// queries in flight (--concurrency); with PostgreSQL, across all the
+    /// workers together.
+    #[arg(long, value_name = "N")]
+    pub host_concurrency: Option<usize>,
     /// Pause between two requests to one host, in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub delay_ms: u64,
@@ -69,15 +79,18 @@ pub struct GatherArgs {
 impl GatherArgs {
     /// The gathering options these arguments describe.
     pub fn options(&self) -> Result<Options, String> {
-        if self.concurrency == 0 {
-            return Err("--concurrency must be at least 1".into());
+        if self.concurrency == 0 || self.host_concurrency == Some(0) {
+            return Err("--concurrency and --host-concurrency must be at least 1".into());
         }
         if !(self.timeout.is_finite() && self.timeout > 0.0) {
             return Err("--timeout must be a positive number of seconds".into());
         }
+        if !(self.lease_seconds.is_finite() && self.lease_seconds >= 0.3) {
+            return Err("--lease-seconds must be a number of seconds, at least 0.3".into());
+        }
         let defaults = FetchConfig::default();
         let fetch = FetchConfig {
-            concurrency_per_host: self.concurrency,
+            concurrency_per_host: self.host_concurrency.unwrap_or(self.concurrency),
             delay: Duration::from_millis(self.delay_ms),
             credentials: self.source.credentials()?,
             timeout: Duration::from_secs_f64(self.timeout),
@@ -91,6 +104,7 @@ impl GatherArgs {
         };
         Ok(Options {
             db: self.db.clone(),
+            lease: Duration::from_secs_f64(self.lease_seconds),
             fetch,
             max_queries: self.source.max_queries,
             max_pages: self.max_pages,
@@ -149,18 +163,31 @@ pub fn run(args: &GatherArgs) -> ExitCode {
             return super::exit(super::BAD_INPUT);
         }
     };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("gather: cannot start the async runtime: {e}");
-            return super::exit(super::FAILED);
-        }
+    let (runtime, options) = match start(options) {
+        Ok(started) => started,
+        Err(code) => return code,
     };
+    let result = runtime.block_on(gatherer::gather(&starts, &options));
+    finish(args, result)
+}
+
+/// The runtime of a gathering (or a worker), and its options with the
+/// interrupt Ctrl-C sets.
+fn start(options: Options) -> Result<(tokio::runtime::Runtime, Options), ExitCode> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| {
+        eprintln!("gather: cannot start the async runtime: {e}");
+        super::exit(super::FAILED)
+    })?;
     let options = Options {
         interrupt: super::stop_on_ctrl_c(&runtime),
         ..options
     };
-    match runtime.block_on(gatherer::gather(&starts, &options)) {
+    Ok((runtime, options))
+}
+
+/// Prints a gathering's summary; its exit status.
+fn finish(args: &GatherArgs, result: Result<gatherer::Report, gatherer::GatherError>) -> ExitCode {
+    match result {
         Ok(report) => {
             if args.json {
                 println!("{}", report.to_json());
@@ -178,4 +205,33 @@ pub fn run(args: &GatherArgs) -> ExitCode {
             })
         }
     }
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    pub gather: GatherArgs,
+}
+
+/// `gather worker --db postgres://…`: works on the shared plan until it is
+/// done.
+pub fn run_worker(args: &WorkerArgs) -> ExitCode {
+    let args = &args.gather;
+    if !args.source.urls.is_empty() || !args.source.specs.is_empty() {
+        eprintln!("gather worker: takes no URL or spec; it works on the plan in --db (`gather URL --db postgres://…` makes one)");
+        return super::exit(super::BAD_INPUT);
+    }
+    let options = match args.options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("gather worker: {message}");
+            return super::exit(super::BAD_INPUT);
+        }
+    };
+    let (runtime, options) = match start(options) {
+        Ok(started) => started,
+        Err(code) => return code,
+    };
+    let result = runtime.block_on(gatherer::work(&options));
+    finish(args, result)
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use gather::metadata::DbContent;
 use gather::output::{self, OutputError};
-use gather::store::{SourceKind, Store};
+use gather::store::{Location, SourceKind, Store};
 use gather::summarize::provider_soif;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -22,8 +22,9 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
-    /// The gatherer's database (must exist).
-    #[arg(long, default_value = "gather.sqlite")]
+    /// The gatherer's database (must exist): a SQLite file or
+    /// postgres://USER@HOST:PORT/DB.
+    #[arg(long, env = "GATHER_DB", default_value = "gather.sqlite")]
     pub db: PathBuf,
     /// soif or json (jsonl) for the sources; jsonl or csv for the records.
     #[arg(long, value_enum, default_value = "soif")]
@@ -36,8 +37,9 @@ pub struct ExportArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
-    /// The gatherer's database (must exist).
-    #[arg(long, default_value = "gather.sqlite")]
+    /// The gatherer's database (must exist): a SQLite file or
+    /// postgres://USER@HOST:PORT/DB.
+    #[arg(long, env = "GATHER_DB", default_value = "gather.sqlite")]
     pub db: PathBuf,
     /// Words or phrases to look for (a trailing `*` searches a prefix).
     #[arg(required = true)]
@@ -48,7 +50,7 @@ pub struct SearchArgs {
 }
 
 fn open(db: &std::path::Path, command: &str) -> Result<Store, ExitCode> {
-    Store::open_existing(db).map_err(|e| {
+    Store::open_existing_at(&Location::of(db)).map_err(|e| {
         eprintln!("gather {command}: {e}");
         super::exit(super::BAD_INPUT)
     })
@@ -309,4 +311,72 @@ fn spec_rules(
             .join("\n"));
     }
     Ok((spec.url.trim().to_string(), metadata.rules()))
+}
+
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    /// The gatherer's database (must exist): a SQLite file or
+    /// postgres://USER@HOST:PORT/DB.
+    #[arg(long, env = "GATHER_DB", default_value = "gather.sqlite")]
+    pub db: PathBuf,
+    /// Print the status as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `gather status`: the sources and their queries by state, the workers
+/// alive, and the result pages fetched per second over the last minute.
+pub fn run_status(args: &StatusArgs) -> ExitCode {
+    let store = match open(&args.db, "status") {
+        Ok(store) => store,
+        Err(code) => return code,
+    };
+    let status = match store.status() {
+        Ok(status) => status,
+        Err(e) => {
+            eprintln!("gather status: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&status).unwrap_or_default()
+        )
+    } else {
+        write_status(&mut out, &status)
+    };
+    finish("status", written.map_err(OutputError::from))
+}
+
+fn write_status(out: &mut impl Write, status: &gather::store::Status) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8}  source",
+        "kind", "pending", "leased", "done", "failed", "truncated", "pages"
+    )?;
+    for s in &status.sources {
+        writeln!(
+            out,
+            "{:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8}  {}",
+            s.kind, s.pending, s.leased, s.done, s.failed, s.truncated, s.pages, s.url
+        )?;
+    }
+    writeln!(
+        out,
+        "workers alive: {}{}",
+        status.workers_alive.len(),
+        if status.workers_alive.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", status.workers_alive.join(", "))
+        }
+    )?;
+    writeln!(
+        out,
+        "requests per second (last minute): {:.2}",
+        status.requests_per_second
+    )
 }

@@ -37,7 +37,9 @@ mod data;
 mod db;
 pub mod listing;
 mod pages;
+pub mod postgres;
 mod server;
+pub mod slow;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

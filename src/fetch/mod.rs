@@ -79,6 +79,44 @@ pub struct FetchConfig {
     /// [`FetchConfig::concurrency_per_host`], never below `delay`, up to a
     /// minute; a provider that slows down is asked less often.
     pub auto_throttle: bool,
+    /// Politeness shared with other processes (workers on a PostgreSQL
+    /// gatherer database): the slots of a host and the pause between two
+    /// requests are held there, so that all the workers together keep
+    /// [`FetchConfig::concurrency_per_host`] and [`FetchConfig::delay`].
+    pub shared_hosts: Option<HostGate>,
+}
+
+/// Politeness held outside the process: a request to a host waits for one
+/// of the host's slots (at most `slots` in flight across every process
+/// sharing it) and for its turn (`delay` after the previous start).
+pub trait SharedHosts: Send + Sync {
+    /// Waits for a slot of `origin` and the request's turn; the slot is
+    /// freed by [`SharedHosts::release`], or after `hold` should the process
+    /// die.
+    fn acquire<'a>(
+        &'a self,
+        origin: &'a str,
+        slots: usize,
+        delay: Duration,
+        hold: Duration,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<i64, String>> + Send + 'a>>;
+
+    /// Frees a slot [`SharedHosts::acquire`] gave.
+    fn release<'a>(
+        &'a self,
+        origin: &'a str,
+        slot: i64,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>>;
+}
+
+/// The shared politeness a fetcher uses ([`FetchConfig::shared_hosts`]).
+#[derive(Clone)]
+pub struct HostGate(pub Arc<dyn SharedHosts>);
+
+impl std::fmt::Debug for HostGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HostGate")
+    }
 }
 
 impl Default for FetchConfig {
@@ -98,6 +136,7 @@ impl Default for FetchConfig {
             credentials: Credentials::default(),
             respect_robots: true,
             auto_throttle: false,
+            shared_hosts: None,
         }
     }
 }
@@ -625,8 +664,25 @@ impl Fetcher {
         } else {
             Duration::ZERO
         };
-        host.wait_turn(config.delay.max(crawl_delay).max(throttle))
-            .await;
+        let pause = config.delay.max(crawl_delay).max(throttle);
+        // Shared politeness books the turns across processes; the local
+        // turn would only add to it.
+        let shared = match &config.shared_hosts {
+            Some(gate) => {
+                let origin = hop.url.origin().ascii_serialization();
+                let hold = config.timeout + Duration::from_secs(5);
+                let slot = gate
+                    .0
+                    .acquire(&origin, config.concurrency_per_host, pause, hold)
+                    .await
+                    .map_err(|e| AttemptError::Fatal(format!("shared politeness: {e}")))?;
+                Some((gate, origin, slot))
+            }
+            None => {
+                host.wait_turn(pause).await;
+                None
+            }
+        };
         let sent = Instant::now();
         self.inner.counters.requests.fetch_add(1, Ordering::Relaxed);
 
@@ -724,6 +780,9 @@ impl Fetcher {
             Ok(result) => result,
             Err(_) => Err(AttemptError::Timeout),
         };
+        if let Some((gate, origin, slot)) = shared {
+            gate.0.release(&origin, slot).await;
+        }
         if config.auto_throttle {
             let failed = match &result {
                 Ok(received) => asks_for_retry(received.status),

@@ -16,15 +16,15 @@
 
 mod report;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use url::Url;
 
-use crate::fetch::{FetchConfig, Fetcher};
+use crate::fetch::{FetchConfig, Fetcher, HostGate, Request};
 use crate::hel::Rule;
 use crate::metadata::ResultKind;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
@@ -37,8 +37,8 @@ use crate::fetch::Response;
 use crate::fragment::IndexFragment;
 pub use crate::source::Start;
 use crate::store::{
-    PageRecord, QueryOutcome, QueryState, SourceId, SourceInfo, SourceKind, Store, StoreError,
-    StoredRecord,
+    Claim, Location, PageRecord, QueryOutcome, QueryState, SharedPlan, SourceId, SourceInfo,
+    SourceKind, Store, StoreError, StoredRecord,
 };
 use crate::summarize;
 
@@ -47,8 +47,13 @@ pub use report::{Problem, Report, SourceReport};
 /// How a gathering runs.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The gatherer's database.
+    /// The gatherer's database: a SQLite file, or a `postgres://` URL
+    /// ([`Location::of`]) that workers share.
     pub db: PathBuf,
+    /// How long a worker's lease on a query lasts unless renewed (it is
+    /// renewed every third of it while the worker runs); a dead worker's
+    /// queries are taken over after it (PostgreSQL only).
+    pub lease: Duration,
     pub fetch: FetchConfig,
     /// The user's cap on queries per source (the provider's DB.MaxQueries may be lower).
     pub max_queries: Option<u64>,
@@ -84,6 +89,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             db: PathBuf::from("gather.sqlite"),
+            lease: Duration::from_secs(30),
             fetch: FetchConfig::default(),
             max_queries: None,
             max_pages: None,
@@ -189,24 +195,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     let mut fetch = options.fetch.clone();
     fetch.credentials =
         source::credentials(starts, &fetch.credentials).map_err(GatherError::Source)?;
-    let fetcher =
-        Fetcher::new(fetch).map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
-    let sink = match &options.records_out {
-        Some(path) => Some(RecordSink::open(path)?),
-        None => None,
-    };
-    let mut manager = Manager {
-        store: Arc::new(Mutex::new({
-            let mut store = Store::open(&options.db)?;
-            store.lock_for_gathering()?;
-            store.set_body_budget(options.page_budget)?;
-            store
-        })),
-        fetcher,
-        options,
-        report: Report::default(),
-        sink,
-    };
+    let mut manager = Manager::new(options, fetch)?;
     let limits = Limits {
         max_queries: options.max_queries,
     };
@@ -232,13 +221,54 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         manager.take(url.as_str(), loaded, &mut crawl).await?;
     }
     manager.report.crawl_cut_short = crawl.cut_short;
-    manager.report.interrupted = options.interrupt.is_set();
-    manager.report.fetch = manager.fetcher.stats();
-    manager.report.elapsed = started.elapsed();
-    manager.report.cpu_seconds = report::cpu_seconds();
-    manager.report.peak_rss_bytes = report::peak_rss_bytes();
-    manager.report.db = options.db.clone();
-    Ok(manager.report)
+    if manager.shared.is_some() {
+        manager.work_shared().await?;
+        for planned in std::mem::take(&mut manager.planned) {
+            let Some(line) = manager.lines.remove(&planned.id) else {
+                continue;
+            };
+            manager.finish_source(planned.id, planned.plan_limit, &planned.page_cap, line)?;
+        }
+    }
+    Ok(manager.finish(started))
+}
+
+/// Works on the shared plan of a PostgreSQL gatherer database (`gather
+/// worker`): claims its queries one by one, runs them as a gathering does,
+/// and ends when none is left that no live worker holds. A query another
+/// worker holds is waited for, and taken over when that worker's lease
+/// runs out. More workers, on any machine, can join at any time.
+pub async fn work(options: &Options) -> Result<Report, GatherError> {
+    if !Location::of(&options.db).is_shared() {
+        return Err(GatherError::Setup(format!(
+            "gather worker needs a shared database (--db postgres://USER@HOST:PORT/DB), not {}",
+            options.db.display()
+        )));
+    }
+    let started = Instant::now();
+    let mut manager = Manager::new(options, options.fetch.clone())?;
+    manager.work_shared().await?;
+    let lines: Vec<(SourceId, SourceReport)> =
+        std::mem::take(&mut manager.lines).into_iter().collect();
+    for (id, mut line) in lines {
+        line.stats = Some(manager.store().stats(id)?);
+        manager.report.sources.push(line);
+    }
+    Ok(manager.finish(started))
+}
+
+impl Manager<'_> {
+    /// The report of a gathering that ends now.
+    fn finish(mut self, started: Instant) -> Report {
+        let options = self.options;
+        self.report.interrupted = options.interrupt.is_set();
+        self.report.fetch = self.fetcher.stats();
+        self.report.elapsed = started.elapsed();
+        self.report.cpu_seconds = report::cpu_seconds();
+        self.report.peak_rss_bytes = report::peak_rss_bytes();
+        self.report.db = options.db.clone();
+        self.report
+    }
 }
 
 /// The traditional gatherer's URL list: breadth first, within the origins
@@ -297,6 +327,54 @@ struct Manager<'a> {
     options: &'a Options,
     report: Report,
     sink: Option<RecordSink>,
+    /// The shared plan of a PostgreSQL database this process works on.
+    shared: Option<SharedPlan>,
+    /// Database sources this process put into the shared plan.
+    planned: Vec<Planned>,
+    /// What the work on the shared plan did, per source.
+    lines: BTreeMap<SourceId, SourceReport>,
+}
+
+/// A source put into the shared plan, finished once the plan is worked off.
+struct Planned {
+    id: SourceId,
+    /// The query limit that cut the plan, told as a reason.
+    plan_limit: Option<String>,
+    page_cap: Cap,
+}
+
+/// A name for this worker, unique among the workers of a database.
+fn worker_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{host}:{}:{nanos:08x}", std::process::id())
+}
+
+/// How workers run a source's queries, as the shared plan keeps it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct SharedWork {
+    url: String,
+    /// `off`, `detect`, or the `DB.NavigationURL` pattern.
+    navigation: String,
+    #[serde(default)]
+    pattern: Option<String>,
+    max_pages: u64,
+}
+
+impl SharedWork {
+    fn navigation(&self) -> NavigationMode {
+        match (self.navigation.as_str(), &self.pattern) {
+            ("off", _) => NavigationMode::Off,
+            ("pattern", Some(p)) => NavigationMode::Pattern(p.clone()),
+            _ => NavigationMode::Detect,
+        }
+    }
 }
 
 /// The records file of `gather -o`: JSON Lines, appended.
@@ -345,6 +423,40 @@ impl RecordSink {
             })
             .and_then(|()| std::io::Write::flush(&mut *file));
         written.map_err(|e| format!("records file {}: {e}", self.path.display()))
+    }
+}
+
+impl<'a> Manager<'a> {
+    fn new(options: &'a Options, mut fetch: FetchConfig) -> Result<Manager<'a>, GatherError> {
+        let location = Location::of(&options.db);
+        let mut store = Store::open_at(&location)?;
+        store.lock_for_gathering()?;
+        store.set_body_budget(options.page_budget)?;
+        let shared = match &location {
+            Location::Postgres(url) => {
+                let plan = SharedPlan::connect(url, &worker_name(), options.lease)?;
+                store.set_worker(plan.worker());
+                fetch.shared_hosts = Some(HostGate(Arc::new(plan.clone())));
+                Some(plan)
+            }
+            Location::File(_) => None,
+        };
+        let fetcher = Fetcher::new(fetch)
+            .map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
+        let sink = match &options.records_out {
+            Some(path) => Some(RecordSink::open(path)?),
+            None => None,
+        };
+        Ok(Manager {
+            store: Arc::new(Mutex::new(store)),
+            fetcher,
+            options,
+            report: Report::default(),
+            sink,
+            shared,
+            planned: Vec::new(),
+            lines: BTreeMap::new(),
+        })
     }
 }
 
@@ -509,22 +621,56 @@ impl Manager<'_> {
             source.metadata.max_pages,
             self.options.max_pages,
         );
-
-        let work = Arc::new(QueryWork {
-            fetcher: self.fetcher.clone(),
-            store: Arc::clone(&self.store),
-            source: id,
-            source_url: source.url.to_string(),
-            records: Arc::new(RecordRules::new(&rules)),
-            rules: Arc::new(rules),
-            sink: self.sink.clone(),
-            max_pages: page_cap.limit,
-            navigation: source.navigation.clone(),
-            other_hosts: self.options.allow_hosts.clone(),
-            progress: self.options.progress.clone(),
-            interrupt: self.options.interrupt.clone(),
-            keep_pages: self.options.keep_pages,
+        let plan_limit = source.plan.cut_short().then(|| {
+            format!(
+                "query limit: {} of {} queries ({})",
+                source.plan.len(),
+                source.plan.total(),
+                source.plan.cap()
+            )
         });
+
+        if self.shared.is_some() {
+            // Workers run the queries: the plan goes into the database.
+            let (navigation, pattern) = match &source.navigation {
+                NavigationMode::Off => ("off", None),
+                NavigationMode::Pattern(p) => ("pattern", Some(p.clone())),
+                NavigationMode::Detect => ("detect", None),
+            };
+            let work = SharedWork {
+                url: source.url.to_string(),
+                navigation: navigation.into(),
+                pattern,
+                max_pages: page_cap.limit,
+            };
+            let work = serde_json::to_string(&work).unwrap_or_default();
+            let planned = self.store().plan_queries(
+                id,
+                &work,
+                source.plan.queries().map(|query| {
+                    let request = serde_json::to_string(&query.request).unwrap_or_default();
+                    (query.key(), query.ordinal, describe(&query), request)
+                }),
+            )?;
+            line.notes.push(format!(
+                "{planned} queries added to the shared plan, which workers (gather worker) can join"
+            ));
+            self.lines.insert(id, line);
+            self.planned.push(Planned {
+                id,
+                plan_limit,
+                page_cap,
+            });
+            return Ok(());
+        }
+
+        let work = Arc::new(self.query_work(
+            id,
+            source.url.to_string(),
+            rules,
+            source.navigation.clone(),
+            page_cap.limit,
+        ));
 
         // The plan is generated lazily, query by query: it may be far larger
         // than memory. Queries done in an earlier run are passed over; a
@@ -562,48 +708,99 @@ impl Manager<'_> {
         });
         let mut runs = futures::stream::iter(pending.map(|(key, query, checkpoint)| {
             let work = Arc::clone(&work);
-            async move { work.run(key, query, checkpoint).await }
+            async move { work.run(key, describe(&query), query, checkpoint).await }
         }))
         .buffer_unordered(self.options.concurrency.max(1));
         while let Some(run) = runs.next().await {
-            let done = &run.outcome;
-            line.queries_sent += 1;
-            line.pages += run.pages;
-            let failed = matches!(done.state, QueryState::Failed);
-            if failed {
-                line.queries_failed += 1;
-                if let Some(e) = &done.error {
-                    line.failures.push(format!("{}: {e}", done.description));
-                }
-            }
-            line.queries_cut_short += u64::from(done.cut_short);
-            line.queries_interrupted += u64::from(run.interrupted);
-            line.queries_without_values += u64::from(run.found_nothing);
-            line.warnings.extend(run.warnings);
-            let recorded = self.store().record_query_new(id, done)?;
-            if let Some(sink) = &self.sink {
-                sink.write(source.url.as_str(), done, recorded.new_records)
-                    .map_err(GatherError::Output)?;
-            }
-            let new_values = run.new_values + recorded.new_values;
-            line.new_values += new_values;
-            tell(Progress::Query { new_values, failed });
+            self.take_run(id, source.url.as_str(), &mut line, run)?;
         }
         drop(runs);
         tell(Progress::SourceDone);
         line.queries_skipped = skipped.get();
+        self.finish_source(id, plan_limit, &page_cap, line)
+    }
 
-        // Whether the content is complete follows from this run's plan and
-        // from what the database holds, so a resumed run tells it right too.
-        let mut reasons = Vec::new();
-        if source.plan.cut_short() {
-            reasons.push(format!(
-                "query limit: {} of {} queries ({})",
-                source.plan.len(),
-                source.plan.total(),
-                source.plan.cap()
-            ));
+    /// What every query of a source shares.
+    fn query_work(
+        &self,
+        id: SourceId,
+        source_url: String,
+        rules: Vec<(String, Rule)>,
+        navigation: NavigationMode,
+        max_pages: u64,
+    ) -> QueryWork {
+        QueryWork {
+            fetcher: self.fetcher.clone(),
+            store: Arc::clone(&self.store),
+            source: id,
+            source_url,
+            records: Arc::new(RecordRules::new(&rules)),
+            rules: Arc::new(rules),
+            sink: self.sink.clone(),
+            max_pages,
+            navigation,
+            other_hosts: self.options.allow_hosts.clone(),
+            progress: self.options.progress.clone(),
+            interrupt: self.options.interrupt.clone(),
+            keep_pages: self.options.keep_pages,
         }
+    }
+
+    /// Records what a query gave, counts it in the source's report line,
+    /// and appends its new records to the records file.
+    fn take_run(
+        &self,
+        id: SourceId,
+        source_url: &str,
+        line: &mut SourceReport,
+        run: QueryRun,
+    ) -> Result<(), GatherError> {
+        let done = &run.outcome;
+        let recorded = match self.store().record_query_new(id, done) {
+            Ok(recorded) => recorded,
+            // Another worker took the query over: what it gives is theirs.
+            Err(e @ StoreError::LeaseLost { .. }) => {
+                line.warnings.push(e.to_string());
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        line.queries_sent += 1;
+        line.pages += run.pages;
+        let failed = matches!(done.state, QueryState::Failed);
+        if failed {
+            line.queries_failed += 1;
+            if let Some(e) = &done.error {
+                line.failures.push(format!("{}: {e}", done.description));
+            }
+        }
+        line.queries_cut_short += u64::from(done.cut_short);
+        line.queries_interrupted += u64::from(run.interrupted);
+        line.queries_without_values += u64::from(run.found_nothing);
+        line.warnings.extend(run.warnings);
+        if let Some(sink) = &self.sink {
+            sink.write(source_url, done, recorded.new_records)
+                .map_err(GatherError::Output)?;
+        }
+        let new_values = run.new_values + recorded.new_values;
+        line.new_values += new_values;
+        if let Some(listener) = &self.options.progress {
+            listener.tell(Progress::Query { new_values, failed });
+        }
+        Ok(())
+    }
+
+    /// Tells from this run's plan and from what the database holds whether
+    /// the source's content is complete (so a resumed run tells it right
+    /// too), and adds its report line.
+    fn finish_source(
+        &mut self,
+        id: SourceId,
+        plan_limit: Option<String>,
+        page_cap: &Cap,
+        mut line: SourceReport,
+    ) -> Result<(), GatherError> {
+        let mut reasons: Vec<String> = plan_limit.into_iter().collect();
         let cut_short = self.store().stats(id)?.queries_cut_short;
         if cut_short > 0 {
             reasons.push(format!(
@@ -615,6 +812,143 @@ impl Manager<'_> {
         line.stats = Some(self.store().stats(id)?);
         self.report.sources.push(line);
         Ok(())
+    }
+
+    /// Works on the shared plan until no query is left that no live worker
+    /// holds; renews this worker's leases meanwhile and gives back what it
+    /// holds at the end.
+    async fn work_shared(&mut self) -> Result<(), GatherError> {
+        let Some(plan) = self.shared.clone() else {
+            return Ok(());
+        };
+        let renewer = {
+            let plan = plan.clone();
+            let every = (self.options.lease / 3).max(Duration::from_millis(100));
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    if let Err(e) = plan.renew().await {
+                        tracing::warn!("{e}");
+                    }
+                }
+            })
+        };
+        let worked = self.run_claims(&plan).await;
+        renewer.abort();
+        let released = plan.release().await;
+        worked?;
+        released?;
+        Ok(())
+    }
+
+    async fn run_claims(&mut self, plan: &SharedPlan) -> Result<(), GatherError> {
+        let mut lines = std::mem::take(&mut self.lines);
+        let interrupt = self.options.interrupt.clone();
+        let claims = Box::pin(futures::stream::unfold(plan.clone(), move |plan| {
+            let interrupt = interrupt.clone();
+            async move {
+                loop {
+                    if interrupt.is_set() {
+                        return None;
+                    }
+                    match plan.claim().await {
+                        Ok(Some(claim)) => return Some((Ok(claim), plan)),
+                        Ok(None) => {}
+                        Err(e) => return Some((Err(e), plan)),
+                    }
+                    // Others hold the rest: wait, to take a query over
+                    // should its worker die.
+                    match plan.held_elsewhere().await {
+                        Ok(0) => return None,
+                        Ok(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+                        Err(e) => return Some((Err(e), plan)),
+                    }
+                }
+            }
+        }));
+        let works = Mutex::new(HashMap::new());
+        let this = &*self;
+        let works = &works;
+        let mut runs = claims
+            .map(|claim| {
+                let prepared = claim
+                    .map_err(GatherError::from)
+                    .and_then(|claim| Ok((this.shared_work(works, claim.source)?, claim)));
+                async move {
+                    let (work, claim) = prepared?;
+                    let Claim {
+                        key,
+                        ordinal,
+                        description,
+                        request,
+                        checkpoint,
+                        ..
+                    } = claim;
+                    let request: Request = serde_json::from_str(&request).map_err(|e| {
+                        GatherError::Setup(format!("the shared plan's query {key:?}: {e}"))
+                    })?;
+                    let query = Query {
+                        ordinal,
+                        values: Vec::new(),
+                        request,
+                    };
+                    let checkpoint = checkpoint
+                        .as_deref()
+                        .and_then(|json| serde_json::from_str::<Checkpoint>(json).ok());
+                    let run = work.run(key, description, query, checkpoint).await;
+                    Ok::<_, GatherError>((work, run))
+                }
+            })
+            .buffer_unordered(self.options.concurrency.max(1));
+        let mut result = Ok(());
+        while let Some(done) = runs.next().await {
+            let (work, run) = match done {
+                Ok(done) => done,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            let line = lines.entry(work.source).or_insert_with(|| {
+                let url = Url::parse(&work.source_url).expect("a source's URL is a URL");
+                SourceReport::new(url, SourceKind::Database)
+            });
+            if let Err(e) = this.take_run(work.source, &work.source_url, line, run) {
+                result = Err(e);
+                break;
+            }
+        }
+        drop(runs);
+        self.lines = lines;
+        result
+    }
+
+    /// What every query of a source in the shared plan shares, as the
+    /// planner left it in the database.
+    fn shared_work(
+        &self,
+        cache: &Mutex<HashMap<SourceId, Arc<QueryWork>>>,
+        id: SourceId,
+    ) -> Result<Arc<QueryWork>, GatherError> {
+        if let Some(work) = lock(cache).get(&id) {
+            return Ok(Arc::clone(work));
+        }
+        let (work, rules) = self.store().work(id)?;
+        let unplanned =
+            || GatherError::Setup(format!("source {id} of the shared plan has no plan"));
+        let work: SharedWork = serde_json::from_str(&work.ok_or_else(unplanned)?)
+            .map_err(|e| GatherError::Setup(format!("source {id} of the shared plan: {e}")))?;
+        let rules = rules_from_json(&rules.ok_or_else(unplanned)?)
+            .map_err(|e| GatherError::Setup(format!("source {id} of the shared plan: {e}")))?;
+        let query_work = Arc::new(self.query_work(
+            id,
+            work.url.clone(),
+            rules,
+            work.navigation(),
+            work.max_pages,
+        ));
+        lock(cache).insert(id, Arc::clone(&query_work));
+        Ok(query_work)
     }
 }
 
@@ -709,7 +1043,13 @@ impl QueryWork {
     /// first is recorded as it comes, with the navigator's checkpoint, so a
     /// killed run loses at most the page in flight. A failure keeps what the
     /// pages before it gave.
-    async fn run(&self, key: String, query: Query, checkpoint: Option<Checkpoint>) -> QueryRun {
+    async fn run(
+        &self,
+        key: String,
+        description: String,
+        query: Query,
+        checkpoint: Option<Checkpoint>,
+    ) -> QueryRun {
         let resumed = checkpoint.is_some();
         let mut navigator = match checkpoint {
             Some(cp) => Navigator::resume(
@@ -728,7 +1068,7 @@ impl QueryWork {
         let mut outcome = QueryOutcome {
             key,
             ordinal: query.ordinal,
-            description: describe(&query),
+            description,
             state: QueryState::Pending,
             error: None,
             attempts: 0,
@@ -864,7 +1204,7 @@ impl QueryWork {
 
 /// The store, also when a task panicked while holding it (every write is
 /// one transaction, so what it holds is whole).
-fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
+fn lock<T>(store: &Mutex<T>) -> MutexGuard<'_, T> {
     store
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

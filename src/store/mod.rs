@@ -21,12 +21,14 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
+use crate::fragment::IndexFragment;
+use crate::record::Record;
 
-use crate::fragment::{normalize, IndexFragment};
-use crate::record::{Fields, Record};
-
+mod postgres;
 mod schema;
+mod sqlite;
+
+pub use postgres::{search_words, Claim, SharedPlan};
 
 /// The row id of a source.
 pub type SourceId = i64;
@@ -289,6 +291,16 @@ pub enum StoreError {
     UnknownSource { path: PathBuf, id: SourceId },
     #[error("gatherer database {path}: {message}")]
     Corrupt { path: PathBuf, message: String },
+    #[error("gatherer database {db}: {context}: {message}")]
+    Postgres {
+        db: String,
+        context: String,
+        message: String,
+    },
+    #[error("gatherer database {db} cannot be reached: {message}")]
+    Connect { db: String, message: String },
+    #[error("gatherer database {db}: query {key:?} was taken over by another worker (its lease ran out)")]
+    LeaseLost { db: String, key: String },
     #[error("gatherer database {path}: {what} {value} does not fit into SQLite's 64-bit integers")]
     TooLarge {
         path: PathBuf,
@@ -307,267 +319,231 @@ impl StoreError {
                 | StoreError::Open { .. }
                 | StoreError::NotGatherDatabase { .. }
                 | StoreError::NewerSchema { .. }
+                | StoreError::Connect { .. }
         )
     }
 }
 
-/// The gatherer database.
-pub struct Store {
-    conn: Connection,
-    path: PathBuf,
-    /// Compressed bytes of kept page bodies this store may still add.
-    body_budget: u64,
-    /// Page bodies not kept because the budget was spent.
-    bodies_dropped: u64,
-    /// Held while this store gathers ([`Store::lock_for_gathering`]).
-    gathering: Option<std::fs::File>,
+/// What a gatherer database holds and who works on it (`gather status`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Status {
+    pub sources: Vec<StatusSource>,
+    /// Workers seen in the last [`WORKER_ALIVE_SECONDS`] (PostgreSQL).
+    pub workers_alive: Vec<String>,
+    /// Result pages fetched in the last minute, per second.
+    pub requests_per_second: f64,
 }
 
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+/// A worker that has not said it is alive for this long is taken for dead.
+pub const WORKER_ALIVE_SECONDS: i64 = 30;
+
+/// The queries of one source by state.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct StatusSource {
+    pub url: String,
+    pub kind: String,
+    /// Planned and not leased by a live worker.
+    pub pending: u64,
+    /// Leased by a worker now.
+    pub leased: u64,
+    pub done: u64,
+    pub failed: u64,
+    /// Done, but the page limit stopped their result pages.
+    pub truncated: u64,
+    pub pages: u64,
+}
+
+/// Where the gatherer database is: a SQLite file, or a PostgreSQL server
+/// shared by workers on many machines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A SQLite file (one gathering at a time).
+    File(PathBuf),
+    /// `postgres://USER@HOST:PORT/DB` (or `postgresql://`).
+    Postgres(String),
+}
+
+impl Location {
+    /// A `--db` value: a `postgres://` or `postgresql://` URL names a
+    /// PostgreSQL database, anything else a SQLite file.
+    pub fn of(db: &Path) -> Location {
+        let text = db.to_string_lossy();
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Location::Postgres(text.into_owned())
+        } else {
+            Location::File(db.to_path_buf())
+        }
+    }
+
+    /// Whether the database is shared by workers (PostgreSQL).
+    pub fn is_shared(&self) -> bool {
+        matches!(self, Location::Postgres(_))
+    }
+}
+
+/// The gatherer database: SQLite or PostgreSQL behind one interface.
+pub struct Store {
+    backend: Backend,
+}
+
+enum Backend {
+    Sqlite(sqlite::Sqlite),
+    Postgres(postgres::Postgres),
+}
+
+/// Calls the same method on whichever back-end the store has.
+macro_rules! on_backend {
+    ($self:ident, $b:ident => $call:expr) => {
+        match &$self.backend {
+            Backend::Sqlite($b) => $call,
+            Backend::Postgres($b) => $call,
+        }
+    };
+    (mut $self:ident, $b:ident => $call:expr) => {
+        match &mut $self.backend {
+            Backend::Sqlite($b) => $call,
+            Backend::Postgres($b) => $call,
+        }
+    };
 }
 
 impl Store {
-    /// Opens the database at `path`, creating it (and its schema) when it
-    /// does not exist, and migrating an older schema.
+    /// Opens the SQLite database at `path`, creating it (and its schema) when
+    /// it does not exist, and migrating an older schema.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::open_with(path, OpenFlags::default())
+        Store::open_at(&Location::File(path.to_path_buf()))
     }
 
-    /// Opens an existing gatherer database (for export and search): a missing
-    /// file or a file without gather's schema is an error, nothing is created.
-    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
-        if !path.exists() {
-            return Err(StoreError::Missing {
-                path: path.to_path_buf(),
-            });
-        }
-        let flags = OpenFlags::default() - OpenFlags::SQLITE_OPEN_CREATE;
-        let store = Store::open_with(path, flags)?;
-        Ok(store)
-    }
-
-    fn open_with(path: &Path, flags: OpenFlags) -> Result<Store, StoreError> {
-        let create = flags.contains(OpenFlags::SQLITE_OPEN_CREATE);
-        let err = |context: &str| sql_err(path, context.to_string());
-        let conn = Connection::open_with_flags(path, flags).map_err(|source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(err("setting the busy timeout"))?;
-        // Reading the schema version first tells a non-database file apart.
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(err("reading the schema version"))?;
-        if version > schema::VERSION {
-            return Err(StoreError::NewerSchema {
-                path: path.to_path_buf(),
-                found: version,
-                supported: schema::VERSION,
-            });
-        }
-        if version == 0 {
-            // Version 0 is a new, empty file; a file that already holds
-            // tables belongs to something else and is left alone.
-            let tables: i64 = conn
-                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-                .map_err(err("reading the schema"))?;
-            if tables > 0 || !create {
-                return Err(StoreError::NotGatherDatabase {
-                    path: path.to_path_buf(),
-                });
-            }
-        }
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(err("switching to WAL"))?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(err("setting synchronous=NORMAL"))?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(err("enabling foreign keys"))?;
-        let mut store = Store {
-            conn,
-            path: path.to_path_buf(),
-            body_budget: DEFAULT_BODY_BUDGET,
-            bodies_dropped: 0,
-            gathering: None,
+    /// Opens the database a `--db` value names ([`Location::of`]), creating
+    /// its schema when there is none, and migrating an older one.
+    pub fn open_at(location: &Location) -> Result<Store, StoreError> {
+        let backend = match location {
+            Location::File(path) => Backend::Sqlite(sqlite::Sqlite::open(path)?),
+            Location::Postgres(url) => Backend::Postgres(postgres::Postgres::connect(url, true)?),
         };
-        store.migrate(version)?;
-        Ok(store)
+        Ok(Store { backend })
     }
 
-    fn migrate(&mut self, from: i64) -> Result<(), StoreError> {
-        if from == schema::VERSION {
-            return Ok(());
-        }
-        let path = self.path.clone();
-        let tx = self.transaction("starting the schema migration")?;
-        for (version, sql) in schema::MIGRATIONS {
-            if *version > from {
-                tx.execute_batch(sql).map_err(sql_err(
-                    &path,
-                    format!("migrating the schema to version {version}"),
-                ))?;
-            }
-        }
-        tx.pragma_update(None, "user_version", schema::VERSION)
-            .map_err(sql_err(&path, "writing the schema version"))?;
-        tx.commit()
-            .map_err(sql_err(&path, "committing the schema migration"))
+    /// Opens an existing SQLite gatherer database (for export and search): a
+    /// missing file or a file without gather's schema is an error, nothing
+    /// is created.
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        Store::open_existing_at(&Location::File(path.to_path_buf()))
     }
 
-    fn transaction(&mut self, context: &str) -> Result<Transaction<'_>, StoreError> {
-        let path = self.path.clone();
-        self.conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(sql_err(&path, context))
+    /// Opens an existing gatherer database: a PostgreSQL database without
+    /// gather's schema is an error too.
+    pub fn open_existing_at(location: &Location) -> Result<Store, StoreError> {
+        let backend = match location {
+            Location::File(path) => Backend::Sqlite(sqlite::Sqlite::open_existing(path)?),
+            Location::Postgres(url) => Backend::Postgres(postgres::Postgres::connect(url, false)?),
+        };
+        Ok(Store { backend })
     }
 
-    /// Takes the database for one gathering: a second `gather` on the same
-    /// database would send every query the first one is sending, so it is
-    /// refused while this store lives. The lock is the operating system's
-    /// (`flock`), released when the process ends, however it ends.
+    /// Takes the database for one gathering. A SQLite file: a second
+    /// `gather` on it would send every query the first one is sending, so it
+    /// is refused while this store lives (the operating system's `flock`,
+    /// released when the process ends, however it ends). PostgreSQL is
+    /// shared by workers: the leases of the queries keep them apart.
     pub fn lock_for_gathering(&mut self) -> Result<(), StoreError> {
-        let file = std::fs::File::open(&self.path).map_err(|e| StoreError::Io {
-            path: self.path.clone(),
-            context: "opening it to lock it".into(),
-            source: e,
-        })?;
-        match file.try_lock() {
-            Ok(()) => {
-                self.gathering = Some(file);
-                Ok(())
-            }
-            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Busy {
-                path: self.path.clone(),
-            }),
-            Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Io {
-                path: self.path.clone(),
-                context: "locking it".into(),
-                source: e,
+        match &mut self.backend {
+            Backend::Sqlite(b) => b.lock_for_gathering(),
+            Backend::Postgres(_) => Ok(()),
+        }
+    }
+
+    /// The database is PostgreSQL, shared by workers.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.backend, Backend::Postgres(_))
+    }
+
+    /// Makes the store write a query only while `worker` holds its lease
+    /// ([`SharedPlan::claim`]): a worker whose lease ran out and whose query
+    /// another worker took over gets [`StoreError::LeaseLost`]. PostgreSQL
+    /// only; a SQLite store ignores it.
+    pub fn set_worker(&mut self, worker: &str) {
+        if let Backend::Postgres(b) = &mut self.backend {
+            b.set_worker(worker);
+        }
+    }
+
+    /// Puts a source's plan into the shared database: every query (key,
+    /// ordinal, description, request as JSON) not there yet becomes pending,
+    /// a failed one is pending again, and `work` (how workers run the
+    /// source's queries, JSON) is kept with the source. PostgreSQL only.
+    pub fn plan_queries(
+        &mut self,
+        source: SourceId,
+        work: &str,
+        queries: impl Iterator<Item = (String, u64, String, String)>,
+    ) -> Result<u64, StoreError> {
+        match &mut self.backend {
+            Backend::Postgres(b) => b.plan_queries(source, work, queries),
+            Backend::Sqlite(b) => Err(StoreError::Corrupt {
+                path: b.path().to_path_buf(),
+                message: "a plan for workers needs a PostgreSQL database (--db postgres://…)"
+                    .into(),
             }),
         }
+    }
+
+    /// How workers run the source's queries ([`Store::plan_queries`]) and
+    /// the rules it was planned with.
+    pub fn work(&self, source: SourceId) -> Result<(Option<String>, Option<String>), StoreError> {
+        Ok((self.work_of(source)?, self.rules(source)?))
+    }
+
+    fn work_of(&self, source: SourceId) -> Result<Option<String>, StoreError> {
+        match &self.backend {
+            Backend::Postgres(b) => b.work(source),
+            Backend::Sqlite(_) => Ok(None),
+        }
+    }
+
+    /// What the database holds and who works on it (`gather status`).
+    pub fn status(&self) -> Result<Status, StoreError> {
+        on_backend!(self, b => b.status())
     }
 
     /// At most `bytes` of compressed page bodies in the database (default
     /// [`DEFAULT_BODY_BUDGET`]); bodies past it are not kept.
     pub fn set_body_budget(&mut self, bytes: u64) -> Result<(), StoreError> {
-        let used: i64 = self
-            .conn
-            .query_row(
-                "SELECT coalesce(sum(length(body)), 0) FROM page_bodies",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(sql_err(&self.path, "measuring the kept pages"))?;
-        self.body_budget = bytes.saturating_sub(used as u64);
-        Ok(())
+        on_backend!(mut self, b => b.set_body_budget(bytes))
     }
 
     /// Page bodies not kept because the budget was spent.
     pub fn bodies_dropped(&self) -> u64 {
-        self.bodies_dropped
+        on_backend!(self, b => b.bodies_dropped())
     }
 
     /// The rules a source was last gathered with (as the gatherer wrote
     /// them with [`Store::set_rules`]).
     pub fn rules(&self, source: SourceId) -> Result<Option<String>, StoreError> {
-        self.conn
-            .query_row("SELECT rules FROM sources WHERE id = ?1", [source], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(sql_err(
-                &self.path,
-                format!("reading the rules of source {source}"),
-            ))?
-            .ok_or_else(|| self.unknown(source))
+        on_backend!(self, b => b.rules(source))
     }
 
     /// Records the rules a source is gathered with.
     pub fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute(
-                "UPDATE sources SET rules = ?2 WHERE id = ?1",
-                params![source, rules],
-            )
-            .map_err(sql_err(
-                &self.path,
-                format!("recording the rules of source {source}"),
-            ))?;
-        Ok(())
+        on_backend!(mut self, b => b.set_rules(source, rules))
     }
 
     /// Starts a source over: its queries, their pages and every value found
     /// by a query are removed (listed values and the source stay).
     pub fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
-        let path = self.path.clone();
-        let context = format!("starting source {source} over");
-        let tx = self.transaction(&context)?;
-        tx.execute_batch(&format!(
-            "DELETE FROM attribute_values WHERE source_id = {source}
-               AND query_key IN (SELECT key FROM queries WHERE source_id = {source});
-             DELETE FROM queries WHERE source_id = {source};"
-        ))
-        .map_err(sql_err(&path, &context))?;
-        tx.commit().map_err(sql_err(&path, &context))
+        on_backend!(mut self, b => b.forget_queries(source))
     }
 
     /// Done queries with result pages whose bodies were not kept: what
     /// applying the rules again could not reach.
     pub fn pages_not_kept(&self, source: SourceId) -> Result<u64, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT count(*) FROM pages p JOIN queries q ON q.id = p.query_id
-                 LEFT JOIN page_bodies b ON b.page_id = p.id
-                 WHERE p.source_id = ?1 AND q.state = 'done' AND b.page_id IS NULL",
-                [source],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n as u64)
-            .map_err(sql_err(
-                &self.path,
-                format!("counting the kept pages of source {source}"),
-            ))
+        on_backend!(self, b => b.pages_not_kept(source))
     }
 
     /// The kept result pages of the source's done queries, in the order
     /// they were fetched, decompressed.
     pub fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
-        let rows = self.rows(
-            &format!("reading the kept pages of source {source}"),
-            "SELECT q.key, p.url, b.content_type, b.body
-             FROM pages p JOIN queries q ON q.id = p.query_id
-             JOIN page_bodies b ON b.page_id = p.id
-             WHERE p.source_id = ?1 AND q.state = 'done'
-             ORDER BY p.id",
-            [source],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Vec<u8>>(3)?,
-                ))
-            },
-        )?;
-        rows.into_iter()
-            .map(|(query, url, content_type, packed)| {
-                let body = inflate(&packed).map_err(|e| StoreError::Corrupt {
-                    path: self.path.clone(),
-                    message: format!("the kept body of {url} does not decompress: {e}"),
-                })?;
-                Ok(KeptPage {
-                    query,
-                    url,
-                    content_type,
-                    body,
-                })
-            })
-            .collect()
+        on_backend!(self, b => b.kept_pages(source))
     }
 
     /// Replaces the values the source's queries found with `by_query`
@@ -578,80 +554,30 @@ impl Store {
         source: SourceId,
         by_query: &[(String, IndexFragment)],
     ) -> Result<u64, StoreError> {
-        let path = self.path.clone();
-        let context = format!("replacing the values of source {source}");
-        let tx = self.transaction(&context)?;
-        tx.execute(
-            "DELETE FROM attribute_values WHERE source_id = ?1
-               AND query_key IN (SELECT key FROM queries WHERE source_id = ?1)",
-            [source],
-        )
-        .map_err(sql_err(&path, &context))?;
-        let mut added = 0;
-        for (key, fragment) in by_query {
-            added += insert_values(&tx, source, Some(key), fragment)
-                .map_err(sql_err(&path, &context))?;
-        }
-        tx.commit().map_err(sql_err(&path, &context))?;
-        Ok(added)
+        on_backend!(mut self, b => b.replace_query_values(source, by_query))
     }
 
     /// Marks the source's done queries as not done, and removes the values
     /// they found: the next gathering sends them again.
     pub fn reopen_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
-        let path = self.path.clone();
-        let context = format!("reopening the queries of source {source}");
-        let tx = self.transaction(&context)?;
-        tx.execute_batch(&format!(
-            "DELETE FROM attribute_values WHERE source_id = {source}
-               AND query_key IN (SELECT key FROM queries WHERE source_id = {source});
-             UPDATE queries SET state = 'pending', checkpoint = NULL
-               WHERE source_id = {source} AND state = 'done';"
-        ))
-        .map_err(sql_err(&path, &context))?;
-        tx.commit().map_err(sql_err(&path, &context))
+        on_backend!(mut self, b => b.reopen_queries(source))
     }
 
-    /// The file this store lives in.
+    /// The file this store lives in, or the PostgreSQL URL (without a
+    /// password).
     pub fn path(&self) -> &Path {
-        &self.path
+        on_backend!(self, b => b.path())
     }
 
     /// Adds a source or, when its URL is known, refreshes its kind, title,
     /// description, keywords, text and update time. Returns its id.
     pub fn upsert_source(&mut self, info: &SourceInfo) -> Result<SourceId, StoreError> {
-        self.conn
-            .query_row(
-                "INSERT INTO sources (url, kind, title, description, keywords, text, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT (url) DO UPDATE SET
-                   kind = excluded.kind, title = excluded.title,
-                   description = excluded.description, keywords = excluded.keywords,
-                   text = excluded.text, updated_at = excluded.updated_at
-                 RETURNING id",
-                params![
-                    info.url,
-                    info.kind.as_str(),
-                    info.title,
-                    info.description,
-                    info.keywords,
-                    info.text,
-                    now()
-                ],
-                |r| r.get(0),
-            )
-            .map_err(sql_err(&self.path, format!("storing source {}", info.url)))
+        on_backend!(mut self, b => b.upsert_source(info))
     }
 
     /// The keys of the source's queries that are done.
     pub fn finished_queries(&self, source: SourceId) -> Result<HashSet<String>, StoreError> {
-        let keys = self.rows(
-            &format!("reading the done queries of source {source}"),
-            "SELECT key FROM queries WHERE source_id = ?1 AND state = 'done'",
-            [source],
-            |r| r.get::<_, String>(0),
-        )?;
-        Ok(keys.into_iter().collect())
+        on_backend!(self, b => b.finished_queries(source))
     }
 
     /// Records a query in one transaction: its state, its pages (replacing
@@ -685,84 +611,13 @@ impl Store {
         source: SourceId,
         outcome: &QueryOutcome,
     ) -> Result<Recorded, StoreError> {
-        self.check_source(source)?;
-        let path = self.path.clone();
-        let context = format!("recording query {:?} of source {source}", outcome.key);
-        let err = |e| sql_err(&path, &context)(e);
-        let ordinal = to_i64(&path, "query ordinal", outcome.ordinal)?;
-        let (mut budget, mut dropped) = (self.body_budget, 0);
-        let tx = self.transaction(&context)?;
-        let time = now();
-        let query_id: i64 = tx
-            .query_row(
-                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-                 ON CONFLICT (source_id, key) DO UPDATE SET
-                   ordinal = excluded.ordinal, description = excluded.description,
-                   state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
-                   attempts = queries.attempts + excluded.attempts,
-                   finished_at = excluded.finished_at, checkpoint = excluded.checkpoint
-                 RETURNING id",
-                params![
-                    source,
-                    outcome.key,
-                    ordinal,
-                    outcome.description,
-                    outcome.state.as_str(),
-                    outcome.error,
-                    outcome.attempts,
-                    time,
-                    (outcome.state != QueryState::Pending).then_some(time),
-                    outcome.cut_short,
-                    outcome.checkpoint,
-                ],
-                |r| r.get(0),
-            )
-            .map_err(err)?;
-        if outcome.fresh {
-            tx.execute("DELETE FROM pages WHERE query_id = ?1", [query_id])
-                .map_err(err)?;
-        }
-        for page in &outcome.pages {
-            let page_id = insert_page(&tx, &path, source, Some(query_id), page)?;
-            if let Some(kept) = &page.kept {
-                let packed = deflate(&kept.body);
-                if (packed.len() as u64) <= budget {
-                    budget -= packed.len() as u64;
-                    tx.prepare_cached(
-                        "INSERT INTO page_bodies (page_id, content_type, body) VALUES (?1, ?2, ?3)",
-                    )
-                    .and_then(|mut stmt| stmt.execute(params![page_id, kept.content_type, packed]))
-                    .map_err(err)?;
-                } else {
-                    dropped += 1;
-                }
-            }
-        }
-        let new_values =
-            insert_values(&tx, source, Some(&outcome.key), &outcome.fragment).map_err(err)?;
-        let new_records =
-            insert_records(&tx, source, &outcome.key, &outcome.records).map_err(err)?;
-        tx.commit().map_err(err)?;
-        self.body_budget = budget;
-        self.bodies_dropped += dropped;
-        Ok(Recorded {
-            new_values,
-            new_records,
-        })
+        on_backend!(mut self, b => b.record_query_new(source, outcome))
     }
 
     /// The checkpoints of the source's queries that are not done: query key
     /// → where its navigator stood ([`QueryOutcome::checkpoint`]).
     pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
-        let rows = self.rows(
-            &format!("reading the checkpoints of source {source}"),
-            "SELECT key, checkpoint FROM queries
-             WHERE source_id = ?1 AND state != 'done' AND checkpoint IS NOT NULL",
-            [source],
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
-        )?;
-        Ok(rows.into_iter().collect())
+        on_backend!(self, b => b.checkpoints(source))
     }
 
     /// Records values outside a query (values the provider lists, a
@@ -774,14 +629,7 @@ impl Store {
         provenance: Option<&str>,
         fragment: &IndexFragment,
     ) -> Result<u64, StoreError> {
-        self.check_source(source)?;
-        let path = self.path.clone();
-        let context = format!("recording the values of source {source}");
-        let tx = self.transaction(&context)?;
-        let added =
-            insert_values(&tx, source, provenance, fragment).map_err(sql_err(&path, &context))?;
-        tx.commit().map_err(sql_err(&path, &context))?;
-        Ok(added)
+        on_backend!(mut self, b => b.record_values(source, provenance, fragment))
     }
 
     /// Records a page fetched for a source outside its queries (the form
@@ -789,17 +637,7 @@ impl Store {
     /// same URL recorded earlier outside the queries is replaced, so reruns do
     /// not count it twice.
     pub fn record_page(&mut self, source: SourceId, page: &PageRecord) -> Result<(), StoreError> {
-        self.check_source(source)?;
-        let path = self.path.clone();
-        let context = format!("recording page {} of source {source}", page.url);
-        let tx = self.transaction(&context)?;
-        tx.execute(
-            "DELETE FROM pages WHERE source_id = ?1 AND query_id IS NULL AND url = ?2",
-            params![source, page.url],
-        )
-        .map_err(sql_err(&path, &context))?;
-        insert_page(&tx, &path, source, None, page)?;
-        tx.commit().map_err(sql_err(&path, &context))
+        on_backend!(mut self, b => b.record_page(source, page))
     }
 
     /// Marks the source's content as incomplete (a limit cut the gathering
@@ -809,190 +647,36 @@ impl Store {
         source: SourceId,
         reason: Option<&str>,
     ) -> Result<(), StoreError> {
-        let changed = self
-            .conn
-            .execute(
-                "UPDATE sources SET incomplete = ?2, incomplete_reason = ?3 WHERE id = ?1",
-                params![source, reason.is_some(), reason],
-            )
-            .map_err(sql_err(&self.path, format!("marking source {source}")))?;
-        if changed == 0 {
-            return Err(self.unknown(source));
-        }
-        Ok(())
+        on_backend!(mut self, b => b.set_incomplete(source, reason))
     }
 
     /// Counts for one source.
     pub fn stats(&self, source: SourceId) -> Result<SourceStats, StoreError> {
-        let context = format!("counting for source {source}");
-        let e = || sql_err(&self.path, &context);
-        let incomplete: Option<Option<String>> = self
-            .conn
-            .query_row(
-                "SELECT CASE WHEN incomplete THEN coalesce(incomplete_reason, '') END FROM sources WHERE id = ?1",
-                [source],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(e())?;
-        let Some(incomplete) = incomplete else {
-            return Err(self.unknown(source));
-        };
-        let (queries_done, queries_failed, queries_cut_short): (i64, i64, i64) = self
-            .conn
-            .query_row(
-                "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = 'failed'),
-                        count(*) FILTER (WHERE state = 'done' AND cut_short)
-                 FROM queries WHERE source_id = ?1",
-                [source],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .map_err(e())?;
-        let (pages, bytes): (i64, i64) = self
-            .conn
-            .query_row(
-                "SELECT count(*), coalesce(sum(bytes), 0) FROM pages WHERE source_id = ?1",
-                [source],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(e())?;
-        let values_per_attribute = self
-            .rows(
-                &context,
-                "SELECT attribute, count(*) FROM attribute_values WHERE source_id = ?1 GROUP BY attribute",
-                [source],
-                |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)),
-            )?
-            .into_iter()
-            .collect();
-        Ok(SourceStats {
-            queries_done: queries_done as u64,
-            queries_failed: queries_failed as u64,
-            queries_cut_short: queries_cut_short as u64,
-            pages: pages as u64,
-            bytes: bytes as u64,
-            values_per_attribute,
-            records: self.record_count(source)?,
-            incomplete,
-        })
+        on_backend!(self, b => b.stats(source))
     }
 
     /// Every source, ordered by URL.
     pub fn sources(&self) -> Result<Vec<SourceRecord>, StoreError> {
-        let rows = self.rows(
-            "reading the sources",
-            "SELECT id, url, kind, title, description, keywords, text, updated_at,
-                    CASE WHEN incomplete THEN coalesce(incomplete_reason, '') END
-             FROM sources ORDER BY url",
-            [],
-            |r| {
-                Ok((
-                    r.get::<_, String>(2)?,
-                    SourceRecord {
-                        id: r.get(0)?,
-                        info: SourceInfo {
-                            url: r.get(1)?,
-                            kind: SourceKind::Page,
-                            title: r.get(3)?,
-                            description: r.get(4)?,
-                            keywords: r.get(5)?,
-                            text: r.get(6)?,
-                        },
-                        updated_at: r.get(7)?,
-                        incomplete: r.get(8)?,
-                    },
-                ))
-            },
-        )?;
-        rows.into_iter()
-            .map(|(kind, mut record)| {
-                record.info.kind = SourceKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
-                    path: self.path.clone(),
-                    message: format!("source {} has unknown kind {kind:?}", record.info.url),
-                })?;
-                Ok(record)
-            })
-            .collect()
+        on_backend!(self, b => b.sources())
     }
 
     /// The source's values per attribute, each list sorted by UTF-8 bytes.
     pub fn values(&self, source: SourceId) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
-        let rows = self.rows(
-            &format!("reading the values of source {source}"),
-            "SELECT attribute, value FROM attribute_values WHERE source_id = ?1
-             ORDER BY CAST(attribute AS BLOB), CAST(value AS BLOB)",
-            [source],
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
-        )?;
-        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for (attribute, value) in rows {
-            out.entry(attribute).or_default().push(value);
-        }
-        Ok(out)
+        on_backend!(self, b => b.values(source))
     }
 
     /// The number of records the source holds.
     pub fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT count(*) FROM records WHERE source_id = ?1",
-                [source],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n as u64)
-            .map_err(sql_err(
-                &self.path,
-                format!("counting the records of source {source}"),
-            ))
+        on_backend!(self, b => b.record_count(source))
     }
 
     /// Calls `each` with every record, sources in the order of their URLs,
     /// a source's records in the order they were first stored.
     pub fn each_record<E: From<StoreError>>(
         &self,
-        mut each: impl FnMut(StoredRecord) -> Result<(), E>,
+        each: impl FnMut(StoredRecord) -> Result<(), E>,
     ) -> Result<(), E> {
-        let context = "reading the records";
-        let e = || sql_err(&self.path, context);
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT s.url, r.query_key, q.description, r.page_url, r.ordinal, r.fields
-                 FROM records r
-                 JOIN sources s ON s.id = r.source_id
-                 LEFT JOIN queries q ON q.source_id = r.source_id AND q.key = r.query_key
-                 ORDER BY s.url, r.id",
-            )
-            .map_err(e())?;
-        let mut rows = stmt.query([]).map_err(e())?;
-        while let Some(row) = rows.next().map_err(e())? {
-            let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<_> {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, Option<String>>(1)?,
-                    row.get::<_, Option<String>>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, i64>(4)?,
-                    row.get::<_, String>(5)?,
-                ))
-            };
-            let (source, query_key, query, page, ordinal, fields) = read(row).map_err(e())?;
-            let fields = Fields::from_json(&fields).map_err(|err| StoreError::Corrupt {
-                path: self.path.clone(),
-                message: format!("a record of {source} has unreadable fields: {err}"),
-            })?;
-            each(StoredRecord {
-                source,
-                query_key,
-                query,
-                record: Record {
-                    page,
-                    ordinal: ordinal.max(0) as u64,
-                    fields,
-                },
-            })?;
-        }
-        Ok(())
+        on_backend!(self, b => b.each_record(each))
     }
 
     /// The values that hold `term`, ordered by source URL, attribute and
@@ -1002,153 +686,15 @@ impl Store {
     /// Latin letters, whole words; a trailing `*` makes the last word a
     /// prefix. A term with no word in it finds nothing.
     pub fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError> {
-        let (Some(values_query), Some(texts_query)) =
-            (fts_query(term, "value"), fts_query(term, "{title text}"))
-        else {
-            return Ok(Vec::new());
-        };
-        let mut hits = self.rows(
-            &format!("searching for {term:?}"),
-            "SELECT s.url, v.attribute, v.value, v.query_key, q.description
-             FROM values_fts f
-             JOIN attribute_values v ON v.id = f.rowid
-             JOIN sources s ON s.id = v.source_id
-             LEFT JOIN queries q ON q.source_id = v.source_id AND q.key = v.query_key
-             WHERE values_fts MATCH ?1
-             ORDER BY s.url, CAST(v.attribute AS BLOB), CAST(v.value AS BLOB)",
-            [values_query],
-            |r| {
-                Ok(Hit {
-                    term: term.to_string(),
-                    source: r.get(0)?,
-                    attribute: r.get(1)?,
-                    value: r.get(2)?,
-                    provenance: r.get(3)?,
-                    query: r.get(4)?,
-                })
-            },
-        )?;
-        // Titles and texts (of ordinary pages above all): the words around
-        // the term.
-        hits.extend(self.rows(
-            &format!("searching the texts for {term:?}"),
-            "SELECT s.url, snippet(texts_fts, -1, '', '', '…', 12)
-             FROM texts_fts f JOIN sources s ON s.id = f.rowid
-             WHERE texts_fts MATCH ?1
-             ORDER BY s.url",
-            [texts_query],
-            |r| {
-                Ok(Hit {
-                    term: term.to_string(),
-                    source: r.get(0)?,
-                    attribute: TEXT_ATTRIBUTE.to_string(),
-                    value: r.get(1)?,
-                    provenance: None,
-                    query: None,
-                })
-            },
-        )?);
-        Ok(hits)
-    }
-
-    /// Runs a query and collects its rows.
-    fn rows<T>(
-        &self,
-        context: &str,
-        sql: &str,
-        params: impl rusqlite::Params,
-        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-    ) -> Result<Vec<T>, StoreError> {
-        self.conn
-            .prepare_cached(sql)
-            .and_then(|mut stmt| stmt.query_map(params, row)?.collect())
-            .map_err(sql_err(&self.path, context))
-    }
-
-    fn check_source(&self, source: SourceId) -> Result<(), StoreError> {
-        let known = self
-            .conn
-            .query_row("SELECT 1 FROM sources WHERE id = ?1", [source], |_| Ok(()))
-            .optional()
-            .map_err(sql_err(&self.path, format!("looking up source {source}")))?;
-        match known {
-            Some(()) => Ok(()),
-            None => Err(self.unknown(source)),
-        }
-    }
-
-    fn unknown(&self, id: SourceId) -> StoreError {
-        StoreError::UnknownSource {
-            path: self.path.clone(),
-            id,
-        }
+        on_backend!(self, b => b.search(term))
     }
 }
 
-/// An FTS5 query matching `term` in the value column: the term's words as
-/// one phrase (quoted, so no FTS5 syntax in a term can break the query), a
-/// trailing `*` kept as a prefix marker. `None` when the term has no word.
-fn fts_query(term: &str, columns: &str) -> Option<String> {
-    let normalized = normalize(term);
-    let (body, prefix) = match normalized.strip_suffix('*') {
-        Some(rest) => (rest.trim_end(), true),
-        None => (normalized.as_str(), false),
-    };
-    if !body.chars().any(char::is_alphanumeric) {
-        return None;
-    }
-    let quoted = format!("\"{}\"", body.replace('"', "\"\""));
-    Some(format!(
-        "{columns} : {quoted}{}",
-        if prefix { " *" } else { "" }
-    ))
-}
-
-fn sql_err(path: &Path, context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> StoreError {
-    let path = path.to_path_buf();
-    let context = context.into();
-    move |source| StoreError::Sqlite {
-        path,
-        context,
-        source,
-    }
-}
-
-fn to_i64(path: &Path, what: &'static str, value: u64) -> Result<i64, StoreError> {
-    i64::try_from(value).map_err(|_| StoreError::TooLarge {
-        path: path.to_path_buf(),
-        what,
-        value,
-    })
-}
-
-fn insert_page(
-    tx: &Transaction<'_>,
-    path: &Path,
-    source: SourceId,
-    query: Option<i64>,
-    page: &PageRecord,
-) -> Result<i64, StoreError> {
-    let bytes = to_i64(path, "page size", page.bytes)?;
-    let elapsed = to_i64(path, "elapsed milliseconds", page.elapsed_ms)?;
-    tx.prepare_cached(
-        "INSERT INTO pages (source_id, query_id, url, status, bytes, sha256, fetched_at, elapsed_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )
-    .and_then(|mut stmt| {
-        stmt.execute(params![
-            source,
-            query,
-            page.url,
-            page.status,
-            bytes,
-            page.sha256,
-            page.fetched_at,
-            elapsed
-        ])
-    })
-    .map_err(sql_err(path, format!("recording page {}", page.url)))?;
-    Ok(tx.last_insert_rowid())
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 /// Compressed bytes of kept page bodies a database holds at most, unless
@@ -1169,54 +715,6 @@ fn inflate(packed: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut body = Vec::new();
     flate2::read::DeflateDecoder::new(packed).read_to_end(&mut body)?;
     Ok(body)
-}
-
-/// Inserts the fragment's values that are new for the source; returns how
-/// many were. Values are normalized again, so a fragment built elsewhere
-/// cannot bring in a second spelling of a known value.
-fn insert_values(
-    tx: &Transaction<'_>,
-    source: SourceId,
-    provenance: Option<&str>,
-    fragment: &IndexFragment,
-) -> Result<u64, rusqlite::Error> {
-    let mut stmt = tx.prepare_cached(
-        "INSERT OR IGNORE INTO attribute_values (source_id, attribute, value, query_key)
-         VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    let mut added = 0u64;
-    for (attribute, values) in fragment.iter() {
-        for value in values {
-            let value = normalize(value);
-            if value.is_empty() {
-                continue;
-            }
-            added += stmt.execute(params![source, attribute, value, provenance])? as u64;
-        }
-    }
-    Ok(added)
-}
-
-/// Inserts the records the source does not hold yet; returns them.
-fn insert_records(
-    tx: &Transaction<'_>,
-    source: SourceId,
-    query_key: &str,
-    records: &[Record],
-) -> Result<Vec<Record>, rusqlite::Error> {
-    let mut stmt = tx.prepare_cached(
-        "INSERT OR IGNORE INTO records (source_id, query_key, page_url, ordinal, fields)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    let mut added = Vec::new();
-    for record in records {
-        let ordinal = i64::try_from(record.ordinal).unwrap_or(i64::MAX);
-        let fields = record.fields.to_json();
-        if stmt.execute(params![source, query_key, record.page, ordinal, fields])? > 0 {
-            added.push(record.clone());
-        }
-    }
-    Ok(added)
 }
 
 #[cfg(test)]

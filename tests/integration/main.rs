@@ -33,3 +33,4 @@ mod reruns;
 mod store_db;
 mod summarize_cooperative;
 mod summarize_provider;
+mod workers;

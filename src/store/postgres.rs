@@ -1,0 +1,1482 @@
+//! The PostgreSQL back-end of the gatherer database, shared by workers on
+//! many machines.
+//!
+//! The tables hold what the SQLite file holds (sources, queries with their
+//! state and checkpoint, pages, kept bodies, distinct values with their
+//! provenance, records); full-text search runs on `tsvector` columns
+//! ('simple' configuration over the words [`search_words`] folds). Beside
+//! them: the planned request of every query and its lease (`leased_by`,
+//! `lease_until`), the workers and when they were last seen, and the
+//! politeness of every provider host (`host_slots`: one row per request
+//! allowed in flight; `host_turns`: when the next request may start).
+//!
+//! [`Postgres`] is the store's back-end (blocking calls, as the store's
+//! users make them); [`SharedPlan`] is the workers' side (async): claiming,
+//! renewing and releasing leases, and the per-host slots the fetcher asks
+//! for. Each has its own connection, so that a lease is renewed while a
+//! query's transaction runs.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures::executor::block_on;
+use tokio_postgres::{Client, NoTls, Row, Transaction};
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+use super::{
+    deflate, inflate, now, Hit, KeptPage, PageRecord, QueryOutcome, QueryState, Recorded, SourceId,
+    SourceInfo, SourceKind, SourceRecord, SourceStats, Status, StatusSource, StoreError,
+    StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
+};
+use crate::fragment::{normalize, IndexFragment};
+use crate::record::{Fields, Record};
+
+/// The schema version this gather writes (table `gather_schema`).
+const VERSION: i64 = 1;
+
+/// `(version, SQL that brings version - 1 to version)`, in order.
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1)];
+
+/// Taken while the schema is created or migrated, so that workers starting
+/// at once do not race.
+const MIGRATION_LOCK: i64 = 0x6761_7468;
+
+/// The SQLite schema's ideas (version 5) and the workers' tables.
+const V1: &str = "
+CREATE TABLE sources (
+    id                BIGSERIAL PRIMARY KEY,
+    url               TEXT NOT NULL UNIQUE,
+    kind              TEXT NOT NULL CHECK (kind IN ('database', 'cooperative', 'page')),
+    title             TEXT,
+    description       TEXT,
+    keywords          TEXT,
+    text              TEXT,
+    updated_at        BIGINT NOT NULL,
+    incomplete        BOOLEAN NOT NULL DEFAULT false,
+    incomplete_reason TEXT,
+    rules             TEXT,
+    -- How workers run the source's queries (JSON: navigation, page limit).
+    work              TEXT,
+    -- The folded words of the title and the text.
+    words             TSVECTOR NOT NULL
+);
+CREATE INDEX sources_words ON sources USING GIN (words);
+
+CREATE TABLE queries (
+    id          BIGSERIAL PRIMARY KEY,
+    source_id   BIGINT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    key         TEXT NOT NULL,
+    ordinal     BIGINT NOT NULL,
+    description TEXT NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
+    error       TEXT,
+    attempts    BIGINT NOT NULL DEFAULT 0,
+    cut_short   BOOLEAN NOT NULL DEFAULT false,
+    started_at  BIGINT NOT NULL,
+    finished_at BIGINT,
+    checkpoint  TEXT,
+    -- The planned request (JSON), for the worker that claims the query.
+    request     TEXT,
+    leased_by   TEXT,
+    lease_until TIMESTAMPTZ,
+    UNIQUE (source_id, key)
+);
+CREATE INDEX queries_claimable ON queries (source_id, ordinal) WHERE state = 'pending';
+CREATE INDEX queries_by_lease ON queries (leased_by) WHERE leased_by IS NOT NULL;
+
+CREATE TABLE pages (
+    id         BIGSERIAL PRIMARY KEY,
+    source_id  BIGINT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    query_id   BIGINT REFERENCES queries (id) ON DELETE CASCADE,
+    url        TEXT NOT NULL,
+    status     BIGINT NOT NULL,
+    bytes      BIGINT NOT NULL,
+    sha256     TEXT NOT NULL,
+    fetched_at BIGINT NOT NULL,
+    elapsed_ms BIGINT NOT NULL
+);
+CREATE INDEX pages_by_source ON pages (source_id);
+CREATE INDEX pages_by_query ON pages (query_id);
+CREATE INDEX pages_by_time ON pages (fetched_at);
+
+CREATE TABLE page_bodies (
+    page_id      BIGINT PRIMARY KEY REFERENCES pages (id) ON DELETE CASCADE,
+    content_type TEXT,
+    body         BYTEA NOT NULL
+);
+
+CREATE TABLE attribute_values (
+    id        BIGSERIAL PRIMARY KEY,
+    source_id BIGINT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    attribute TEXT NOT NULL,
+    value     TEXT NOT NULL,
+    query_key TEXT,
+    words     TSVECTOR NOT NULL
+);
+-- A value may be longer than an index entry can be: its digest is unique.
+CREATE UNIQUE INDEX attribute_values_distinct ON attribute_values (source_id, attribute, md5(value));
+CREATE INDEX attribute_values_words ON attribute_values USING GIN (words);
+
+CREATE TABLE records (
+    id        BIGSERIAL PRIMARY KEY,
+    source_id BIGINT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    query_key TEXT,
+    page_url  TEXT NOT NULL,
+    ordinal   BIGINT NOT NULL,
+    fields    TEXT NOT NULL
+);
+CREATE UNIQUE INDEX records_distinct ON records (source_id, md5(fields));
+
+CREATE TABLE workers (
+    name       TEXT PRIMARY KEY,
+    started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    seen_at    TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+
+-- One row per request allowed in flight to a host (scheme, host, port).
+CREATE TABLE host_slots (
+    origin TEXT NOT NULL,
+    slot   BIGINT NOT NULL,
+    holder TEXT,
+    until  TIMESTAMPTZ,
+    PRIMARY KEY (origin, slot)
+);
+
+-- When the next request to a host may start (the pause between two).
+CREATE TABLE host_turns (
+    origin     TEXT PRIMARY KEY,
+    next_start TIMESTAMPTZ NOT NULL
+);
+";
+
+/// Longest text whose words are indexed for search (a `tsvector` holds at
+/// most 1 MiB).
+const MAX_INDEXED_CHARS: usize = 100_000;
+
+/// The words of `text` as search sees them: lower case, diacritics of
+/// Latin letters removed, anything but letters and digits a separator;
+/// joined by single spaces.
+pub fn search_words(text: &str) -> String {
+    let folded: String = text
+        .nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .take(MAX_INDEXED_CHARS)
+        .collect();
+    folded
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A `tsquery` matching `term`'s words as a phrase, the last one as a
+/// prefix when the term ends in `*`. `None` when the term has no word.
+fn ts_query(term: &str) -> Option<String> {
+    let normalized = normalize(term);
+    let (body, prefix) = match normalized.strip_suffix('*') {
+        Some(rest) => (rest.trim_end(), true),
+        None => (normalized.as_str(), false),
+    };
+    let words = search_words(body);
+    if words.is_empty() {
+        return None;
+    }
+    // Only letters and digits are left: nothing to quote.
+    let mut query = words.split(' ').collect::<Vec<_>>().join(" <-> ");
+    if prefix {
+        query.push_str(":*");
+    }
+    Some(query)
+}
+
+/// The URL without its password, as messages show it.
+fn shown(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_password(None);
+            parsed.to_string()
+        }
+        Err(_) => "the PostgreSQL database".to_string(),
+    }
+}
+
+fn message(error: &tokio_postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => {
+            let mut text = error.to_string();
+            let mut source = std::error::Error::source(error);
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            text
+        }
+    }
+}
+
+fn pg_err(
+    db: &str,
+    context: impl Into<String>,
+) -> impl FnOnce(tokio_postgres::Error) -> StoreError {
+    let db = db.to_string();
+    let context = context.into();
+    move |e| StoreError::Postgres {
+        db,
+        context,
+        message: message(&e),
+    }
+}
+
+/// Connects to `url`; the connection is driven on a thread of its own, so
+/// that the client can be used from any thread, inside an async runtime or
+/// not.
+fn connect(url: &str) -> Result<Client, StoreError> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let target = url.to_string();
+    let spawned = std::thread::Builder::new()
+        .name("gather-postgres".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(e) => {
+                    let _ = sender.send(Err(format!("cannot start its runtime: {e}")));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                match tokio_postgres::connect(&target, NoTls).await {
+                    Ok((client, connection)) => {
+                        let _ = sender.send(Ok(client));
+                        // Ends when the client is dropped.
+                        let _ = connection.await;
+                    }
+                    Err(e) => {
+                        let _ = sender.send(Err(message(&e)));
+                    }
+                }
+            });
+        });
+    let failed = |message: String| StoreError::Connect {
+        db: shown(url),
+        message,
+    };
+    spawned.map_err(|e| failed(format!("cannot start a thread: {e}")))?;
+    receiver
+        .recv()
+        .map_err(|_| failed("the connection thread ended".into()))?
+        .map_err(failed)
+}
+
+/// The store's PostgreSQL back-end.
+pub(super) struct Postgres {
+    client: Client,
+    /// The URL without its password.
+    db: String,
+    path: PathBuf,
+    body_budget: u64,
+    bodies_dropped: u64,
+    /// Writes of queries need this worker's lease.
+    worker: Option<String>,
+}
+
+impl Postgres {
+    /// Connects and creates or migrates the schema; with `create` false, a
+    /// database without gather's schema is refused.
+    pub fn connect(url: &str, create: bool) -> Result<Postgres, StoreError> {
+        let db = shown(url);
+        let mut store = Postgres {
+            client: connect(url)?,
+            path: PathBuf::from(&db),
+            db,
+            body_budget: DEFAULT_BODY_BUDGET,
+            bodies_dropped: 0,
+            worker: None,
+        };
+        store.migrate(create)?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self, create: bool) -> Result<(), StoreError> {
+        let db = self.db.clone();
+        let e = |context: &str| pg_err(&db, context.to_string());
+        block_on(async {
+            let tx = self
+                .client
+                .transaction()
+                .await
+                .map_err(e("starting the schema migration"))?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+                .await
+                .map_err(e("locking the schema"))?;
+            let known: bool = tx
+                .query_one("SELECT to_regclass('gather_schema') IS NOT NULL", &[])
+                .await
+                .map_err(e("reading the schema"))?
+                .get(0);
+            let version: i64 = if known {
+                tx.query_one("SELECT coalesce(max(version), 0) FROM gather_schema", &[])
+                    .await
+                    .map_err(e("reading the schema version"))?
+                    .get(0)
+            } else {
+                let tables: i64 = tx
+                    .query_one(
+                        "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()",
+                        &[],
+                    )
+                    .await
+                    .map_err(e("reading the schema"))?
+                    .get(0);
+                if tables > 0 || !create {
+                    return Err(StoreError::NotGatherDatabase {
+                        path: self.path.clone(),
+                    });
+                }
+                tx.batch_execute("CREATE TABLE gather_schema (version BIGINT NOT NULL)")
+                    .await
+                    .map_err(e("creating the schema"))?;
+                0
+            };
+            if version > VERSION {
+                return Err(StoreError::NewerSchema {
+                    path: self.path.clone(),
+                    found: version,
+                    supported: VERSION,
+                });
+            }
+            for (step, sql) in MIGRATIONS {
+                if *step > version {
+                    tx.batch_execute(sql)
+                        .await
+                        .map_err(e(&format!("migrating the schema to version {step}")))?;
+                }
+            }
+            if version < VERSION {
+                tx.execute("DELETE FROM gather_schema", &[])
+                    .await
+                    .map_err(e("writing the schema version"))?;
+                tx.execute(
+                    "INSERT INTO gather_schema (version) VALUES ($1)",
+                    &[&VERSION],
+                )
+                .await
+                .map_err(e("writing the schema version"))?;
+            }
+            tx.commit()
+                .await
+                .map_err(e("committing the schema migration"))
+        })
+    }
+
+    fn err(&self, context: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> StoreError {
+        pg_err(&self.db, context)
+    }
+
+    fn rows(
+        &self,
+        context: &str,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<Row>, StoreError> {
+        block_on(self.client.query(sql, params)).map_err(self.err(context))
+    }
+
+    fn execute(
+        &self,
+        context: &str,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<u64, StoreError> {
+        block_on(self.client.execute(sql, params)).map_err(self.err(context))
+    }
+
+    fn count(&self, context: &str, sql: &str, source: SourceId) -> Result<u64, StoreError> {
+        let rows = self.rows(context, sql, &[&source])?;
+        Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)).max(0) as u64)
+    }
+
+    fn unknown(&self, id: SourceId) -> StoreError {
+        StoreError::UnknownSource {
+            path: self.path.clone(),
+            id,
+        }
+    }
+
+    fn check_source(&self, source: SourceId) -> Result<(), StoreError> {
+        let found = self.rows(
+            &format!("looking up source {source}"),
+            "SELECT 1 FROM sources WHERE id = $1",
+            &[&source],
+        )?;
+        if found.is_empty() {
+            return Err(self.unknown(source));
+        }
+        Ok(())
+    }
+
+    pub fn set_worker(&mut self, worker: &str) {
+        self.worker = Some(worker.to_string());
+    }
+
+    pub fn set_body_budget(&mut self, bytes: u64) -> Result<(), StoreError> {
+        let rows = self.rows(
+            "measuring the kept pages",
+            "SELECT coalesce(sum(length(body)), 0)::bigint FROM page_bodies",
+            &[],
+        )?;
+        let used = rows.first().map_or(0, |r| r.get::<_, i64>(0));
+        self.body_budget = bytes.saturating_sub(used.max(0) as u64);
+        Ok(())
+    }
+
+    pub fn bodies_dropped(&self) -> u64 {
+        self.bodies_dropped
+    }
+
+    pub fn rules(&self, source: SourceId) -> Result<Option<String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the rules of source {source}"),
+            "SELECT rules FROM sources WHERE id = $1",
+            &[&source],
+        )?;
+        match rows.first() {
+            Some(row) => Ok(row.get(0)),
+            None => Err(self.unknown(source)),
+        }
+    }
+
+    pub fn work(&self, source: SourceId) -> Result<Option<String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading how source {source} is worked on"),
+            "SELECT work FROM sources WHERE id = $1",
+            &[&source],
+        )?;
+        match rows.first() {
+            Some(row) => Ok(row.get(0)),
+            None => Err(self.unknown(source)),
+        }
+    }
+
+    pub fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {
+        self.execute(
+            &format!("recording the rules of source {source}"),
+            "UPDATE sources SET rules = $2 WHERE id = $1",
+            &[&source, &rules],
+        )?;
+        Ok(())
+    }
+
+    /// Runs `statements` (each with the source as `$1`) in one transaction.
+    fn in_transaction(
+        &mut self,
+        context: &str,
+        source: SourceId,
+        statements: &[&str],
+    ) -> Result<(), StoreError> {
+        let e = pg_err(&self.db, context);
+        block_on(async {
+            let tx = self.client.transaction().await?;
+            for sql in statements {
+                tx.execute(*sql, &[&source]).await?;
+            }
+            tx.commit().await
+        })
+        .map_err(e)
+    }
+
+    pub fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
+        self.in_transaction(
+            &format!("starting source {source} over"),
+            source,
+            &[
+                "DELETE FROM attribute_values WHERE source_id = $1
+                   AND query_key IN (SELECT key FROM queries WHERE source_id = $1)",
+                "DELETE FROM queries WHERE source_id = $1",
+            ],
+        )
+    }
+
+    pub fn reopen_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
+        self.in_transaction(
+            &format!("reopening the queries of source {source}"),
+            source,
+            &[
+                "DELETE FROM attribute_values WHERE source_id = $1
+                   AND query_key IN (SELECT key FROM queries WHERE source_id = $1)",
+                "UPDATE queries SET state = 'pending', checkpoint = NULL
+                   WHERE source_id = $1 AND state = 'done'",
+            ],
+        )
+    }
+
+    pub fn pages_not_kept(&self, source: SourceId) -> Result<u64, StoreError> {
+        self.count(
+            &format!("counting the kept pages of source {source}"),
+            "SELECT count(*) FROM pages p JOIN queries q ON q.id = p.query_id
+             LEFT JOIN page_bodies b ON b.page_id = p.id
+             WHERE p.source_id = $1 AND q.state = 'done' AND b.page_id IS NULL",
+            source,
+        )
+    }
+
+    pub fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the kept pages of source {source}"),
+            "SELECT q.key, p.url, b.content_type, b.body
+             FROM pages p JOIN queries q ON q.id = p.query_id
+             JOIN page_bodies b ON b.page_id = p.id
+             WHERE p.source_id = $1 AND q.state = 'done'
+             ORDER BY p.id",
+            &[&source],
+        )?;
+        rows.iter()
+            .map(|row| {
+                let url: String = row.get(1);
+                let packed: Vec<u8> = row.get(3);
+                let body = inflate(&packed).map_err(|e| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    message: format!("the kept body of {url} does not decompress: {e}"),
+                })?;
+                Ok(KeptPage {
+                    query: row.get(0),
+                    url,
+                    content_type: row.get(2),
+                    body,
+                })
+            })
+            .collect()
+    }
+
+    pub fn replace_query_values(
+        &mut self,
+        source: SourceId,
+        by_query: &[(String, IndexFragment)],
+    ) -> Result<u64, StoreError> {
+        let e = pg_err(&self.db, format!("replacing the values of source {source}"));
+        block_on(async {
+            let tx = self.client.transaction().await?;
+            tx.execute(
+                "DELETE FROM attribute_values WHERE source_id = $1
+                   AND query_key IN (SELECT key FROM queries WHERE source_id = $1)",
+                &[&source],
+            )
+            .await?;
+            let mut added = 0;
+            for (key, fragment) in by_query {
+                added += insert_values(&tx, source, Some(key), fragment).await?;
+            }
+            tx.commit().await?;
+            Ok(added)
+        })
+        .map_err(e)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn upsert_source(&mut self, info: &SourceInfo) -> Result<SourceId, StoreError> {
+        let words = search_words(&format!(
+            "{} {}",
+            info.title.as_deref().unwrap_or(""),
+            info.text.as_deref().unwrap_or("")
+        ));
+        let rows = self.rows(
+            &format!("storing source {}", info.url),
+            "INSERT INTO sources (url, kind, title, description, keywords, text, updated_at, words)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('simple', $8))
+             ON CONFLICT (url) DO UPDATE SET
+               kind = excluded.kind, title = excluded.title,
+               description = excluded.description, keywords = excluded.keywords,
+               text = excluded.text, updated_at = excluded.updated_at, words = excluded.words
+             RETURNING id",
+            &[
+                &info.url,
+                &info.kind.as_str(),
+                &info.title,
+                &info.description,
+                &info.keywords,
+                &info.text,
+                &now(),
+                &words,
+            ],
+        )?;
+        Ok(rows.first().map_or(0, |r| r.get(0)))
+    }
+
+    pub fn finished_queries(&self, source: SourceId) -> Result<HashSet<String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the done queries of source {source}"),
+            "SELECT key FROM queries WHERE source_id = $1 AND state = 'done'",
+            &[&source],
+        )?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the checkpoints of source {source}"),
+            "SELECT key, checkpoint FROM queries
+             WHERE source_id = $1 AND state != 'done' AND checkpoint IS NOT NULL",
+            &[&source],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    pub fn record_query_new(
+        &mut self,
+        source: SourceId,
+        outcome: &QueryOutcome,
+    ) -> Result<Recorded, StoreError> {
+        self.check_source(source)?;
+        let context = format!("recording query {:?} of source {source}", outcome.key);
+        // Two workers that store overlapping values at once may deadlock;
+        // PostgreSQL ends one of the two transactions, which is tried again.
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match block_on(self.try_record_query(source, outcome)) {
+                Ok(Ok((recorded, budget, dropped))) => {
+                    self.body_budget = budget;
+                    self.bodies_dropped += dropped;
+                    return Ok(recorded);
+                }
+                Ok(Err(lost)) => return Err(lost),
+                Err(e) if tries < 5 && is_retryable(&e) => continue,
+                Err(e) => return Err(pg_err(&self.db, context)(e)),
+            }
+        }
+    }
+
+    /// One attempt of [`Postgres::record_query_new`]: the outer error is the
+    /// database's, the inner one a lease another worker holds.
+    async fn try_record_query(
+        &mut self,
+        source: SourceId,
+        outcome: &QueryOutcome,
+    ) -> Result<Result<(Recorded, u64, u64), StoreError>, tokio_postgres::Error> {
+        let (mut budget, mut dropped) = (self.body_budget, 0);
+        let tx = self.client.transaction().await?;
+        if let Some(worker) = &self.worker {
+            let held = tx
+                .query_opt(
+                    "SELECT leased_by, state FROM queries WHERE source_id = $1 AND key = $2 FOR UPDATE",
+                    &[&source, &outcome.key],
+                )
+                .await?;
+            if let Some(row) = held {
+                let by: Option<String> = row.get(0);
+                let state: String = row.get(1);
+                if state == "done" || by.as_deref() != Some(worker.as_str()) {
+                    return Ok(Err(StoreError::LeaseLost {
+                        db: self.db.clone(),
+                        key: outcome.key.clone(),
+                    }));
+                }
+            }
+        }
+        let time = now();
+        let ordinal = i64::try_from(outcome.ordinal).unwrap_or(i64::MAX);
+        let finished = (outcome.state != QueryState::Pending).then_some(time);
+        let query_id: i64 = tx
+            .query_one(
+                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
+                                      started_at, finished_at, cut_short, checkpoint)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                 ON CONFLICT (source_id, key) DO UPDATE SET
+                   ordinal = excluded.ordinal, description = excluded.description,
+                   state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
+                   attempts = queries.attempts + excluded.attempts,
+                   finished_at = excluded.finished_at, checkpoint = excluded.checkpoint,
+                   leased_by = CASE WHEN excluded.state = 'pending' THEN queries.leased_by END,
+                   lease_until = CASE WHEN excluded.state = 'pending' THEN queries.lease_until END
+                 RETURNING id",
+                &[
+                    &source,
+                    &outcome.key,
+                    &ordinal,
+                    &outcome.description,
+                    &outcome.state.as_str(),
+                    &outcome.error,
+                    &i64::from(outcome.attempts),
+                    &time,
+                    &finished,
+                    &outcome.cut_short,
+                    &outcome.checkpoint,
+                ],
+            )
+            .await?
+            .get(0);
+        if outcome.fresh {
+            tx.execute("DELETE FROM pages WHERE query_id = $1", &[&query_id])
+                .await?;
+        }
+        for page in &outcome.pages {
+            let page_id = insert_page(&tx, source, Some(query_id), page).await?;
+            if let Some(kept) = &page.kept {
+                let packed = deflate(&kept.body);
+                if (packed.len() as u64) <= budget {
+                    budget -= packed.len() as u64;
+                    tx.execute(
+                        "INSERT INTO page_bodies (page_id, content_type, body) VALUES ($1, $2, $3)",
+                        &[&page_id, &kept.content_type, &packed],
+                    )
+                    .await?;
+                } else {
+                    dropped += 1;
+                }
+            }
+        }
+        let new_values = insert_values(&tx, source, Some(&outcome.key), &outcome.fragment).await?;
+        let new_records = insert_records(&tx, source, &outcome.key, &outcome.records).await?;
+        tx.commit().await?;
+        Ok(Ok((
+            Recorded {
+                new_values,
+                new_records,
+            },
+            budget,
+            dropped,
+        )))
+    }
+
+    pub fn record_values(
+        &mut self,
+        source: SourceId,
+        provenance: Option<&str>,
+        fragment: &IndexFragment,
+    ) -> Result<u64, StoreError> {
+        self.check_source(source)?;
+        let e = pg_err(&self.db, format!("recording the values of source {source}"));
+        block_on(async {
+            let tx = self.client.transaction().await?;
+            let added = insert_values(&tx, source, provenance, fragment).await?;
+            tx.commit().await?;
+            Ok(added)
+        })
+        .map_err(e)
+    }
+
+    pub fn record_page(&mut self, source: SourceId, page: &PageRecord) -> Result<(), StoreError> {
+        self.check_source(source)?;
+        let e = pg_err(
+            &self.db,
+            format!("recording page {} of source {source}", page.url),
+        );
+        block_on(async {
+            let tx = self.client.transaction().await?;
+            tx.execute(
+                "DELETE FROM pages WHERE source_id = $1 AND query_id IS NULL AND url = $2",
+                &[&source, &page.url],
+            )
+            .await?;
+            insert_page(&tx, source, None, page).await?;
+            tx.commit().await
+        })
+        .map_err(e)
+    }
+
+    pub fn set_incomplete(
+        &mut self,
+        source: SourceId,
+        reason: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let changed = self.execute(
+            &format!("marking source {source}"),
+            "UPDATE sources SET incomplete = $2, incomplete_reason = $3 WHERE id = $1",
+            &[&source, &reason.is_some(), &reason],
+        )?;
+        if changed == 0 {
+            return Err(self.unknown(source));
+        }
+        Ok(())
+    }
+
+    /// Puts the source's plan into the database (see [`super::Store::plan_queries`]).
+    pub fn plan_queries(
+        &mut self,
+        source: SourceId,
+        work: &str,
+        queries: impl Iterator<Item = (String, u64, String, String)>,
+    ) -> Result<u64, StoreError> {
+        let e = pg_err(&self.db, format!("planning the queries of source {source}"));
+        let time = now();
+        block_on(async {
+            let tx = self.client.transaction().await?;
+            tx.execute("UPDATE sources SET work = $2 WHERE id = $1", &[&source, &work])
+                .await?;
+            tx.execute(
+                "UPDATE queries SET state = 'pending', leased_by = NULL, lease_until = NULL
+                 WHERE source_id = $1 AND state = 'failed'",
+                &[&source],
+            )
+            .await?;
+            let mut seen = HashSet::new();
+            let mut planned = 0;
+            let mut batch: (Vec<String>, Vec<i64>, Vec<String>, Vec<String>) = Default::default();
+            let mut queries = queries.peekable();
+            while let Some((key, ordinal, description, request)) = queries.next() {
+                if seen.insert(key.clone()) {
+                    batch.0.push(key);
+                    batch.1.push(i64::try_from(ordinal).unwrap_or(i64::MAX));
+                    batch.2.push(description);
+                    batch.3.push(request);
+                }
+                if batch.0.len() >= 1000 || queries.peek().is_none() {
+                    planned += tx
+                        .execute(
+                            "INSERT INTO queries (source_id, key, ordinal, description, state, started_at, request)
+                             SELECT $1, k, o, d, 'pending', $2, r
+                             FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[]) AS t(k, o, d, r)
+                             ON CONFLICT (source_id, key) DO UPDATE SET request = excluded.request
+                             WHERE queries.request IS NULL",
+                            &[&source, &time, &batch.0, &batch.1, &batch.2, &batch.3],
+                        )
+                        .await?;
+                    batch = Default::default();
+                }
+            }
+            tx.commit().await?;
+            Ok(planned)
+        })
+        .map_err(e)
+    }
+
+    pub fn stats(&self, source: SourceId) -> Result<SourceStats, StoreError> {
+        let context = format!("counting for source {source}");
+        let rows = self.rows(
+            &context,
+            "SELECT CASE WHEN incomplete THEN coalesce(incomplete_reason, '') END,
+                    (SELECT count(*) FROM queries WHERE source_id = $1 AND state = 'done'),
+                    (SELECT count(*) FROM queries WHERE source_id = $1 AND state = 'failed'),
+                    (SELECT count(*) FROM queries WHERE source_id = $1 AND state = 'done' AND cut_short),
+                    (SELECT count(*) FROM pages WHERE source_id = $1),
+                    (SELECT coalesce(sum(bytes), 0)::bigint FROM pages WHERE source_id = $1),
+                    (SELECT count(*) FROM records WHERE source_id = $1)
+             FROM sources WHERE id = $1",
+            &[&source],
+        )?;
+        let Some(row) = rows.first() else {
+            return Err(self.unknown(source));
+        };
+        let n = |i: usize| row.get::<_, i64>(i).max(0) as u64;
+        let values_per_attribute = self
+            .rows(
+                &context,
+                "SELECT attribute, count(*) FROM attribute_values WHERE source_id = $1 GROUP BY attribute",
+                &[&source],
+            )?
+            .iter()
+            .map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1) as u64))
+            .collect();
+        Ok(SourceStats {
+            queries_done: n(1),
+            queries_failed: n(2),
+            queries_cut_short: n(3),
+            pages: n(4),
+            bytes: n(5),
+            values_per_attribute,
+            records: n(6),
+            incomplete: row.get(0),
+        })
+    }
+
+    pub fn sources(&self) -> Result<Vec<SourceRecord>, StoreError> {
+        let rows = self.rows(
+            "reading the sources",
+            "SELECT id, url, kind, title, description, keywords, text, updated_at,
+                    CASE WHEN incomplete THEN coalesce(incomplete_reason, '') END
+             FROM sources ORDER BY url COLLATE \"C\"",
+            &[],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let url: String = r.get(1);
+                let kind: String = r.get(2);
+                let kind = SourceKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    message: format!("source {url} has unknown kind {kind:?}"),
+                })?;
+                Ok(SourceRecord {
+                    id: r.get(0),
+                    info: SourceInfo {
+                        url,
+                        kind,
+                        title: r.get(3),
+                        description: r.get(4),
+                        keywords: r.get(5),
+                        text: r.get(6),
+                    },
+                    updated_at: r.get(7),
+                    incomplete: r.get(8),
+                })
+            })
+            .collect()
+    }
+
+    pub fn values(&self, source: SourceId) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the values of source {source}"),
+            "SELECT attribute, value FROM attribute_values WHERE source_id = $1
+             ORDER BY attribute COLLATE \"C\", value COLLATE \"C\"",
+            &[&source],
+        )?;
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for row in &rows {
+            out.entry(row.get(0)).or_default().push(row.get(1));
+        }
+        Ok(out)
+    }
+
+    pub fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
+        self.count(
+            &format!("counting the records of source {source}"),
+            "SELECT count(*) FROM records WHERE source_id = $1",
+            source,
+        )
+    }
+
+    pub fn each_record<E: From<StoreError>>(
+        &self,
+        mut each: impl FnMut(StoredRecord) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let rows = self.rows(
+            "reading the records",
+            "SELECT s.url, r.query_key, q.description, r.page_url, r.ordinal, r.fields
+             FROM records r
+             JOIN sources s ON s.id = r.source_id
+             LEFT JOIN queries q ON q.source_id = r.source_id AND q.key = r.query_key
+             ORDER BY s.url COLLATE \"C\", r.id",
+            &[],
+        )?;
+        for row in rows {
+            let source: String = row.get(0);
+            let fields: String = row.get(5);
+            let fields = Fields::from_json(&fields).map_err(|err| StoreError::Corrupt {
+                path: self.path.clone(),
+                message: format!("a record of {source} has unreadable fields: {err}"),
+            })?;
+            each(StoredRecord {
+                source,
+                query_key: row.get(1),
+                query: row.get(2),
+                record: Record {
+                    page: row.get(3),
+                    ordinal: row.get::<_, i64>(4).max(0) as u64,
+                    fields,
+                },
+            })?;
+        }
+        Ok(())
+    }
+
+    pub fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError> {
+        let Some(query) = ts_query(term) else {
+            return Ok(Vec::new());
+        };
+        let values = self.rows(
+            &format!("searching for {term:?}"),
+            "SELECT s.url, v.attribute, v.value, v.query_key, q.description
+             FROM attribute_values v
+             JOIN sources s ON s.id = v.source_id
+             LEFT JOIN queries q ON q.source_id = v.source_id AND q.key = v.query_key
+             WHERE v.words @@ to_tsquery('simple', $1)
+             ORDER BY s.url COLLATE \"C\", v.attribute COLLATE \"C\", v.value COLLATE \"C\"",
+            &[&query],
+        )?;
+        let texts = self.rows(
+            &format!("searching the texts for {term:?}"),
+            "SELECT url, ts_headline('simple', concat_ws(' ', title, text), to_tsquery('simple', $1),
+                                     'StartSel=\"\", StopSel=\"\", MaxWords=12, MinWords=4')
+             FROM sources WHERE words @@ to_tsquery('simple', $1)
+             ORDER BY url COLLATE \"C\"",
+            &[&query],
+        )?;
+        let hit = |source: String, attribute: String, value: String| Hit {
+            term: term.to_string(),
+            source,
+            attribute,
+            value,
+            provenance: None,
+            query: None,
+        };
+        let mut hits: Vec<Hit> = values
+            .iter()
+            .map(|r| Hit {
+                provenance: r.get(3),
+                query: r.get(4),
+                ..hit(r.get(0), r.get(1), r.get(2))
+            })
+            .collect();
+        hits.extend(
+            texts
+                .iter()
+                .map(|r| hit(r.get(0), TEXT_ATTRIBUTE.to_string(), r.get(1))),
+        );
+        Ok(hits)
+    }
+
+    pub fn status(&self) -> Result<Status, StoreError> {
+        let sources = self
+            .rows(
+                "reading the status",
+                "SELECT s.url, s.kind,
+                        count(q.id) FILTER (WHERE q.state = 'pending' AND (q.leased_by IS NULL OR q.lease_until < now())),
+                        count(q.id) FILTER (WHERE q.state = 'pending' AND q.leased_by IS NOT NULL AND q.lease_until >= now()),
+                        count(q.id) FILTER (WHERE q.state = 'done'),
+                        count(q.id) FILTER (WHERE q.state = 'failed'),
+                        count(q.id) FILTER (WHERE q.state = 'done' AND q.cut_short),
+                        (SELECT count(*) FROM pages p WHERE p.source_id = s.id)
+                 FROM sources s LEFT JOIN queries q ON q.source_id = s.id
+                 GROUP BY s.id ORDER BY s.url COLLATE \"C\"",
+                &[],
+            )?
+            .iter()
+            .map(|r| {
+                let n = |i: usize| r.get::<_, i64>(i).max(0) as u64;
+                StatusSource {
+                    url: r.get(0),
+                    kind: r.get(1),
+                    pending: n(2),
+                    leased: n(3),
+                    done: n(4),
+                    failed: n(5),
+                    truncated: n(6),
+                    pages: n(7),
+                }
+            })
+            .collect();
+        let workers_alive = self
+            .rows(
+                "reading the workers",
+                "SELECT name FROM workers WHERE seen_at > now() - make_interval(secs => $1)
+                 ORDER BY name",
+                &[&(WORKER_ALIVE_SECONDS as f64)],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let recent = self.count(
+            "counting the recent pages",
+            "SELECT count(*) FROM pages WHERE fetched_at > $1",
+            now() - 60,
+        )?;
+        Ok(Status {
+            sources,
+            workers_alive,
+            requests_per_second: recent as f64 / 60.0,
+        })
+    }
+}
+
+/// A deadlock or a serialization failure: the transaction can be tried again.
+fn is_retryable(error: &tokio_postgres::Error) -> bool {
+    use tokio_postgres::error::SqlState;
+    error.code().is_some_and(|c| {
+        *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE
+    })
+}
+
+async fn insert_page(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    query: Option<i64>,
+    page: &PageRecord,
+) -> Result<i64, tokio_postgres::Error> {
+    let bytes = i64::try_from(page.bytes).unwrap_or(i64::MAX);
+    let elapsed = i64::try_from(page.elapsed_ms).unwrap_or(i64::MAX);
+    let row = tx
+        .query_one(
+            "INSERT INTO pages (source_id, query_id, url, status, bytes, sha256, fetched_at, elapsed_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+            &[
+                &source,
+                &query,
+                &page.url,
+                &i64::from(page.status),
+                &bytes,
+                &page.sha256,
+                &page.fetched_at,
+                &elapsed,
+            ],
+        )
+        .await?;
+    Ok(row.get(0))
+}
+
+/// Inserts the fragment's values that are new for the source, in one
+/// statement; returns how many were new. Sorted, so that two workers
+/// storing the same values take their locks in the same order.
+async fn insert_values(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    provenance: Option<&str>,
+    fragment: &IndexFragment,
+) -> Result<u64, tokio_postgres::Error> {
+    let mut values: Vec<(String, String)> = Vec::new();
+    for (attribute, list) in fragment.iter() {
+        for value in list {
+            let value = normalize(value);
+            if !value.is_empty() {
+                values.push((attribute.to_string(), value));
+            }
+        }
+    }
+    if values.is_empty() {
+        return Ok(0);
+    }
+    values.sort();
+    values.dedup();
+    let words: Vec<String> = values.iter().map(|(_, v)| search_words(v)).collect();
+    let (attributes, values): (Vec<String>, Vec<String>) = values.into_iter().unzip();
+    tx.execute(
+        "INSERT INTO attribute_values (source_id, attribute, value, query_key, words)
+         SELECT $1, a, v, $2, to_tsvector('simple', w)
+         FROM unnest($3::text[], $4::text[], $5::text[]) AS t(a, v, w)
+         ON CONFLICT (source_id, attribute, md5(value)) DO NOTHING",
+        &[&source, &provenance, &attributes, &values, &words],
+    )
+    .await
+}
+
+/// Inserts the records the source does not hold yet, in their order;
+/// returns them.
+async fn insert_records(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    query_key: &str,
+    records: &[Record],
+) -> Result<Vec<Record>, tokio_postgres::Error> {
+    if records.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pages: Vec<&str> = records.iter().map(|r| r.page.as_str()).collect();
+    let ordinals: Vec<i64> = records
+        .iter()
+        .map(|r| i64::try_from(r.ordinal).unwrap_or(i64::MAX))
+        .collect();
+    let fields: Vec<String> = records.iter().map(|r| r.fields.to_json()).collect();
+    let rows = tx
+        .query(
+            "INSERT INTO records (source_id, query_key, page_url, ordinal, fields)
+             SELECT $1, $2, p, o, f
+             FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(p, o, f, n)
+             ORDER BY n
+             ON CONFLICT (source_id, md5(fields)) DO NOTHING
+             RETURNING fields",
+            &[&source, &query_key, &pages, &ordinals, &fields],
+        )
+        .await?;
+    let mut new: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
+    Ok(records
+        .iter()
+        .zip(&fields)
+        .filter(|(_, json)| new.remove(*json))
+        .map(|(record, _)| record.clone())
+        .collect())
+}
+
+/// A query a worker claimed from the shared plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub source: SourceId,
+    pub key: String,
+    pub ordinal: u64,
+    pub description: String,
+    /// The planned request, as JSON.
+    pub request: String,
+    /// Where the walk of a worker that died stood.
+    pub checkpoint: Option<String>,
+}
+
+/// The workers' side of a PostgreSQL gatherer database: leases on the
+/// queries of the shared plan, the workers' heartbeats, and the
+/// politeness of every provider host. Cheap to clone; clones share the
+/// connection.
+#[derive(Clone)]
+pub struct SharedPlan {
+    inner: std::sync::Arc<Shared>,
+}
+
+struct Shared {
+    client: Client,
+    db: String,
+    worker: String,
+    lease: Duration,
+    /// Hosts whose slot rows exist.
+    hosts: std::sync::Mutex<HashSet<(String, usize)>>,
+}
+
+impl SharedPlan {
+    /// Connects as `worker`, whose leases last `lease` unless renewed, and
+    /// says it is alive. The schema must exist ([`super::Store::open_at`]
+    /// creates it).
+    pub fn connect(url: &str, worker: &str, lease: Duration) -> Result<SharedPlan, StoreError> {
+        let plan = SharedPlan {
+            inner: std::sync::Arc::new(Shared {
+                client: connect(url)?,
+                db: shown(url),
+                worker: worker.to_string(),
+                lease,
+                hosts: Default::default(),
+            }),
+        };
+        let s = &plan.inner;
+        block_on(s.client.execute(
+            "INSERT INTO workers (name) VALUES ($1)
+             ON CONFLICT (name) DO UPDATE SET seen_at = now()",
+            &[&s.worker],
+        ))
+        .map_err(pg_err(&s.db, "registering the worker"))?;
+        Ok(plan)
+    }
+
+    /// This worker's name.
+    pub fn worker(&self) -> &str {
+        &self.inner.worker
+    }
+
+    fn lease_seconds(&self) -> f64 {
+        self.inner.lease.as_secs_f64()
+    }
+
+    /// Leases the next query of the plan that no live worker holds: pending
+    /// and never leased, or leased by a worker whose lease ran out (it died,
+    /// or stopped without releasing it). `None` when there is none now.
+    pub async fn claim(&self) -> Result<Option<Claim>, StoreError> {
+        let s = &self.inner;
+        let row = s
+            .client
+            .query_opt(
+                "WITH next AS (
+                   SELECT id FROM queries
+                   WHERE state = 'pending' AND request IS NOT NULL
+                     AND (leased_by IS NULL OR lease_until < now())
+                   ORDER BY source_id, ordinal
+                   LIMIT 1 FOR UPDATE SKIP LOCKED)
+                 UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
+                 FROM next WHERE q.id = next.id
+                 RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint",
+                &[&s.worker, &self.lease_seconds()],
+            )
+            .await
+            .map_err(pg_err(&s.db, "claiming a query"))?;
+        Ok(row.map(|r| Claim {
+            source: r.get(0),
+            key: r.get(1),
+            ordinal: r.get::<_, i64>(2).max(0) as u64,
+            description: r.get(3),
+            request: r.get(4),
+            checkpoint: r.get(5),
+        }))
+    }
+
+    /// Planned queries that other live workers hold now: when there are
+    /// some, this worker waits, to take them over should their worker die.
+    pub async fn held_elsewhere(&self) -> Result<u64, StoreError> {
+        let s = &self.inner;
+        let row = s
+            .client
+            .query_one(
+                "SELECT count(*) FROM queries
+                 WHERE state = 'pending' AND request IS NOT NULL
+                   AND leased_by <> $1 AND lease_until >= now()",
+                &[&s.worker],
+            )
+            .await
+            .map_err(pg_err(&s.db, "counting the leased queries"))?;
+        Ok(row.get::<_, i64>(0).max(0) as u64)
+    }
+
+    /// Renews this worker's leases and says it is alive.
+    pub async fn renew(&self) -> Result<(), StoreError> {
+        let s = &self.inner;
+        let e = || pg_err(&s.db, "renewing the leases");
+        s.client
+            .execute(
+                "UPDATE queries SET lease_until = now() + make_interval(secs => $2)
+                 WHERE leased_by = $1 AND state = 'pending'",
+                &[&s.worker, &self.lease_seconds()],
+            )
+            .await
+            .map_err(e())?;
+        s.client
+            .execute(
+                "UPDATE workers SET seen_at = now() WHERE name = $1",
+                &[&s.worker],
+            )
+            .await
+            .map_err(e())?;
+        Ok(())
+    }
+
+    /// Gives back the queries this worker holds (an interrupted walk is
+    /// continued by another from its checkpoint), its host slots, and says
+    /// it has stopped.
+    pub async fn release(&self) -> Result<(), StoreError> {
+        let s = &self.inner;
+        let e = || pg_err(&s.db, "releasing the leases");
+        s.client
+            .execute(
+                "UPDATE queries SET leased_by = NULL, lease_until = NULL
+                 WHERE leased_by = $1 AND state = 'pending'",
+                &[&s.worker],
+            )
+            .await
+            .map_err(e())?;
+        s.client
+            .execute(
+                "UPDATE host_slots SET holder = NULL, until = NULL WHERE holder = $1",
+                &[&s.worker],
+            )
+            .await
+            .map_err(e())?;
+        s.client
+            .execute("DELETE FROM workers WHERE name = $1", &[&s.worker])
+            .await
+            .map_err(e())?;
+        Ok(())
+    }
+
+    async fn take_slot(&self, origin: &str, slots: usize, hold: Duration) -> Result<i64, String> {
+        let s = &self.inner;
+        let count = i64::try_from(slots.max(1)).unwrap_or(i64::MAX);
+        let known = s
+            .hosts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&(origin.to_string(), slots));
+        if !known {
+            s.client
+                .execute(
+                    "INSERT INTO host_slots (origin, slot)
+                     SELECT $1, n FROM generate_series(0::bigint, $2::bigint - 1) AS n
+                     ON CONFLICT DO NOTHING",
+                    &[&origin, &count],
+                )
+                .await
+                .map_err(|e| message(&e))?;
+            s.hosts
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert((origin.to_string(), slots));
+        }
+        let mut pause = Duration::from_millis(2);
+        loop {
+            let row = s
+                .client
+                .query_opt(
+                    "WITH free AS (
+                       SELECT slot FROM host_slots
+                       WHERE origin = $1 AND slot < $2 AND (holder IS NULL OR until < now())
+                       ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
+                     UPDATE host_slots h SET holder = $3, until = now() + make_interval(secs => $4)
+                     FROM free WHERE h.origin = $1 AND h.slot = free.slot
+                     RETURNING h.slot",
+                    &[&origin, &count, &s.worker, &hold.as_secs_f64()],
+                )
+                .await
+                .map_err(|e| message(&e))?;
+            if let Some(row) = row {
+                return Ok(row.get(0));
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(25));
+        }
+    }
+
+    /// Books the next start of a request to `origin`, `delay` after the
+    /// one before (of any worker); returns how long to wait for it.
+    async fn book_turn(&self, origin: &str, delay: Duration) -> Result<Duration, String> {
+        let row = self
+            .inner
+            .client
+            .query_one(
+                "INSERT INTO host_turns (origin, next_start)
+                 VALUES ($1, now() + make_interval(secs => $2))
+                 ON CONFLICT (origin) DO UPDATE
+                   SET next_start = greatest(host_turns.next_start, now()) + make_interval(secs => $2)
+                 RETURNING (extract(epoch FROM next_start - now()))::float8 - $2",
+                &[&origin, &delay.as_secs_f64()],
+            )
+            .await
+            .map_err(|e| message(&e))?;
+        Ok(Duration::from_secs_f64(row.get::<_, f64>(0).max(0.0)))
+    }
+}
+
+impl crate::fetch::SharedHosts for SharedPlan {
+    fn acquire<'a>(
+        &'a self,
+        origin: &'a str,
+        slots: usize,
+        delay: Duration,
+        hold: Duration,
+    ) -> Pin<Box<dyn Future<Output = Result<i64, String>> + Send + 'a>> {
+        Box::pin(async move {
+            let slot = self.take_slot(origin, slots, hold).await?;
+            if !delay.is_zero() {
+                match self.book_turn(origin, delay).await {
+                    Ok(wait) => tokio::time::sleep(wait).await,
+                    Err(e) => {
+                        crate::fetch::SharedHosts::release(self, origin, slot).await;
+                        return Err(e);
+                    }
+                }
+            }
+            Ok(slot)
+        })
+    }
+
+    fn release<'a>(
+        &'a self,
+        origin: &'a str,
+        slot: i64,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(async move {
+            let s = &self.inner;
+            // A slot not given back is free again when its hold runs out.
+            let _ = s
+                .client
+                .execute(
+                    "UPDATE host_slots SET holder = NULL, until = NULL
+                     WHERE origin = $1 AND slot = $2 AND holder = $3",
+                    &[&origin, &slot, &s.worker],
+                )
+                .await;
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_words_fold_case_and_diacritics_and_split_on_punctuation() {
+        assert_eq!(
+            search_words("Rügen, Ostseebad-Binz 3.5"),
+            "rugen ostseebad binz 3 5"
+        );
+        assert_eq!(search_words("  ÉTÉ "), "ete");
+    }
+
+    #[test]
+    fn ts_query_is_a_phrase_with_an_optional_prefix() {
+        assert_eq!(
+            ts_query("Ostseebad Binz").as_deref(),
+            Some("ostseebad <-> binz")
+        );
+        assert_eq!(ts_query("Rüg*").as_deref(), Some("rug:*"));
+        assert_eq!(ts_query("'&|!").as_deref(), None);
+    }
+}

@@ -1,0 +1,415 @@
+//! Gathering with many workers on a PostgreSQL gatherer database: a real
+//! server started by the tests (`initdb` into a temporary directory), a
+//! slow provider on 127.0.0.1, and `gather` processes as a user runs them
+//! (planner, workers, status, export, search). A missing PostgreSQL is a
+//! failure with a message, never a skipped test.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use gather::demo::postgres::LocalPostgres;
+use gather::demo::slow::{SlowConfig, SlowSite};
+use tokio::process::{Child, Command};
+
+fn postgres() -> LocalPostgres {
+    LocalPostgres::start().unwrap_or_else(|e| panic!("PostgreSQL for the tests: {e}"))
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gather"));
+    cmd.args(args)
+        .env_remove("GATHER_DB")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Fast failures and short leases, so that a dead worker's queries are
+/// taken over within seconds.
+const QUICK: [&str; 6] = ["--timeout", "3", "--retries", "1", "--lease-seconds", "2"];
+
+fn planner(url: &url::Url, db: &str, extra: &[&str]) -> Child {
+    let mut args = vec![url.as_str(), "--db", db, "--json"];
+    args.extend(QUICK);
+    args.extend(extra);
+    command(&args).spawn().expect("start gather")
+}
+
+fn worker(db: &str, extra: &[&str]) -> Child {
+    let mut args = vec!["worker", "--db", db, "--json"];
+    args.extend(QUICK);
+    args.extend(extra);
+    command(&args).spawn().expect("start gather worker")
+}
+
+async fn finished(child: Child) -> Output {
+    let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
+        .await
+        .expect("gather ends within two minutes")
+        .expect("gather runs");
+    assert!(
+        out.status.success(),
+        "gather failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+async fn run(args: &[&str]) -> Output {
+    finished(command(args).spawn().expect("start gather")).await
+}
+
+/// The queries a gathering's JSON summary says this process sent.
+fn queries_sent(out: &Output) -> u64 {
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the summary is JSON");
+    report["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .map(|s| s["queries_sent"].as_u64().unwrap_or(0))
+        .sum()
+}
+
+async fn status(db: &str) -> serde_json::Value {
+    let out = run(&["status", "--db", db, "--json"]).await;
+    serde_json::from_slice(&out.stdout).expect("the status is JSON")
+}
+
+/// Waits until the planner has put its plan into the database.
+async fn plan_ready(db: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        // Until the planner made the schema, there is no status to read.
+        let out = command(&["status", "--db", db, "--json"])
+            .output()
+            .await
+            .expect("run gather status");
+        let status: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+        let planned = status["sources"].as_array().is_some_and(|sources| {
+            sources.iter().any(|s| {
+                ["pending", "leased", "done"]
+                    .iter()
+                    .any(|k| s[*k].as_u64().unwrap_or(0) > 0)
+            })
+        });
+        if planned {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no plan in the database");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Attribute → values of every source in the JSON export, without the
+/// source's URL (two sites with the same content give the same index).
+async fn exported_values(db: &str) -> Vec<BTreeMap<String, BTreeSet<String>>> {
+    let out = run(&["export", "--db", db, "--format", "json"]).await;
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect("JSON lines");
+            v["attributes"]
+                .as_object()
+                .expect("attributes")
+                .iter()
+                .map(|(name, values)| {
+                    let values = values
+                        .as_array()
+                        .expect("values")
+                        .iter()
+                        .map(|v| v.as_str().expect("string").to_string())
+                        .collect();
+                    (name.clone(), values)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The records' fields, as a set.
+async fn exported_records(db: &str) -> BTreeSet<String> {
+    let out = run(&["export", "--db", db, "--records", "--format", "jsonl"]).await;
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect("JSON lines");
+            v["fields"].to_string()
+        })
+        .collect()
+}
+
+/// (attribute, value) of every search hit.
+async fn searched(db: &str, term: &str) -> BTreeSet<(String, String)> {
+    let out = run(&["search", "--db", db, "--json", term]).await;
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect("JSON lines");
+            (
+                v["attribute"].as_str().unwrap_or("").to_string(),
+                v["value"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// (query, page) pairs the site answered more than once.
+fn sent_twice(site: &SlowSite) -> Vec<(String, u64)> {
+    let mut seen: HashMap<(String, u64), usize> = HashMap::new();
+    for r in site.requests() {
+        *seen.entry((r.query, r.page)).or_default() += 1;
+    }
+    seen.into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, _)| k)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_on_one_plan_give_the_single_process_index() {
+    let config = SlowConfig {
+        queries: 30,
+        pages: 2,
+        latency: Duration::from_millis(20),
+    };
+    let alone = SlowSite::start(config.clone()).await.unwrap();
+    let shared = SlowSite::start(config).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one.sqlite");
+    let file = file.to_str().unwrap();
+    finished(planner(alone.form_url(), file, &[])).await;
+
+    let pg = postgres();
+    let db = pg.database("three").unwrap();
+    let first = planner(shared.form_url(), &db, &["--host-concurrency", "6"]);
+    plan_ready(&db).await;
+    let others = [
+        worker(&db, &["--host-concurrency", "6"]),
+        worker(&db, &["--host-concurrency", "6"]),
+    ];
+    let mut sent = vec![queries_sent(&finished(first).await)];
+    for other in others {
+        sent.push(queries_sent(&finished(other).await));
+    }
+    assert_eq!(
+        sent.iter().sum::<u64>(),
+        30,
+        "queries per process: {sent:?}"
+    );
+
+    // The same index, the same records, the same search answers.
+    assert_eq!(exported_values(&db).await, exported_values(file).await);
+    assert_eq!(
+        exported_values(&db).await[0]["item"],
+        shared.expected_items()
+    );
+    assert_eq!(exported_records(&db).await, exported_records(file).await);
+    for term in ["q0007-2-b", "common*", "Q0012"] {
+        let hits = searched(&db, term).await;
+        assert!(!hits.is_empty(), "{term}");
+        assert_eq!(hits, searched(file, term).await, "{term}");
+    }
+    // Every result page was asked for once.
+    assert_eq!(shared.requests().len(), 60);
+    assert!(sent_twice(&shared).is_empty(), "{:?}", sent_twice(&shared));
+
+    let status = status(&db).await;
+    let source = &status["sources"][0];
+    assert_eq!(source["done"], 30, "{status}");
+    assert_eq!(source["leased"], 0, "{status}");
+    assert_eq!(source["failed"], 0, "{status}");
+    assert_eq!(source["pages"], 61, "{status}"); // the form page too
+    assert_eq!(
+        status["workers_alive"].as_array().unwrap().len(),
+        0,
+        "{status}"
+    );
+    assert!(status["requests_per_second"].as_f64().unwrap() > 0.0);
+}
+
+/// The keys' descriptions (`q=q0003`) of the queries that are done.
+async fn done_queries(db: &str) -> BTreeSet<String> {
+    let (client, connection) = tokio_postgres::connect(db, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    client
+        .query("SELECT description FROM queries WHERE state = 'done'", &[])
+        .await
+        .expect("read the queries")
+        .iter()
+        .map(|r| r.get::<_, String>(0).trim_start_matches("q=").to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_worker_s_queries_are_finished_by_the_others_and_none_is_sent_again() {
+    let site = SlowSite::start(SlowConfig {
+        queries: 12,
+        pages: 6,
+        latency: Duration::from_millis(40),
+    })
+    .await
+    .unwrap();
+    let pg = postgres();
+    let db = pg.database("killed").unwrap();
+    let wide = ["--host-concurrency", "8"];
+    let first = planner(site.form_url(), &db, &wide);
+    plan_ready(&db).await;
+    let mut victim = worker(&db, &wide);
+    let survivor = worker(&db, &wide);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while site.requests().len() < 25 {
+        assert!(Instant::now() < deadline, "no progress");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    victim.kill().await.expect("kill -9 the worker");
+    let killed_at = Instant::now();
+    let done_before = done_queries(&db).await;
+    let log_before = site.requests().len();
+    assert!(!done_before.is_empty(), "no query done before the kill");
+    assert!(
+        done_before.len() < 12,
+        "every query was done before the kill"
+    );
+
+    finished(first).await;
+    finished(survivor).await;
+    assert!(
+        killed_at.elapsed() >= Duration::from_secs(1),
+        "took over before the lease ran out?"
+    );
+
+    // Nothing lost.
+    let values = exported_values(&db).await;
+    assert_eq!(values[0]["item"], site.expected_items());
+    let status = status(&db).await;
+    assert_eq!(status["sources"][0]["done"], 12, "{status}");
+    assert_eq!(status["sources"][0]["leased"], 0, "{status}");
+    // No query done before the kill was sent again after it; the pages
+    // sent twice are at most the killed worker's pages in flight.
+    let after = &site.requests()[log_before..];
+    for r in after {
+        assert!(
+            !done_before.contains(&r.query),
+            "{} sent again after it was done",
+            r.query
+        );
+    }
+    let twice = sent_twice(&site);
+    assert!(twice.len() <= 2, "sent twice: {twice:?}");
+    assert_eq!(site.requests().len() - twice.len(), 72);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_started_late_joins_the_gathering() {
+    let site = SlowSite::start(SlowConfig {
+        queries: 24,
+        pages: 2,
+        latency: Duration::from_millis(40),
+    })
+    .await
+    .unwrap();
+    let pg = postgres();
+    let db = pg.database("late").unwrap();
+    let wide = ["--host-concurrency", "8", "--concurrency", "1"];
+    let first = planner(site.form_url(), &db, &wide);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while site.requests().len() < 8 {
+        assert!(Instant::now() < deadline, "no progress");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let late = worker(&db, &wide);
+    let late_sent = queries_sent(&finished(late).await);
+    let first_sent = queries_sent(&finished(first).await);
+    assert!(late_sent > 0, "the late worker sent no query");
+    assert_eq!(late_sent + first_sent, 24);
+    assert!(sent_twice(&site).is_empty());
+    assert_eq!(exported_values(&db).await[0]["item"], site.expected_items());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_together_keep_the_per_host_limits() {
+    let site = SlowSite::start(SlowConfig {
+        queries: 16,
+        pages: 2,
+        latency: Duration::from_millis(30),
+    })
+    .await
+    .unwrap();
+    let pg = postgres();
+    let db = pg.database("polite").unwrap();
+    // Three workers wanting three requests each in flight; the host allows two.
+    let limits = ["--concurrency", "3", "--host-concurrency", "2"];
+    let first = planner(site.form_url(), &db, &limits);
+    plan_ready(&db).await;
+    let others = [worker(&db, &limits), worker(&db, &limits)];
+    finished(first).await;
+    for other in others {
+        finished(other).await;
+    }
+    assert_eq!(
+        site.max_in_flight(),
+        2,
+        "more than two requests in flight at once"
+    );
+
+    // And the pause between two requests, across the workers.
+    let site = SlowSite::start(SlowConfig {
+        queries: 8,
+        pages: 2,
+        latency: Duration::from_millis(1),
+    })
+    .await
+    .unwrap();
+    let db = pg.database("paused").unwrap();
+    let paced = ["--concurrency", "3", "--delay-ms", "60"];
+    let first = planner(site.form_url(), &db, &paced);
+    plan_ready(&db).await;
+    let others = [worker(&db, &paced), worker(&db, &paced)];
+    finished(first).await;
+    for other in others {
+        finished(other).await;
+    }
+    let mut starts: Vec<Duration> = site.requests().iter().map(|r| r.started).collect();
+    starts.sort();
+    assert_eq!(starts.len(), 16);
+    let shortest = starts.windows(2).map(|w| w[1] - w[0]).min().unwrap();
+    assert!(
+        shortest >= Duration::from_millis(40),
+        "two requests {shortest:?} apart"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_needs_a_shared_database_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("g.sqlite");
+    let out = command(&["worker", "--db", file.to_str().unwrap()])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("postgres://"), "{stderr}");
+    // A server that is not there is bad input, with the URL in the message.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://gather@127.0.0.1:{port}/none");
+    let out = command(&["worker", "--db", &url]).output().await.unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot be reached"), "{stderr}");
+}
