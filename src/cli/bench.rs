@@ -22,6 +22,9 @@ pub enum BenchWhat {
     Hel(HelBenchArgs),
     /// Gather the demo site (paged results) at two sizes, side by side.
     Gather(GatherBenchArgs),
+    /// 1, 2 and 4 workers on a PostgreSQL database against a slow provider,
+    /// side by side with one process on a SQLite file.
+    Workers(super::workers_bench::WorkersBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -54,6 +57,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     match &args.what {
         BenchWhat::Hel(a) => run_hel_bench(a),
         BenchWhat::Gather(a) => run_gather_bench(a),
+        BenchWhat::Workers(a) => super::workers_bench::run(a),
     }
 }
 
@@ -156,7 +160,7 @@ fn gather_once(url: &url::Url, run: usize) -> Result<Sample, String> {
     })
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
+pub fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
     match xs.len() {
         0 => f64::NAN,

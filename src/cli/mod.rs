@@ -11,6 +11,8 @@ pub mod hel;
 pub mod output;
 pub mod plan;
 mod progress;
+#[cfg(feature = "demo")]
+pub mod workers_bench;
 
 /// Exit status: success.
 pub const OK: u8 = 0;

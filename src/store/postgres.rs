@@ -23,7 +23,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures::executor::block_on;
-use tokio_postgres::{Client, NoTls, Row, Transaction};
+use tokio_postgres::{Client, GenericClient, NoTls, Row, Statement, Transaction};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
@@ -233,6 +233,35 @@ fn pg_err(
     }
 }
 
+/// Prepared statements by their SQL, for one connection: a statement is
+/// parsed and planned once, then sent in one round trip.
+#[derive(Default)]
+struct Statements(std::sync::Mutex<HashMap<&'static str, Statement>>);
+
+impl Statements {
+    async fn get<C: GenericClient + Sync>(
+        &self,
+        client: &C,
+        sql: &'static str,
+    ) -> Result<Statement, tokio_postgres::Error> {
+        let known = self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(sql)
+            .cloned();
+        if let Some(statement) = known {
+            return Ok(statement);
+        }
+        let statement = client.prepare(sql).await?;
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(sql, statement.clone());
+        Ok(statement)
+    }
+}
+
 /// Connects to `url`; the connection is driven on a thread of its own, so
 /// that the client can be used from any thread, inside an async runtime or
 /// not.
@@ -286,6 +315,7 @@ pub(super) struct Postgres {
     bodies_dropped: u64,
     /// Writes of queries need this worker's lease.
     worker: Option<String>,
+    statements: Statements,
 }
 
 impl Postgres {
@@ -300,6 +330,7 @@ impl Postgres {
             body_budget: DEFAULT_BODY_BUDGET,
             bodies_dropped: 0,
             worker: None,
+            statements: Statements::default(),
         };
         store.migrate(create)?;
         Ok(store)
@@ -384,22 +415,30 @@ impl Postgres {
     fn rows(
         &self,
         context: &str,
-        sql: &str,
+        sql: &'static str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<Vec<Row>, StoreError> {
-        block_on(self.client.query(sql, params)).map_err(self.err(context))
+        block_on(async {
+            let statement = self.statements.get(&self.client, sql).await?;
+            self.client.query(&statement, params).await
+        })
+        .map_err(self.err(context))
     }
 
     fn execute(
         &self,
         context: &str,
-        sql: &str,
+        sql: &'static str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<u64, StoreError> {
-        block_on(self.client.execute(sql, params)).map_err(self.err(context))
+        block_on(async {
+            let statement = self.statements.get(&self.client, sql).await?;
+            self.client.execute(&statement, params).await
+        })
+        .map_err(self.err(context))
     }
 
-    fn count(&self, context: &str, sql: &str, source: SourceId) -> Result<u64, StoreError> {
+    fn count(&self, context: &str, sql: &'static str, source: SourceId) -> Result<u64, StoreError> {
         let rows = self.rows(context, sql, &[&source])?;
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)).max(0) as u64)
     }
@@ -480,7 +519,7 @@ impl Postgres {
         &mut self,
         context: &str,
         source: SourceId,
-        statements: &[&str],
+        statements: &[&'static str],
     ) -> Result<(), StoreError> {
         let e = pg_err(&self.db, context);
         block_on(async {
@@ -572,7 +611,7 @@ impl Postgres {
             .await?;
             let mut added = 0;
             for (key, fragment) in by_query {
-                added += insert_values(&tx, source, Some(key), fragment).await?;
+                added += insert_values(&self.statements, &tx, source, Some(key), fragment).await?;
             }
             tx.commit().await?;
             Ok(added)
@@ -637,7 +676,6 @@ impl Postgres {
         source: SourceId,
         outcome: &QueryOutcome,
     ) -> Result<Recorded, StoreError> {
-        self.check_source(source)?;
         let context = format!("recording query {:?} of source {source}", outcome.key);
         // Two workers that store overlapping values at once may deadlock;
         // PostgreSQL ends one of the two transactions, which is tried again.
@@ -652,6 +690,12 @@ impl Postgres {
                 }
                 Ok(Err(lost)) => return Err(lost),
                 Err(e) if tries < 5 && is_retryable(&e) => continue,
+                Err(e)
+                    if e.code()
+                        == Some(&tokio_postgres::error::SqlState::FOREIGN_KEY_VIOLATION) =>
+                {
+                    return Err(self.unknown(source))
+                }
                 Err(e) => return Err(pg_err(&self.db, context)(e)),
             }
         }
@@ -665,30 +709,14 @@ impl Postgres {
         outcome: &QueryOutcome,
     ) -> Result<Result<(Recorded, u64, u64), StoreError>, tokio_postgres::Error> {
         let (mut budget, mut dropped) = (self.body_budget, 0);
+        let st = &self.statements;
         let tx = self.client.transaction().await?;
-        if let Some(worker) = &self.worker {
-            let held = tx
-                .query_opt(
-                    "SELECT leased_by, state FROM queries WHERE source_id = $1 AND key = $2 FOR UPDATE",
-                    &[&source, &outcome.key],
-                )
-                .await?;
-            if let Some(row) = held {
-                let by: Option<String> = row.get(0);
-                let state: String = row.get(1);
-                if state == "done" || by.as_deref() != Some(worker.as_str()) {
-                    return Ok(Err(StoreError::LeaseLost {
-                        db: self.db.clone(),
-                        key: outcome.key.clone(),
-                    }));
-                }
-            }
-        }
         let time = now();
         let ordinal = i64::try_from(outcome.ordinal).unwrap_or(i64::MAX);
         let finished = (outcome.state != QueryState::Pending).then_some(time);
-        let query_id: i64 = tx
-            .query_one(
+        let upsert = st
+            .get(
+                &tx,
                 "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
                                       started_at, finished_at, cut_short, checkpoint)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -699,7 +727,14 @@ impl Postgres {
                    finished_at = excluded.finished_at, checkpoint = excluded.checkpoint,
                    leased_by = CASE WHEN excluded.state = 'pending' THEN queries.leased_by END,
                    lease_until = CASE WHEN excluded.state = 'pending' THEN queries.lease_until END
+                 -- A worker writes a query only while it holds its lease.
+                 WHERE $12::text IS NULL OR (queries.leased_by = $12 AND queries.state <> 'done')
                  RETURNING id",
+            )
+            .await?;
+        let upserted = tx
+            .query_opt(
+                &upsert,
                 &[
                     &source,
                     &outcome.key,
@@ -712,32 +747,43 @@ impl Postgres {
                     &finished,
                     &outcome.cut_short,
                     &outcome.checkpoint,
+                    &self.worker,
                 ],
             )
-            .await?
-            .get(0);
+            .await?;
+        let Some(upserted) = upserted else {
+            return Ok(Err(StoreError::LeaseLost {
+                db: self.db.clone(),
+                key: outcome.key.clone(),
+            }));
+        };
+        let query_id: i64 = upserted.get(0);
         if outcome.fresh {
-            tx.execute("DELETE FROM pages WHERE query_id = $1", &[&query_id])
-                .await?;
+            let delete = st.get(&tx, "DELETE FROM pages WHERE query_id = $1").await?;
+            tx.execute(&delete, &[&query_id]).await?;
         }
         for page in &outcome.pages {
-            let page_id = insert_page(&tx, source, Some(query_id), page).await?;
+            let page_id = insert_page(st, &tx, source, Some(query_id), page).await?;
             if let Some(kept) = &page.kept {
                 let packed = deflate(&kept.body);
                 if (packed.len() as u64) <= budget {
                     budget -= packed.len() as u64;
-                    tx.execute(
-                        "INSERT INTO page_bodies (page_id, content_type, body) VALUES ($1, $2, $3)",
-                        &[&page_id, &kept.content_type, &packed],
-                    )
-                    .await?;
+                    let insert = st
+                        .get(
+                            &tx,
+                            "INSERT INTO page_bodies (page_id, content_type, body) VALUES ($1, $2, $3)",
+                        )
+                        .await?;
+                    tx.execute(&insert, &[&page_id, &kept.content_type, &packed])
+                        .await?;
                 } else {
                     dropped += 1;
                 }
             }
         }
-        let new_values = insert_values(&tx, source, Some(&outcome.key), &outcome.fragment).await?;
-        let new_records = insert_records(&tx, source, &outcome.key, &outcome.records).await?;
+        let new_values =
+            insert_values(st, &tx, source, Some(&outcome.key), &outcome.fragment).await?;
+        let new_records = insert_records(st, &tx, source, &outcome.key, &outcome.records).await?;
         tx.commit().await?;
         Ok(Ok((
             Recorded {
@@ -759,7 +805,7 @@ impl Postgres {
         let e = pg_err(&self.db, format!("recording the values of source {source}"));
         block_on(async {
             let tx = self.client.transaction().await?;
-            let added = insert_values(&tx, source, provenance, fragment).await?;
+            let added = insert_values(&self.statements, &tx, source, provenance, fragment).await?;
             tx.commit().await?;
             Ok(added)
         })
@@ -779,7 +825,7 @@ impl Postgres {
                 &[&source, &page.url],
             )
             .await?;
-            insert_page(&tx, source, None, page).await?;
+            insert_page(&self.statements, &tx, source, None, page).await?;
             tx.commit().await
         })
         .map_err(e)
@@ -1087,6 +1133,7 @@ fn is_retryable(error: &tokio_postgres::Error) -> bool {
 }
 
 async fn insert_page(
+    st: &Statements,
     tx: &Transaction<'_>,
     source: SourceId,
     query: Option<i64>,
@@ -1094,10 +1141,16 @@ async fn insert_page(
 ) -> Result<i64, tokio_postgres::Error> {
     let bytes = i64::try_from(page.bytes).unwrap_or(i64::MAX);
     let elapsed = i64::try_from(page.elapsed_ms).unwrap_or(i64::MAX);
-    let row = tx
-        .query_one(
+    let insert = st
+        .get(
+            tx,
             "INSERT INTO pages (source_id, query_id, url, status, bytes, sha256, fetched_at, elapsed_ms)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+        )
+        .await?;
+    let row = tx
+        .query_one(
+            &insert,
             &[
                 &source,
                 &query,
@@ -1117,6 +1170,7 @@ async fn insert_page(
 /// statement; returns how many were new. Sorted, so that two workers
 /// storing the same values take their locks in the same order.
 async fn insert_values(
+    st: &Statements,
     tx: &Transaction<'_>,
     source: SourceId,
     provenance: Option<&str>,
@@ -1138,11 +1192,17 @@ async fn insert_values(
     values.dedup();
     let words: Vec<String> = values.iter().map(|(_, v)| search_words(v)).collect();
     let (attributes, values): (Vec<String>, Vec<String>) = values.into_iter().unzip();
+    let insert = st
+        .get(
+            tx,
+            "INSERT INTO attribute_values (source_id, attribute, value, query_key, words)
+             SELECT $1, a, v, $2, to_tsvector('simple', w)
+             FROM unnest($3::text[], $4::text[], $5::text[]) AS t(a, v, w)
+             ON CONFLICT (source_id, attribute, md5(value)) DO NOTHING",
+        )
+        .await?;
     tx.execute(
-        "INSERT INTO attribute_values (source_id, attribute, value, query_key, words)
-         SELECT $1, a, v, $2, to_tsvector('simple', w)
-         FROM unnest($3::text[], $4::text[], $5::text[]) AS t(a, v, w)
-         ON CONFLICT (source_id, attribute, md5(value)) DO NOTHING",
+        &insert,
         &[&source, &provenance, &attributes, &values, &words],
     )
     .await
@@ -1151,6 +1211,7 @@ async fn insert_values(
 /// Inserts the records the source does not hold yet, in their order;
 /// returns them.
 async fn insert_records(
+    st: &Statements,
     tx: &Transaction<'_>,
     source: SourceId,
     query_key: &str,
@@ -1165,16 +1226,19 @@ async fn insert_records(
         .map(|r| i64::try_from(r.ordinal).unwrap_or(i64::MAX))
         .collect();
     let fields: Vec<String> = records.iter().map(|r| r.fields.to_json()).collect();
-    let rows = tx
-        .query(
+    let insert = st
+        .get(
+            tx,
             "INSERT INTO records (source_id, query_key, page_url, ordinal, fields)
              SELECT $1, $2, p, o, f
              FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(p, o, f, n)
              ORDER BY n
              ON CONFLICT (source_id, md5(fields)) DO NOTHING
              RETURNING fields",
-            &[&source, &query_key, &pages, &ordinals, &fields],
         )
+        .await?;
+    let rows = tx
+        .query(&insert, &[&source, &query_key, &pages, &ordinals, &fields])
         .await?;
     let mut new: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
     Ok(records
@@ -1214,6 +1278,36 @@ struct Shared {
     lease: Duration,
     /// Hosts whose slot rows exist.
     hosts: std::sync::Mutex<HashSet<(String, usize)>>,
+    statements: Statements,
+}
+
+impl Shared {
+    async fn query_opt(
+        &self,
+        sql: &'static str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Option<Row>, tokio_postgres::Error> {
+        let statement = self.statements.get(&self.client, sql).await?;
+        self.client.query_opt(&statement, params).await
+    }
+
+    async fn query_one(
+        &self,
+        sql: &'static str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Row, tokio_postgres::Error> {
+        let statement = self.statements.get(&self.client, sql).await?;
+        self.client.query_one(&statement, params).await
+    }
+
+    async fn execute(
+        &self,
+        sql: &'static str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<u64, tokio_postgres::Error> {
+        let statement = self.statements.get(&self.client, sql).await?;
+        self.client.execute(&statement, params).await
+    }
 }
 
 impl SharedPlan {
@@ -1228,6 +1322,7 @@ impl SharedPlan {
                 worker: worker.to_string(),
                 lease,
                 hosts: Default::default(),
+                statements: Statements::default(),
             }),
         };
         let s = &plan.inner;
@@ -1255,7 +1350,6 @@ impl SharedPlan {
     pub async fn claim(&self) -> Result<Option<Claim>, StoreError> {
         let s = &self.inner;
         let row = s
-            .client
             .query_opt(
                 "WITH next AS (
                    SELECT id FROM queries
@@ -1285,7 +1379,6 @@ impl SharedPlan {
     pub async fn held_elsewhere(&self) -> Result<u64, StoreError> {
         let s = &self.inner;
         let row = s
-            .client
             .query_one(
                 "SELECT count(*) FROM queries
                  WHERE state = 'pending' AND request IS NOT NULL
@@ -1301,21 +1394,19 @@ impl SharedPlan {
     pub async fn renew(&self) -> Result<(), StoreError> {
         let s = &self.inner;
         let e = || pg_err(&s.db, "renewing the leases");
-        s.client
-            .execute(
-                "UPDATE queries SET lease_until = now() + make_interval(secs => $2)
+        s.execute(
+            "UPDATE queries SET lease_until = now() + make_interval(secs => $2)
                  WHERE leased_by = $1 AND state = 'pending'",
-                &[&s.worker, &self.lease_seconds()],
-            )
-            .await
-            .map_err(e())?;
-        s.client
-            .execute(
-                "UPDATE workers SET seen_at = now() WHERE name = $1",
-                &[&s.worker],
-            )
-            .await
-            .map_err(e())?;
+            &[&s.worker, &self.lease_seconds()],
+        )
+        .await
+        .map_err(e())?;
+        s.execute(
+            "UPDATE workers SET seen_at = now() WHERE name = $1",
+            &[&s.worker],
+        )
+        .await
+        .map_err(e())?;
         Ok(())
     }
 
@@ -1325,23 +1416,20 @@ impl SharedPlan {
     pub async fn release(&self) -> Result<(), StoreError> {
         let s = &self.inner;
         let e = || pg_err(&s.db, "releasing the leases");
-        s.client
-            .execute(
-                "UPDATE queries SET leased_by = NULL, lease_until = NULL
+        s.execute(
+            "UPDATE queries SET leased_by = NULL, lease_until = NULL
                  WHERE leased_by = $1 AND state = 'pending'",
-                &[&s.worker],
-            )
-            .await
-            .map_err(e())?;
-        s.client
-            .execute(
-                "UPDATE host_slots SET holder = NULL, until = NULL WHERE holder = $1",
-                &[&s.worker],
-            )
-            .await
-            .map_err(e())?;
-        s.client
-            .execute("DELETE FROM workers WHERE name = $1", &[&s.worker])
+            &[&s.worker],
+        )
+        .await
+        .map_err(e())?;
+        s.execute(
+            "UPDATE host_slots SET holder = NULL, until = NULL WHERE holder = $1",
+            &[&s.worker],
+        )
+        .await
+        .map_err(e())?;
+        s.execute("DELETE FROM workers WHERE name = $1", &[&s.worker])
             .await
             .map_err(e())?;
         Ok(())
@@ -1356,15 +1444,14 @@ impl SharedPlan {
             .unwrap_or_else(|p| p.into_inner())
             .contains(&(origin.to_string(), slots));
         if !known {
-            s.client
-                .execute(
-                    "INSERT INTO host_slots (origin, slot)
+            s.execute(
+                "INSERT INTO host_slots (origin, slot)
                      SELECT $1, n FROM generate_series(0::bigint, $2::bigint - 1) AS n
                      ON CONFLICT DO NOTHING",
-                    &[&origin, &count],
-                )
-                .await
-                .map_err(|e| message(&e))?;
+                &[&origin, &count],
+            )
+            .await
+            .map_err(|e| message(&e))?;
             s.hosts
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -1373,7 +1460,6 @@ impl SharedPlan {
         let mut pause = Duration::from_millis(2);
         loop {
             let row = s
-                .client
                 .query_opt(
                     "WITH free AS (
                        SELECT slot FROM host_slots
@@ -1399,7 +1485,6 @@ impl SharedPlan {
     async fn book_turn(&self, origin: &str, delay: Duration) -> Result<Duration, String> {
         let row = self
             .inner
-            .client
             .query_one(
                 "INSERT INTO host_turns (origin, next_start)
                  VALUES ($1, now() + make_interval(secs => $2))
@@ -1446,7 +1531,6 @@ impl crate::fetch::SharedHosts for SharedPlan {
             let s = &self.inner;
             // A slot not given back is free again when its hold runs out.
             let _ = s
-                .client
                 .execute(
                     "UPDATE host_slots SET holder = NULL, until = NULL
                      WHERE origin = $1 AND slot = $2 AND holder = $3",

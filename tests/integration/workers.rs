@@ -268,7 +268,7 @@ async fn a_killed_worker_s_queries_are_finished_by_the_others_and_none_is_sent_a
     let mut victim = worker(&db, &wide);
     let survivor = worker(&db, &wide);
     let deadline = Instant::now() + Duration::from_secs(60);
-    while site.requests().len() < 25 {
+    while site.requests().len() < 45 {
         assert!(Instant::now() < deadline, "no progress");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
