@@ -91,14 +91,12 @@ pub struct FetchConfig {
 /// sharing it) and for its turn (`delay` after the previous start).
 pub trait SharedHosts: Send + Sync {
     /// Waits for a slot of `origin` and the request's turn; the slot is
-    /// freed by [`SharedHosts::release`], or after `hold` should the process
-    /// die.
+    /// freed by [`SharedHosts::release`], or when the process dies.
     fn acquire<'a>(
         &'a self,
         origin: &'a str,
         slots: usize,
         delay: Duration,
-        hold: Duration,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<i64, String>> + Send + 'a>>;
 
     /// Frees a slot [`SharedHosts::acquire`] gave.
@@ -670,10 +668,9 @@ impl Fetcher {
         let shared = match &config.shared_hosts {
             Some(gate) => {
                 let origin = hop.url.origin().ascii_serialization();
-                let hold = config.timeout + Duration::from_secs(5);
                 let slot = gate
                     .0
-                    .acquire(&origin, config.concurrency_per_host, pause, hold)
+                    .acquire(&origin, config.concurrency_per_host, pause)
                     .await
                     .map_err(|e| AttemptError::Fatal(format!("shared politeness: {e}")))?;
                 Some((gate, origin, slot))

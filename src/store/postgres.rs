@@ -7,8 +7,10 @@
 //! ('simple' configuration over the words [`search_words`] folds). Beside
 //! them: the planned request of every query and its lease (`leased_by`,
 //! `lease_until`), the workers and when they were last seen, and the
-//! politeness of every provider host (`host_slots`: one row per request
-//! allowed in flight; `host_turns`: when the next request may start).
+//! politeness of every provider host (a request holds one of its host's
+//! slots, a session-level advisory lock on (hash of the host, slot number),
+//! which the server frees when the worker's connection ends, however it
+//! ends; `host_turns`: when the next request to a host may start).
 //!
 //! [`Postgres`] is the store's back-end (blocking calls, as the store's
 //! users make them); [`SharedPlan`] is the workers' side (async): claiming,
@@ -135,15 +137,6 @@ CREATE TABLE workers (
     name       TEXT PRIMARY KEY,
     started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     seen_at    TIMESTAMPTZ NOT NULL DEFAULT now()
-);
-
--- One row per request allowed in flight to a host (scheme, host, port).
-CREATE TABLE host_slots (
-    origin TEXT NOT NULL,
-    slot   BIGINT NOT NULL,
-    holder TEXT,
-    until  TIMESTAMPTZ,
-    PRIMARY KEY (origin, slot)
 );
 
 -- When the next request to a host may start (the pause between two).
@@ -1276,8 +1269,10 @@ struct Shared {
     db: String,
     worker: String,
     lease: Duration,
-    /// Hosts whose slot rows exist.
-    hosts: std::sync::Mutex<HashSet<(String, usize)>>,
+    /// The slots of each host this process holds. An advisory lock is
+    /// reentrant within its session, so the process itself must not take
+    /// a slot twice.
+    held: tokio::sync::Mutex<HashMap<String, Vec<i32>>>,
     statements: Statements,
 }
 
@@ -1321,7 +1316,7 @@ impl SharedPlan {
                 db: shown(url),
                 worker: worker.to_string(),
                 lease,
-                hosts: Default::default(),
+                held: Default::default(),
                 statements: Statements::default(),
             }),
         };
@@ -1423,57 +1418,38 @@ impl SharedPlan {
         )
         .await
         .map_err(e())?;
-        s.execute(
-            "UPDATE host_slots SET holder = NULL, until = NULL WHERE holder = $1",
-            &[&s.worker],
-        )
-        .await
-        .map_err(e())?;
         s.execute("DELETE FROM workers WHERE name = $1", &[&s.worker])
             .await
             .map_err(e())?;
         Ok(())
     }
 
-    async fn take_slot(&self, origin: &str, slots: usize, hold: Duration) -> Result<i64, String> {
+    /// Takes a free slot of `origin` (of `slots`), waiting for one.
+    async fn take_slot(&self, origin: &str, slots: usize) -> Result<i64, String> {
         let s = &self.inner;
-        let count = i64::try_from(slots.max(1)).unwrap_or(i64::MAX);
-        let known = s
-            .hosts
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(&(origin.to_string(), slots));
-        if !known {
-            s.execute(
-                "INSERT INTO host_slots (origin, slot)
-                     SELECT $1, n FROM generate_series(0::bigint, $2::bigint - 1) AS n
-                     ON CONFLICT DO NOTHING",
-                &[&origin, &count],
-            )
-            .await
-            .map_err(|e| message(&e))?;
-            s.hosts
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert((origin.to_string(), slots));
-        }
+        let count = i32::try_from(slots.max(1)).unwrap_or(i32::MAX);
         let mut pause = Duration::from_millis(2);
         loop {
-            let row = s
-                .query_opt(
-                    "WITH free AS (
-                       SELECT slot FROM host_slots
-                       WHERE origin = $1 AND slot < $2 AND (holder IS NULL OR until < now())
-                       ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
-                     UPDATE host_slots h SET holder = $3, until = now() + make_interval(secs => $4)
-                     FROM free WHERE h.origin = $1 AND h.slot = free.slot
-                     RETURNING h.slot",
-                    &[&origin, &count, &s.worker, &hold.as_secs_f64()],
-                )
-                .await
-                .map_err(|e| message(&e))?;
-            if let Some(row) = row {
-                return Ok(row.get(0));
+            {
+                let mut held = s.held.lock().await;
+                let mine = held.entry(origin.to_string()).or_default();
+                // CASE keeps the lock from being tried on a slot this
+                // process holds already (the server may reorder an AND).
+                let row = s
+                    .query_opt(
+                        "SELECT n FROM generate_series(0, $2::int4 - 1) AS n
+                         WHERE CASE WHEN n = ANY($3::int4[]) THEN false
+                                    ELSE pg_try_advisory_lock(hashtext($1), n) END
+                         LIMIT 1",
+                        &[&origin, &count, &*mine],
+                    )
+                    .await
+                    .map_err(|e| message(&e))?;
+                if let Some(row) = row {
+                    let slot: i32 = row.get(0);
+                    mine.push(slot);
+                    return Ok(i64::from(slot));
+                }
             }
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_millis(25));
@@ -1505,10 +1481,9 @@ impl crate::fetch::SharedHosts for SharedPlan {
         origin: &'a str,
         slots: usize,
         delay: Duration,
-        hold: Duration,
     ) -> Pin<Box<dyn Future<Output = Result<i64, String>> + Send + 'a>> {
         Box::pin(async move {
-            let slot = self.take_slot(origin, slots, hold).await?;
+            let slot = self.take_slot(origin, slots).await?;
             if !delay.is_zero() {
                 match self.book_turn(origin, delay).await {
                     Ok(wait) => tokio::time::sleep(wait).await,
@@ -1529,14 +1504,20 @@ impl crate::fetch::SharedHosts for SharedPlan {
     ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
         Box::pin(async move {
             let s = &self.inner;
-            // A slot not given back is free again when its hold runs out.
+            let Ok(slot) = i32::try_from(slot) else {
+                return;
+            };
+            // Freed in the server before this process may take it again; a
+            // slot not given back is freed with the connection.
             let _ = s
-                .execute(
-                    "UPDATE host_slots SET holder = NULL, until = NULL
-                     WHERE origin = $1 AND slot = $2 AND holder = $3",
-                    &[&origin, &slot, &s.worker],
+                .query_opt(
+                    "SELECT pg_advisory_unlock(hashtext($1), $2::int4)",
+                    &[&origin, &slot],
                 )
                 .await;
+            if let Some(mine) = s.held.lock().await.get_mut(origin) {
+                mine.retain(|n| *n != slot);
+            }
         })
     }
 }
