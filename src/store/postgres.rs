@@ -710,7 +710,8 @@ impl Postgres {
         let upsert = st
             .get(
                 &tx,
-                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
+                "WITH q AS (
+                 INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
                                       started_at, finished_at, cut_short, checkpoint)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                  ON CONFLICT (source_id, key) DO UPDATE SET
@@ -722,7 +723,10 @@ impl Postgres {
                    lease_until = CASE WHEN excluded.state = 'pending' THEN queries.lease_until END
                  -- A worker writes a query only while it holds its lease.
                  WHERE $12::text IS NULL OR (queries.leased_by = $12 AND queries.state <> 'done')
-                 RETURNING id",
+                 RETURNING id),
+                 -- A query started over replaces the pages of its earlier attempt.
+                 earlier AS (DELETE FROM pages WHERE $13 AND query_id IN (SELECT id FROM q))
+                 SELECT id FROM q",
             )
             .await?;
         let upserted = tx
@@ -741,6 +745,7 @@ impl Postgres {
                     &outcome.cut_short,
                     &outcome.checkpoint,
                     &self.worker,
+                    &outcome.fresh,
                 ],
             )
             .await?;
@@ -751,28 +756,18 @@ impl Postgres {
             }));
         };
         let query_id: i64 = upserted.get(0);
-        if outcome.fresh {
-            let delete = st.get(&tx, "DELETE FROM pages WHERE query_id = $1").await?;
-            tx.execute(&delete, &[&query_id]).await?;
-        }
         for page in &outcome.pages {
-            let page_id = insert_page(st, &tx, source, Some(query_id), page).await?;
+            let mut body = None;
             if let Some(kept) = &page.kept {
                 let packed = deflate(&kept.body);
                 if (packed.len() as u64) <= budget {
                     budget -= packed.len() as u64;
-                    let insert = st
-                        .get(
-                            &tx,
-                            "INSERT INTO page_bodies (page_id, content_type, body) VALUES ($1, $2, $3)",
-                        )
-                        .await?;
-                    tx.execute(&insert, &[&page_id, &kept.content_type, &packed])
-                        .await?;
+                    body = Some((kept.content_type.as_deref(), packed));
                 } else {
                     dropped += 1;
                 }
             }
+            insert_page(st, &tx, source, Some(query_id), page, body).await?;
         }
         let new_values =
             insert_values(st, &tx, source, Some(&outcome.key), &outcome.fragment).await?;
@@ -818,7 +813,7 @@ impl Postgres {
                 &[&source, &page.url],
             )
             .await?;
-            insert_page(&self.statements, &tx, source, None, page).await?;
+            insert_page(&self.statements, &tx, source, None, page, None).await?;
             tx.commit().await
         })
         .map_err(e)
@@ -1125,38 +1120,49 @@ fn is_retryable(error: &tokio_postgres::Error) -> bool {
     })
 }
 
+/// Inserts a page and, when given, its kept body (content type, DEFLATE),
+/// in one statement.
 async fn insert_page(
     st: &Statements,
     tx: &Transaction<'_>,
     source: SourceId,
     query: Option<i64>,
     page: &PageRecord,
-) -> Result<i64, tokio_postgres::Error> {
+    body: Option<(Option<&str>, Vec<u8>)>,
+) -> Result<(), tokio_postgres::Error> {
     let bytes = i64::try_from(page.bytes).unwrap_or(i64::MAX);
     let elapsed = i64::try_from(page.elapsed_ms).unwrap_or(i64::MAX);
     let insert = st
         .get(
             tx,
-            "INSERT INTO pages (source_id, query_id, url, status, bytes, sha256, fetched_at, elapsed_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+            "WITH p AS (
+               INSERT INTO pages (source_id, query_id, url, status, bytes, sha256, fetched_at, elapsed_ms)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id)
+             INSERT INTO page_bodies (page_id, content_type, body)
+             SELECT id, $9, $10 FROM p WHERE $10::bytea IS NOT NULL",
         )
         .await?;
-    let row = tx
-        .query_one(
-            &insert,
-            &[
-                &source,
-                &query,
-                &page.url,
-                &i64::from(page.status),
-                &bytes,
-                &page.sha256,
-                &page.fetched_at,
-                &elapsed,
-            ],
-        )
-        .await?;
-    Ok(row.get(0))
+    let (content_type, packed) = match body {
+        Some((content_type, packed)) => (content_type, Some(packed)),
+        None => (None, None),
+    };
+    tx.execute(
+        &insert,
+        &[
+            &source,
+            &query,
+            &page.url,
+            &i64::from(page.status),
+            &bytes,
+            &page.sha256,
+            &page.fetched_at,
+            &elapsed,
+            &content_type,
+            &packed,
+        ],
+    )
+    .await?;
+    Ok(())
 }
 
 /// Inserts the fragment's values that are new for the source, in one
