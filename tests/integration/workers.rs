@@ -413,3 +413,92 @@ async fn a_worker_needs_a_shared_database_and_says_so() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot be reached"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
+    use gather::store::{Location, QueryState, SharedPlan, SourceInfo, SourceKind, Store};
+    let pg = postgres();
+    let db = pg.database("lease").unwrap();
+    let mut planner = Store::open_at(&Location::Postgres(db.clone())).unwrap();
+    let source = planner
+        .upsert_source(&SourceInfo {
+            url: "http://provider.test/form".into(),
+            kind: SourceKind::Database,
+            title: None,
+            description: None,
+            keywords: None,
+            text: None,
+        })
+        .unwrap();
+    let request =
+        r#"{"method":"Get","url":"http://provider.test/r?q=a","body":null,"content_type":null}"#;
+    let planned = planner
+        .plan_queries(
+            source,
+            "{}",
+            [("k1".to_string(), 0, "q=a".to_string(), request.to_string())].into_iter(),
+        )
+        .unwrap();
+    assert_eq!(planned, 1);
+
+    let lease = Duration::from_secs(30);
+    let first = SharedPlan::connect(&db, "first", lease).unwrap();
+    let second = SharedPlan::connect(&db, "second", lease).unwrap();
+    let claim = first.claim().await.unwrap().expect("the planned query");
+    assert_eq!(
+        (claim.key.as_str(), claim.description.as_str()),
+        ("k1", "q=a")
+    );
+    // Leased: nobody else gets it, and the others wait for it.
+    assert_eq!(second.claim().await.unwrap(), None);
+    assert_eq!(second.held_elsewhere().await.unwrap(), 1);
+
+    let outcome =
+        crate::support::query_outcome("k1", "q=a", QueryState::Done, Vec::new(), &[("item", "x")]);
+    let mut other = Store::open_at(&Location::Postgres(db.clone())).unwrap();
+    other.set_worker("second");
+    let refused = other.record_query(source, &outcome).unwrap_err();
+    assert!(refused.to_string().contains("taken over"), "{refused}");
+    assert!(
+        other.values(source).unwrap().is_empty(),
+        "written without the lease"
+    );
+
+    let mut holder = Store::open_at(&Location::Postgres(db.clone())).unwrap();
+    holder.set_worker("first");
+    assert_eq!(holder.record_query(source, &outcome).unwrap(), 1);
+    // Done: written once, never again, claimed by nobody.
+    assert!(holder.record_query(source, &outcome).is_err());
+    assert_eq!(second.claim().await.unwrap(), None);
+    assert_eq!(second.held_elsewhere().await.unwrap(), 0);
+    let status = holder.status().unwrap();
+    assert_eq!((status.sources[0].done, status.sources[0].leased), (1, 0));
+    assert_eq!(
+        status.workers_alive,
+        vec!["first".to_string(), "second".to_string()]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_of_a_sqlite_file_counts_its_queries() {
+    let site = SlowSite::start(SlowConfig {
+        queries: 5,
+        pages: 2,
+        latency: Duration::from_millis(1),
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("g.sqlite");
+    let file = file.to_str().unwrap();
+    finished(planner(site.form_url(), file, &[])).await;
+    let status = status(file).await;
+    let source = &status["sources"][0];
+    assert_eq!(
+        (source["done"].as_u64(), source["pages"].as_u64()),
+        (Some(5), Some(11)),
+        "{status}"
+    );
+    assert_eq!(source["leased"], 0);
+    assert!(status["workers_alive"].as_array().unwrap().is_empty());
+}
