@@ -32,6 +32,7 @@ pub mod output;
 pub mod page;
 pub mod plan;
 pub mod record;
+pub mod refine;
 pub mod soif;
 pub mod source;
 pub mod span;

@@ -80,7 +80,7 @@ fn load(args: &SourceArgs) -> Result<Loaded, String> {
     }
     let mut out = Vec::new();
     for path in &args.specs {
-        match Start::spec(path) {
+        match Start::spec_listing(path) {
             Ok(start) => starts.push(start),
             Err(e) => out.push(Outcome::Failed(path.display().to_string(), e)),
         }
@@ -408,6 +408,30 @@ fn describe_source(source: &Source, show: u64) -> String {
         out.push_str(&format!(", at most {n} pages per query"));
     }
     out.push('\n');
+    let refiner = gather::refine::Refiner::new(source.form.as_ref(), md);
+    let told: Vec<String> = [
+        md.result_count
+            .as_ref()
+            .map(|r| format!("hit count from DB.ResultCount {}", r.source())),
+        md.max_results.map(|n| format!("DB.MaxResults {n}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if refiner.is_empty() {
+        out.push_str("refinement: none (no select, radio group or % pattern to refine a truncated query by)\n");
+    } else {
+        out.push_str(&format!(
+            "refinement of truncated queries ({}; within {}): by {}\n",
+            if told.is_empty() {
+                "truncated when the page limit is reached or several queries end at the same row count".to_string()
+            } else {
+                told.join(", ")
+            },
+            source.plan.cap(),
+            refiner.elements().join(", then ")
+        ));
+    }
     out.push_str("results:\n");
     for r in &md.results {
         match &r.kind {

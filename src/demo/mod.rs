@@ -16,6 +16,8 @@
 //! | `/post/` | [`Variant::Post`]: the form sent with POST to `/cgi-bin/suche.pl` |
 //! | `/secure/` | [`Variant::ConfigAuth`]: only `DB.ConfigFile` → `/private/cityworld.txt` (HTTP Basic) |
 //! | `/cityworld.DBContent` | [`Variant::Cooperative`]: the DBContent document of seed §2 |
+//! | `/limited/` | [`Variant::Limited`]: `/paged/` with a `DB.MaxPages` the largest regions exceed |
+//! | `/katalog/` | [`Variant::Catalogue`]: the library catalogue, 50 titles at most per search (`/cgi-bin/katalog.pl`) |
 //! | `/coop/` | form page with `DB.Summarizer` + `DB.ConfigFile` (`/cgi-bin/cityworld.txt`) |
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
@@ -33,6 +35,7 @@
 //! the top of a page when the town continues from the previous one; POST results live at their own script, which refuses GET, so
 //! a gatherer that ignores the form's method notices.
 
+pub mod catalogue;
 mod data;
 mod db;
 pub mod listing;
@@ -63,6 +66,8 @@ pub struct DemoConfig {
     pub seed: u64,
     /// Hotels per result page of the paged forms (at least 1).
     pub page_size: usize,
+    /// Books in the library catalogue (`/katalog/`).
+    pub titles: usize,
     /// The user allowed to read `/private/` (HTTP Basic).
     pub user: String,
     /// That user's password.
@@ -91,6 +96,7 @@ impl Default for DemoConfig {
             hotels: 3000,
             seed: 1999,
             page_size: 20,
+            titles: 2000,
             user: "gatherer".to_string(),
             password: "swing".to_string(),
             data_dir: std::env::temp_dir().join(dir),
@@ -115,11 +121,17 @@ pub enum Variant {
     ConfigAuth,
     /// `/cityworld.DBContent`: a cooperative provider with a summarizer.
     Cooperative,
+    /// `/limited/`: paged results, and a `DB.MaxPages` the largest regions
+    /// exceed (each region and price category fits).
+    Limited,
+    /// `/katalog/`: the library catalogue, a `%` prefix field whose answers
+    /// show at most 50 titles under a hit count.
+    Catalogue,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 7] = [
+    pub const ALL: [Variant; 9] = [
         Variant::Listed,
         Variant::Extracted,
         Variant::Paged,
@@ -127,6 +139,8 @@ impl Variant {
         Variant::Post,
         Variant::ConfigAuth,
         Variant::Cooperative,
+        Variant::Limited,
+        Variant::Catalogue,
     ];
 
     /// The path of the variant's form page (or DBContent document).
@@ -139,6 +153,8 @@ impl Variant {
             Variant::Post => "/post/",
             Variant::ConfigAuth => "/secure/",
             Variant::Cooperative => "/cityworld.DBContent",
+            Variant::Limited => "/limited/",
+            Variant::Catalogue => "/katalog/",
         }
     }
 }
@@ -157,6 +173,26 @@ pub struct LoggedRequest {
     pub headers: Vec<(String, String)>,
     /// When it arrived.
     pub at: SystemTime,
+}
+
+impl LoggedRequest {
+    /// The hotel search a request to a guide's result script stands for,
+    /// whatever its page: `region=Rügen&preis=bis50` (`alle` for a price
+    /// left open), so that the pages of one query can be counted together.
+    pub fn hotel_search(&self) -> String {
+        let query = self.target.split_once('?').map_or("", |(_, q)| q);
+        let pairs = pages::parse_form(query.as_bytes());
+        let value = |name: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+                .filter(|v| !v.is_empty())
+                .unwrap_or("alle")
+                .to_string()
+        };
+        format!("region={}&preis={}", value("region"), value("preis"))
+    }
 }
 
 /// A running demo site.
@@ -208,18 +244,22 @@ impl DemoSite {
             OwnedDir(Some(config.data_dir.clone()))
         };
         let database = config.data_dir.join("cityworld.sqlite");
-        let (expected, conn, regions, largest) = {
+        let (expected, conn, regions, largest, largest_cell) = {
             let database = database.clone();
-            let (hotels, seed) = (config.hotels, config.seed);
+            let (hotels, titles, seed) = (config.hotels, config.titles, config.seed);
             tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
                 generate_database(&database, hotels, seed)?;
-                let expected = db::expected(&database)?;
-                let conn = rusqlite::Connection::open(&database).with_context(|| {
+                let mut conn = rusqlite::Connection::open(&database).with_context(|| {
                     format!("cannot open the provider database {}", database.display())
                 })?;
+                catalogue::generate(&mut conn, titles, seed)?;
+                let mut expected = db::expected(&database)?;
+                expected.catalogue =
+                    BTreeMap::from([("titel".to_string(), catalogue::titles(&conn)?)]);
                 let regions = db::regions(&conn)?;
                 let largest = db::largest_region(&conn)?;
-                Ok((expected, conn, regions, largest))
+                let largest_cell = db::largest_region_and_price(&conn)?;
+                Ok((expected, conn, regions, largest, largest_cell))
             })
             .await
             .context("database generation did not finish")??
@@ -233,12 +273,16 @@ impl DemoSite {
         // it, rounded up to a number a provider would write.
         let needed = largest.div_ceil(config.page_size) + 1;
         let max_pages = needed.div_ceil(10) * 10;
+        // The limited guide's DB.MaxPages: what the largest region and
+        // price category needs, so that refining by price completes it.
+        let limited_max_pages = largest_cell.div_ceil(config.page_size).max(1);
         let site = Arc::new(server::Site {
             base: base.clone(),
             conn: Mutex::new(conn),
             regions,
             page_size: config.page_size,
             max_pages,
+            limited_max_pages,
             user: config.user,
             password: config.password,
             log: Mutex::new(Vec::new()),
@@ -285,10 +329,12 @@ impl DemoSite {
     /// computed with SQL from the provider's database when the site started.
     /// The form variants give `region` (every region of the form), `ort` (every
     /// town that has a hotel) and `name` (every hotel name); the cooperative
-    /// one gives the summarizer's `hotel.name`, `hotel.ort` and `region.region`.
+    /// one gives the summarizer's `hotel.name`, `hotel.ort` and `region.region`;
+    /// the catalogue every `titel`.
     pub fn expected(&self, variant: Variant) -> BTreeMap<String, BTreeSet<String>> {
         match variant {
             Variant::Cooperative => self.expected.cooperative.clone(),
+            Variant::Catalogue => self.expected.catalogue.clone(),
             _ => self.expected.form.clone(),
         }
     }

@@ -160,6 +160,11 @@ pub(crate) const FORM_PAGES: &[(&str, &str)] = &[
         "Hotelsuche (Metadaten für angemeldete Suchmaschinen)",
     ),
     ("/coop/", "Hotelsuche (Summarizer für Suchmaschinen)"),
+    (
+        "/limited/",
+        "Hotelsuche mit höchstens wenigen Seiten je Anfrage",
+    ),
+    ("/katalog/", "Katalog der CityWorld-Bibliothek"),
 ];
 
 pub(crate) fn start_page() -> String {

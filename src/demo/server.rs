@@ -15,6 +15,7 @@ use base64::Engine as _;
 use rusqlite::Connection;
 use url::Url;
 
+use super::catalogue;
 use super::db::{self, Search};
 use super::pages::{self, FormPage, Pager};
 use super::LoggedRequest;
@@ -27,6 +28,8 @@ pub(crate) struct Site {
     pub page_size: usize,
     /// The `DB.MaxPages` the paged form with a navigation URL announces.
     pub max_pages: usize,
+    /// The `DB.MaxPages` of the limited guide (`/limited/`).
+    pub limited_max_pages: usize,
     pub user: String,
     pub password: String,
     pub log: Mutex<Vec<LoggedRequest>>,
@@ -53,6 +56,9 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/post/", get(post_form))
         .route("/secure/", get(secure_form))
         .route("/coop/", get(cooperative_form))
+        .route("/limited/", get(limited_form))
+        .route("/katalog/", get(|| async { html(catalogue::form_page()) }))
+        .route("/cgi-bin/katalog.pl", get(catalogue_results))
         .route("/cgi-bin/auswahl.pl", get(results_get))
         .route("/cgi-bin/suche.pl", post(results_post))
         .route("/cgi-bin/liste.pl", get(paged_results))
@@ -204,6 +210,40 @@ async fn extracted_form(State(site): State<Shared>) -> Response {
 async fn paged_form(State(site): State<Shared>) -> Response {
     let meta = listed_meta(&site);
     form(&site, "/paged/", "GET", "/cgi-bin/liste.pl", meta)
+}
+
+/// Paged results found by the gatherer, limited by a `DB.MaxPages` the
+/// largest regions exceed.
+async fn limited_form(State(site): State<Shared>) -> Response {
+    let mut meta = listed_meta(&site);
+    meta.push(pair("DB.MaxPages", site.limited_max_pages.to_string()));
+    form(&site, "/limited/", "GET", "/cgi-bin/liste.pl", meta)
+}
+
+/// `katalog.pl?q=A%25`: the catalogue's answer, at most 50 titles.
+async fn catalogue_results(State(site): State<Shared>, uri: Uri) -> Response {
+    let pairs = pages::parse_form(uri.query().unwrap_or("").as_bytes());
+    let q = pairs
+        .iter()
+        .find(|(n, _)| n == "q")
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    let site = Arc::clone(&site);
+    let answer = tokio::task::spawn_blocking(move || {
+        let conn = site.conn.lock().map_err(|_| ())?;
+        catalogue::search(&conn, &q)
+            .map(|(hits, shown)| catalogue::result_page(&q, hits, &shown))
+            .map_err(|_| ())
+    })
+    .await;
+    match answer {
+        Ok(Ok(page)) => html(page),
+        _ => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Fehler",
+            "Der Katalog ist gerade nicht erreichbar.",
+        ),
+    }
 }
 
 /// Paged results described by `DB.NavigationURL` and limited by `DB.MaxPages`.

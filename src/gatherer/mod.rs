@@ -31,6 +31,7 @@ use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
 use crate::record::{Record, RecordRules};
+use crate::refine::{Answer, AnswerTally, Refiner, Truncation};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
 
 use crate::fetch::Response;
@@ -524,6 +525,7 @@ impl Manager<'_> {
             progress: self.options.progress.clone(),
             interrupt: self.options.interrupt.clone(),
             keep_pages: self.options.keep_pages,
+            result_count: source.metadata.result_count.clone().map(Arc::new),
         });
 
         // The plan is generated lazily, query by query: it may be far larger
@@ -531,38 +533,87 @@ impl Manager<'_> {
         // query a killed run left half-walked continues where it stood.
         let finished = self.store().finished_queries(id)?;
         let mut checkpoints = self.store().checkpoints(id)?;
-        let tell = |event| {
-            if let Some(listener) = &self.options.progress {
-                listener.tell(event);
-            }
-        };
-        tell(Progress::Source {
+        self.tell(Progress::Source {
             url: source.url.clone(),
             queries: source.plan.len(),
             done_before: finished.len() as u64,
         });
-        let finished_ref = &finished;
-        let skipped = std::cell::Cell::new(0u64);
-        let skipped_ref = &skipped;
+        let mut skipped = 0u64;
         let interrupt = self.options.interrupt.clone();
         let pending = source
             .plan
             .queries()
             .take_while(move |_| !interrupt.is_set());
-        let pending = pending.filter_map(move |query| {
+        let pending = pending.filter_map(|query| {
             let key = query.key();
-            if finished_ref.contains(&key) {
-                skipped_ref.set(skipped_ref.get() + 1);
+            if finished.contains(&key) {
+                skipped += 1;
                 return None;
             }
-            let checkpoint = checkpoints
-                .remove(&key)
-                .and_then(|json| serde_json::from_str::<Checkpoint>(&json).ok());
-            Some((key, query, checkpoint))
+            let checkpoint = take_checkpoint(&mut checkpoints, &key);
+            Some((key, query, checkpoint, None))
         });
-        let mut runs = futures::stream::iter(pending.map(|(key, query, checkpoint)| {
-            let work = Arc::clone(&work);
-            async move { work.run(key, query, checkpoint).await }
+        self.run_queries(&work, source, pending, &mut line).await?;
+        let refined = self
+            .refine(&work, source, &mut checkpoints, &mut line)
+            .await?;
+        self.tell(Progress::SourceDone);
+        line.queries_skipped = skipped;
+
+        // Whether the content is complete follows from this run's plan and
+        // from what the database holds, so a resumed run tells it right too.
+        let mut reasons = Vec::new();
+        if source.plan.cut_short() {
+            reasons.push(format!(
+                "query limit: {} of {} queries ({})",
+                source.plan.len(),
+                source.plan.total(),
+                source.plan.cap()
+            ));
+        }
+        let cut_short = self.store().stats(id)?.queries_cut_short;
+        match &refined {
+            // Refinement decides: a cut query whose refinements are all
+            // done is complete.
+            Some(refined) if !refined.left.is_empty() => reasons.push(refined.reasons()),
+            Some(_) => {}
+            None if cut_short > 0 => reasons.push(format!(
+                "page limit: {cut_short} queries had more result pages than {page_cap} allows"
+            )),
+            None => {}
+        }
+        if let Some(refined) = refined {
+            line.truncated_left = refined.left;
+            line.hits_estimate = refined.estimate;
+        }
+        let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
+        self.store().set_incomplete(id, reason.as_deref())?;
+        line.stats = Some(self.store().stats(id)?);
+        self.report.sources.push(line);
+        Ok(())
+    }
+}
+
+impl Manager<'_> {
+    fn tell(&self, event: Progress) {
+        if let Some(listener) = &self.options.progress {
+            listener.tell(event);
+        }
+    }
+
+    /// Sends `queries` (key, query, where a killed run left its walk, the
+    /// query it refines), `--concurrency` at a time, and records each.
+    async fn run_queries(
+        &mut self,
+        work: &Arc<QueryWork>,
+        source: &Source,
+        queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Option<String>)>,
+        line: &mut SourceReport,
+    ) -> Result<(), GatherError> {
+        let id = work.source;
+        let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, parent)| {
+            let work = Arc::clone(work);
+            async move { work.run(key, query, checkpoint, parent).await }
         }))
         .buffer_unordered(self.options.concurrency.max(1));
         while let Some(run) = runs.next().await {
@@ -587,35 +638,195 @@ impl Manager<'_> {
             }
             let new_values = run.new_values + recorded.new_values;
             line.new_values += new_values;
-            tell(Progress::Query { new_values, failed });
+            self.tell(Progress::Query { new_values, failed });
         }
-        drop(runs);
-        tell(Progress::SourceDone);
-        line.queries_skipped = skipped.get();
-
-        // Whether the content is complete follows from this run's plan and
-        // from what the database holds, so a resumed run tells it right too.
-        let mut reasons = Vec::new();
-        if source.plan.cut_short() {
-            reasons.push(format!(
-                "query limit: {} of {} queries ({})",
-                source.plan.len(),
-                source.plan.total(),
-                source.plan.cap()
-            ));
-        }
-        let cut_short = self.store().stats(id)?.queries_cut_short;
-        if cut_short > 0 {
-            reasons.push(format!(
-                "page limit: {cut_short} queries had more result pages than {page_cap} allows"
-            ));
-        }
-        let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
-        self.store().set_incomplete(id, reason.as_deref())?;
-        line.stats = Some(self.store().stats(id)?);
-        self.report.sources.push(line);
         Ok(())
     }
+
+    /// Refines the source's truncated queries, round after round, until
+    /// every answer is whole, no way is left, or the query limit is
+    /// reached (see [`crate::refine`]). `None` when the source has no way
+    /// to refine.
+    async fn refine(
+        &mut self,
+        work: &Arc<QueryWork>,
+        source: &Source,
+        checkpoints: &mut std::collections::HashMap<String, String>,
+        line: &mut SourceReport,
+    ) -> Result<Option<Refined>, GatherError> {
+        let refiner = Refiner::new(source.form.as_ref(), &source.metadata);
+        if refiner.is_empty() {
+            return Ok(None);
+        }
+        let id = work.source;
+        let cap = source.plan.cap();
+        let mut ordinal = source.plan.len();
+        // Keys sent in this run: a refined query that failed is not sent
+        // again in the next round (the next run retries it).
+        let mut tried: HashSet<String> = HashSet::new();
+        loop {
+            let answered = self.store().answered_queries(id)?;
+            let answers: Vec<(String, ElementValues, Answer, bool)> = answered
+                .into_iter()
+                .filter_map(|q| {
+                    Some((
+                        q.key,
+                        serde_json::from_str(&q.values).ok()?,
+                        serde_json::from_str(&q.answer).ok()?,
+                        q.parent.is_none(),
+                    ))
+                })
+                .collect();
+            let common = refiner.common_cap(answers.iter().map(|a| &a.2));
+            let finished = self.store().finished_queries(id)?;
+            let mut refined = Refined::default();
+            let mut next = Vec::new();
+            let mut seen = HashSet::new();
+            for (key, values, answer, _) in &answers {
+                let Some(truncation) = refiner.truncation(answer, common) else {
+                    continue;
+                };
+                let children = refiner.children(values, answer);
+                if children.is_empty() {
+                    refined
+                        .left
+                        .push((describe_values(values), truncation, "no way to refine it"));
+                    continue;
+                }
+                let mut open = false;
+                for child in children {
+                    let query = source.plan.query_with(ordinal, child);
+                    let child_key = query.key();
+                    if finished.contains(&child_key) {
+                        continue;
+                    }
+                    open = true;
+                    if tried.contains(&child_key) || !seen.insert(child_key.clone()) {
+                        continue;
+                    }
+                    ordinal += 1;
+                    let checkpoint = take_checkpoint(checkpoints, &child_key);
+                    next.push((child_key, query, checkpoint, Some(key.clone())));
+                }
+                if open {
+                    refined.open.push((describe_values(values), truncation));
+                }
+            }
+            // The provider's hit counts of the planned queries add up to
+            // its size where the plan covers the database once.
+            let planned: Vec<&Answer> = answers
+                .iter()
+                .filter(|(.., planned)| *planned)
+                .map(|(_, _, a, _)| a)
+                .collect();
+            refined.estimate = (!planned.is_empty() && planned.iter().all(|a| a.hits.is_some()))
+                .then(|| planned.iter().filter_map(|a| a.hits).sum());
+            let room = cap.limit.saturating_sub(finished.len() as u64);
+            if next.len() as u64 > room {
+                next.truncate(room as usize);
+                refined.budget = Some(cap);
+            }
+            if next.is_empty() || self.options.interrupt.is_set() {
+                refined.left.extend(refined.open.drain(..).map(|(q, t)| {
+                    (
+                        q,
+                        t,
+                        if refined.budget.is_some() {
+                            "the query limit"
+                        } else if self.options.interrupt.is_set() {
+                            "the gathering was interrupted"
+                        } else {
+                            "refinements failed"
+                        },
+                    )
+                }));
+                return Ok(Some(refined));
+            }
+            line.queries_refined += next.len() as u64;
+            tried.extend(next.iter().map(|n| n.0.clone()));
+            let interrupt = self.options.interrupt.clone();
+            let next = next.into_iter().take_while(move |_| !interrupt.is_set());
+            self.run_queries(work, source, next, line).await?;
+        }
+    }
+}
+
+/// A query's element values: (element, value) in order.
+type ElementValues = Vec<(String, String)>;
+
+/// What refining a source left: the truncated queries that are not
+/// covered by done refinements, and why.
+#[derive(Debug, Default)]
+struct Refined {
+    /// Truncated queries with refinements still to send.
+    open: Vec<(String, Truncation)>,
+    /// Truncated queries left: the query, why it is truncated, why it is left.
+    left: Vec<(String, Truncation, &'static str)>,
+    /// The query limit stopped the refinements.
+    budget: Option<Cap>,
+    /// The sum of the provider's hit counts over the planned queries.
+    estimate: Option<u64>,
+}
+
+impl Refined {
+    /// `page limit: 3 truncated queries left (by --max-queries 3)`.
+    fn reasons(&self) -> String {
+        let mut by_kind: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+        for (_, truncation, why) in &self.left {
+            let kind = match truncation {
+                Truncation::PageLimit => "page limit",
+                Truncation::MoreHits { .. } => "more hits than shown",
+                Truncation::AtCap { .. } => "result limit DB.MaxResults",
+                Truncation::CommonCap { .. } => "a common result count",
+            };
+            let at = match by_kind.iter().position(|(k, ..)| *k == kind) {
+                Some(at) => at,
+                None => {
+                    by_kind.push((kind, Vec::new(), 0));
+                    by_kind.len() - 1
+                }
+            };
+            by_kind[at].2 += 1;
+            if !by_kind[at].1.contains(why) {
+                by_kind[at].1.push(why);
+            }
+        }
+        by_kind
+            .iter()
+            .map(|(kind, whys, n)| {
+                let whys: Vec<String> = whys
+                    .iter()
+                    .map(|why| match (*why, self.budget) {
+                        ("the query limit", Some(cap)) => cap.to_string(),
+                        (why, _) => why.to_string(),
+                    })
+                    .collect();
+                format!(
+                    "{kind}: {n} truncated queries left (by {})",
+                    whys.join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+fn take_checkpoint(
+    checkpoints: &mut std::collections::HashMap<String, String>,
+    key: &str,
+) -> Option<Checkpoint> {
+    checkpoints
+        .remove(key)
+        .and_then(|json| serde_json::from_str::<Checkpoint>(&json).ok())
+}
+
+/// `region=Rügen&preis=2`: element values, for people.
+fn describe_values(values: &[(String, String)]) -> String {
+    values
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// What every query of one source shares.
@@ -635,6 +846,8 @@ struct QueryWork {
     progress: Option<ProgressListener>,
     interrupt: Interrupt,
     keep_pages: bool,
+    /// `DB.ResultCount`, read on a query's first result page.
+    result_count: Option<Arc<Rule>>,
 }
 
 /// What one query gave, beyond what the store keeps.
@@ -659,17 +872,28 @@ struct Extracted {
     fragment: IndexFragment,
     records: Vec<Record>,
     warnings: Vec<String>,
+    /// Each rule's values in document order.
+    lists: Vec<(String, Vec<String>)>,
+    /// The provider's hit count (`DB.ResultCount`), when asked for.
+    hits: Option<u64>,
 }
 
 /// Parses a result page and evaluates the rules on it; `records` tells
 /// which of them make records.
-fn extract(rules: &[(String, Rule)], records: &RecordRules, response: &Response) -> Extracted {
+/// `result_count` (`DB.ResultCount`) is read too when given.
+fn extract(
+    rules: &[(String, Rule)],
+    records: &RecordRules,
+    response: &Response,
+    result_count: Option<&Rule>,
+) -> Extracted {
     extract_page(
         rules,
         records,
         response.url.as_str(),
         &response.body,
         response.content_type.as_deref(),
+        result_count,
     )
 }
 
@@ -679,20 +903,31 @@ fn extract_page(
     url: &str,
     body: &[u8],
     content_type: Option<&str>,
+    result_count: Option<&Rule>,
 ) -> Extracted {
     let page = Page::from_bytes(body, content_type);
     let mut fragment = IndexFragment::new();
     let mut warnings = Vec::new();
     let mut values = Vec::with_capacity(rules.len());
+    let mut lists = Vec::with_capacity(rules.len());
+    let hits = result_count.and_then(|rule| {
+        rule.evaluate(&page)
+            .value
+            .flatten()
+            .iter()
+            .find_map(|text| crate::refine::first_number(text))
+    });
     for (attribute, rule) in rules {
         let evaluation = rule.evaluate(&page);
         tracing::debug!(attribute, url, value = ?evaluation.value, "rule");
         if let Some(limit) = evaluation.limit {
             warnings.push(format!("{attribute} on {url}: {limit}"));
         }
-        for value in evaluation.value.flatten() {
-            fragment.add(attribute, &value);
+        let list = evaluation.value.flatten();
+        for value in &list {
+            fragment.add(attribute, value);
         }
+        lists.push((attribute.clone(), list));
         values.push(evaluation.value);
     }
     Extracted {
@@ -700,6 +935,8 @@ fn extract_page(
         fragment,
         records: records.records(rules, &values, url),
         warnings,
+        lists,
+        hits,
     }
 }
 
@@ -709,7 +946,13 @@ impl QueryWork {
     /// first is recorded as it comes, with the navigator's checkpoint, so a
     /// killed run loses at most the page in flight. A failure keeps what the
     /// pages before it gave.
-    async fn run(&self, key: String, query: Query, checkpoint: Option<Checkpoint>) -> QueryRun {
+    async fn run(
+        &self,
+        key: String,
+        query: Query,
+        checkpoint: Option<Checkpoint>,
+        parent: Option<String>,
+    ) -> QueryRun {
         let resumed = checkpoint.is_some();
         let mut navigator = match checkpoint {
             Some(cp) => Navigator::resume(
@@ -738,7 +981,11 @@ impl QueryWork {
             cut_short: false,
             checkpoint: None,
             fresh: !resumed,
+            answer: None,
+            values: serde_json::to_string(&query.values).ok(),
+            parent,
         };
+        let mut tally = AnswerTally::default();
         let mut run = QueryRun {
             outcome: outcome.clone(),
             new_values: 0,
@@ -775,6 +1022,7 @@ impl QueryWork {
                     break;
                 }
             };
+            let answered_before = answered;
             answered = true;
             outcome.attempts += response.attempts;
             let record = page_record(&response);
@@ -793,8 +1041,12 @@ impl QueryWork {
             let rules = Arc::clone(&self.rules);
             let records = Arc::clone(&self.records);
             let url = response.url.clone();
-            let extracted =
-                tokio::task::spawn_blocking(move || extract(&rules, &records, &response)).await;
+            // The hit count is read on the query's own page.
+            let count = self.result_count.clone().filter(|_| !answered_before);
+            let extracted = tokio::task::spawn_blocking(move || {
+                extract(&rules, &records, &response, count.as_deref())
+            })
+            .await;
             let extracted = match extracted {
                 Ok(extracted) => extracted,
                 Err(e) => {
@@ -804,9 +1056,17 @@ impl QueryWork {
             };
             run.found_nothing &= extracted.fragment.is_empty();
             run.warnings.extend(extracted.warnings);
+            tally.hits(extracted.hits);
+            tally.page(
+                extracted
+                    .lists
+                    .iter()
+                    .map(|(attribute, list)| (attribute.as_str(), list.clone())),
+            );
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
             navigator.result_page(&url, &extracted.links);
+            outcome.answer = serde_json::to_string(&tally.answer()).ok();
             if navigator.has_next() {
                 outcome.checkpoint = navigator
                     .checkpoint()
@@ -837,6 +1097,10 @@ impl QueryWork {
             QueryState::Done
         };
         outcome.cut_short = navigator.cut_short();
+        tally.cut_short(outcome.cut_short);
+        if answered {
+            outcome.answer = serde_json::to_string(&tally.answer()).ok();
+        }
         // A failed or interrupted walk continues from where it stood; a done
         // one is done.
         outcome.checkpoint = match outcome.state {
@@ -845,7 +1109,13 @@ impl QueryWork {
                 .and_then(|cp| serde_json::to_string(&cp).ok()),
             QueryState::Done => None,
         };
-        run.found_nothing &= run.pages > 0 && outcome.error.is_none();
+        // An empty answer is no sign of a wrong rule where the provider
+        // says it found nothing, or for a refined query (most prefixes
+        // match nothing).
+        run.found_nothing &= run.pages > 0
+            && outcome.error.is_none()
+            && outcome.parent.is_none()
+            && tally.answer().hits != Some(0);
         run.outcome = outcome;
         run
     }
@@ -905,7 +1175,8 @@ pub fn rules_from_json(json: &str) -> Result<Vec<(String, Rule)>, String> {
 }
 
 /// Applies `rules` to the kept result pages of the source's done queries,
-/// in place of the values its queries had found: no request is sent.
+/// in place of the values and records its queries had found: no request is
+/// sent.
 /// Returns the pages read and the values the source's queries now have.
 pub fn reextract(
     store: &mut Store,
@@ -914,7 +1185,7 @@ pub fn reextract(
 ) -> Result<(u64, u64), StoreError> {
     let pages = store.kept_pages(source)?;
     let record_rules = RecordRules::new(rules);
-    let mut by_query: Vec<(String, IndexFragment)> = Vec::new();
+    let mut by_query: Vec<(String, IndexFragment, Vec<Record>)> = Vec::new();
     for page in &pages {
         let extracted = extract_page(
             rules,
@@ -922,12 +1193,14 @@ pub fn reextract(
             &page.url,
             &page.body,
             page.content_type.as_deref(),
+            None,
         );
         match by_query.last_mut() {
-            Some((key, fragment)) if *key == page.query => {
+            Some((key, fragment, records)) if *key == page.query => {
                 fragment.merge(&extracted.fragment);
+                records.extend(extracted.records);
             }
-            _ => by_query.push((page.query.clone(), extracted.fragment)),
+            _ => by_query.push((page.query.clone(), extracted.fragment, extracted.records)),
         }
     }
     let values = store.replace_query_values(source, &by_query)?;

@@ -67,6 +67,13 @@ pub struct SourceReport {
     /// What the gathering did about the source before its queries: started
     /// over, rules changed.
     pub notes: Vec<String>,
+    /// Refined queries sent in this run ([`crate::refine`]).
+    pub queries_refined: u64,
+    /// Truncated queries that no done refinement covers: the query, why it
+    /// is truncated, why it is left (no way to refine it, the query limit).
+    pub truncated_left: Vec<(String, crate::refine::Truncation, &'static str)>,
+    /// The provider's size, as its hit counts for the planned queries add up.
+    pub hits_estimate: Option<u64>,
     /// The source as the database holds it after this run.
     pub stats: Option<SourceStats>,
 }
@@ -88,6 +95,9 @@ impl SourceReport {
             queries_without_values: 0,
             warnings: Vec::new(),
             notes: Vec::new(),
+            queries_refined: 0,
+            truncated_left: Vec::new(),
+            hits_estimate: None,
             stats: None,
         }
     }
@@ -128,6 +138,11 @@ impl Report {
                     "new_values": s.new_values,
                     "queries_without_values": s.queries_without_values,
                     "queries_interrupted": s.queries_interrupted,
+                    "queries_refined": s.queries_refined,
+                    "truncated_left": s.truncated_left.iter().map(|(q, t, why)| serde_json::json!({
+                        "query": q, "truncated": t.to_string(), "left_by": why,
+                    })).collect::<Vec<_>>(),
+                    "hits_estimate": s.hits_estimate,
                     "warnings": s.warnings,
                     "notes": s.notes,
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
@@ -164,6 +179,26 @@ impl fmt::Display for Report {
             for note in &s.notes {
                 writeln!(f, "  note: {note}")?;
             }
+            if s.queries_refined > 0 {
+                writeln!(
+                    f,
+                    "  refined: {} queries sent to complete truncated answers",
+                    s.queries_refined
+                )?;
+            }
+            for (query, truncation, why) in s.truncated_left.iter().take(5) {
+                writeln!(f, "  truncated: {query}: {truncation}; left by {why}")?;
+            }
+            if s.truncated_left.len() > 5 {
+                writeln!(
+                    f,
+                    "  … and {} more truncated queries",
+                    s.truncated_left.len() - 5
+                )?;
+            }
+            if let Some(estimate) = s.hits_estimate {
+                writeln!(f, "  the provider's hit counts add up to {estimate} rows")?;
+            }
             writeln!(f, "  result pages: {}", s.pages)?;
             if let Some(stats) = &s.stats {
                 let values: Vec<String> = stats
@@ -181,6 +216,13 @@ impl fmt::Display for Report {
                     },
                     s.new_values
                 )?;
+                if s.queries_refined > 0 && s.new_values > 0 {
+                    writeln!(
+                        f,
+                        "  result pages per new value: {:.2}",
+                        s.pages as f64 / s.new_values as f64
+                    )?;
+                }
                 if stats.records > 0 {
                     writeln!(f, "  records: {}", stats.records)?;
                 }

@@ -149,6 +149,16 @@ pub struct Metadata {
     pub domains: BTreeMap<String, Domain>,
     pub max_queries: Option<u64>,
     pub max_pages: Option<u64>,
+    /// `DB.ResultCount`: a rule on a query's first result page whose first
+    /// number is the provider's hit count for the query (read as written:
+    /// the `DB.Result` prefix does not apply).
+    pub result_count: Option<Rule>,
+    /// `DB.MaxResults`: the most hits the provider shows for one query.
+    pub max_results: Option<u64>,
+    /// `DB.Refine`: the elements the provider allows a truncated query to be
+    /// refined by; empty when not given (then any element with a determined
+    /// domain may be used).
+    pub refine: Vec<String>,
     /// Document order, `DB.Result` prefixes applied.
     pub results: Vec<ResultSpec>,
     /// `DB.NavigationURL` as written (`*` for each changing parameter); a
@@ -170,7 +180,7 @@ pub struct Metadata {
 /// What is wrong with one piece of metadata.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum MetadataError {
-    #[error("unknown name {name:?}; the DB names are DB.ConfigFile, DB.QueryScript, DB.QueryElement, DB.QueryElements, DB.QueryElement.<element>, DB.MaxQueries, DB.MaxPages, DB.Result, DB.Result.<attribute>, DB.NavigationURL, DB.Navigation, DB.Summarizer")]
+    #[error("unknown name {name:?}; the DB names are DB.ConfigFile, DB.QueryScript, DB.QueryElement, DB.QueryElements, DB.QueryElement.<element>, DB.MaxQueries, DB.MaxPages, DB.ResultCount, DB.MaxResults, DB.Refine, DB.Result, DB.Result.<attribute>, DB.NavigationURL, DB.Navigation, DB.Summarizer")]
     UnknownName { name: String },
     #[error("{name}: {error}")]
     Value { name: String, error: ValueError },
@@ -228,6 +238,9 @@ pub enum Name<'a> {
     Domain(&'a str),
     MaxQueries,
     MaxPages,
+    ResultCount,
+    MaxResults,
+    Refine,
     Result,
     ResultAttribute(&'a str),
     NavigationUrl,
@@ -257,6 +270,9 @@ pub fn classify(name: &str) -> Option<Name<'_>> {
         "queryelements" => Name::QueryElements,
         "maxqueries" => Name::MaxQueries,
         "maxpages" => Name::MaxPages,
+        "resultcount" => Name::ResultCount,
+        "maxresults" => Name::MaxResults,
+        "refine" => Name::Refine,
         "result" => Name::Result,
         "navigationurl" => Name::NavigationUrl,
         "navigation" => Name::Navigation,
@@ -384,6 +400,18 @@ impl Metadata {
                 Name::MaxPages => parse_number(value)
                     .map(|n| md.max_pages = Some(n))
                     .map_err(value_err),
+                Name::MaxResults => parse_number(value)
+                    .map(|n| md.max_results = Some(n))
+                    .map_err(value_err),
+                Name::ResultCount => Rule::parse(value.trim())
+                    .map(|rule| md.result_count = Some(rule))
+                    .map_err(|error| MetadataError::Rule {
+                        name: canonical.clone(),
+                        error: Box::new(error),
+                    }),
+                Name::Refine => parse_list(value)
+                    .map(|list| md.refine = list)
+                    .map_err(value_err),
                 Name::Result => {
                     let p = value.trim();
                     prefix = (!p.is_empty()).then(|| p.to_string());
@@ -473,6 +501,9 @@ pub fn canonical_name(kind: &Name<'_>) -> String {
         Name::Domain(e) => format!("DB.QueryElement.{e}"),
         Name::MaxQueries => "DB.MaxQueries".into(),
         Name::MaxPages => "DB.MaxPages".into(),
+        Name::ResultCount => "DB.ResultCount".into(),
+        Name::MaxResults => "DB.MaxResults".into(),
+        Name::Refine => "DB.Refine".into(),
         Name::Result => "DB.Result".into(),
         Name::ResultAttribute(a) => format!("DB.Result.{a}"),
         Name::NavigationUrl => "DB.NavigationURL".into(),

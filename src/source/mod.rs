@@ -552,10 +552,20 @@ impl Start {
     /// Reads and checks a spec file now, so that a missing or malformed
     /// spec fails before any request is sent.
     pub fn spec(path: &Path) -> Result<Start, SourceError> {
-        let spec = Spec::load(path).map_err(SourceError::Spec)?;
+        Start::spec_from(path, Spec::load(path))
+    }
+
+    /// Reads a spec file for `gather check` and `gather plan`: keys whose
+    /// values have the wrong type are left out and listed among the
+    /// source's problems, with those of its rules and form, in one list.
+    pub fn spec_listing(path: &Path) -> Result<Start, SourceError> {
+        Start::spec_from(path, Spec::load_listing(path))
+    }
+
+    fn spec_from(path: &Path, spec: Result<Spec, SpecError>) -> Result<Start, SourceError> {
         Ok(Start::Spec {
             path: path.to_path_buf(),
-            spec: Box::new(spec),
+            spec: Box::new(spec.map_err(SourceError::Spec)?),
         })
     }
 

@@ -29,6 +29,7 @@ mod page_tree;
 mod plan_http;
 mod plan_specs;
 mod records;
+mod refine;
 mod reruns;
 mod store_db;
 mod summarize_cooperative;

@@ -724,7 +724,7 @@ async fn bad_metadata_is_listed_with_positions_and_exit_2() {
     std::fs::write(
         &path,
         format!(
-            "url: {}\nquery_element: region\ndomains:\n  region: /x*/\n",
+            "url: {}\nquery_element: region\nmax_pages: many\ndomains:\n  region: /x*/\n",
             s.url("/bad.html")
         ),
     )
@@ -743,6 +743,12 @@ async fn bad_metadata_is_listed_with_positions_and_exit_2() {
         err.contains(
             "bad.yaml key domains.region: DB.QueryElement.region: /x*/ has an unbounded repetition"
         ),
+        "{err}"
+    );
+    // A value of the wrong type joins the same list of problems.
+    assert!(err.contains("bad.yaml: 2 problems"), "{err}");
+    assert!(
+        err.contains("key max_pages: invalid type: string \"many\", expected u64 (line 3)"),
         "{err}"
     );
     assert!(err.contains("no DB.* metadata"), "{err}");

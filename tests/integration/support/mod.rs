@@ -238,6 +238,9 @@ pub fn query_outcome(
         cut_short: false,
         checkpoint: None,
         fresh: true,
+        answer: None,
+        values: None,
+        parent: None,
     }
 }
 
@@ -262,15 +265,46 @@ pub fn strs(vs: &[&str]) -> Nsl {
     Nsl::List(vs.iter().map(|v| s(v)).collect())
 }
 
-/// The largest peak resident memory, in KiB, of the child processes this
-/// test binary has waited for (`getrusage(RUSAGE_CHILDREN)`): a bound on the
-/// memory of a child a test ran to its end.
-pub fn children_peak_rss_kib() -> u64 {
+/// Runs `command` to its end and returns its output with its own peak
+/// resident memory in KiB (`wait4`'s rusage of that child alone, not of
+/// the other children the test binary runs at the same time).
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by wait4, which also gives its rusage"
+)]
+pub fn output_with_peak_rss_kib(
+    command: &mut std::process::Command,
+) -> (std::process::Output, u64) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the child starts");
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let _ = pipe.read_to_end(&mut out);
+            out
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: getrusage fills the struct it is given; read only on success.
-    let status = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
-    assert_eq!(status, 0, "getrusage works");
+    // SAFETY: wait4 reaps our own child `pid` and fills the status and the
+    // rusage it is given; they are read only on success. `child` is not
+    // waited for again (dropping a Child does not wait).
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()) };
+    assert_eq!(reaped, pid, "wait4 reaps the child");
     // SAFETY: initialised by the successful call above.
     let usage = unsafe { usage.assume_init() };
-    u64::try_from(usage.ru_maxrss).unwrap_or(0)
+    let output = std::process::Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    (output, u64::try_from(usage.ru_maxrss).unwrap_or(0))
 }
