@@ -147,6 +147,11 @@ pub struct Metadata {
     pub query_elements: Vec<String>,
     /// `DB.QueryElement.<element>`, by element.
     pub domains: BTreeMap<String, Domain>,
+    /// `DB.QueryElement.<element> = @<URL> <HEL rule>`, by element: the
+    /// domain is the values the rule yields on that page (URL relative to
+    /// the form page), read when the source is loaded
+    /// ([`crate::source`]), which puts them into `domains`.
+    pub domain_pages: BTreeMap<String, (String, Rule)>,
     pub max_queries: Option<u64>,
     pub max_pages: Option<u64>,
     /// `DB.ResultCount`: a rule on a query's first result page whose first
@@ -380,6 +385,15 @@ impl Metadata {
                     };
                     parsed.map_err(value_err).and_then(|d| {
                         let domain = match d {
+                            DomainValue::Page { url, rule } => {
+                                let rule =
+                                    Rule::parse(&rule).map_err(|error| MetadataError::Rule {
+                                        name: canonical.clone(),
+                                        error: Box::new(error),
+                                    })?;
+                                md.domain_pages.insert(element.to_string(), (url, rule));
+                                return Ok(());
+                            }
                             DomainValue::Values(v) => Domain::Values(v),
                             DomainValue::Pattern(p, _) => {
                                 Domain::Pattern(Pattern::parse(&p).map_err(|error| {

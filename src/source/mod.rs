@@ -422,7 +422,52 @@ async fn build(
         }
     }
 
-    let (metadata, md_problems) = Metadata::from_entries(&entries);
+    let (mut metadata, md_problems) = Metadata::from_entries(&entries);
+    // Domains read from another page (`@URL RULE`), fetched once each.
+    for (element, (target, rule)) in metadata.domain_pages.clone() {
+        let name = format!("DB.QueryElement.{element}");
+        let origin = metadata
+            .origins
+            .get(&name)
+            .cloned()
+            .unwrap_or(Origin::MetaTag {
+                page: page.url.to_string(),
+                line: None,
+            });
+        let url = match page.url.join(&target) {
+            Ok(url) => url,
+            Err(e) => {
+                problems.push(SourceProblem::Other {
+                    origin,
+                    message: format!("{name}: @{target} is not a URL: {e}"),
+                });
+                continue;
+            }
+        };
+        match fetcher.get(&url).await {
+            Ok(resp) => {
+                let values = domain_from_page(&resp, &rule);
+                if values.is_empty() {
+                    problems.push(SourceProblem::Other {
+                        origin,
+                        message: format!(
+                            "{name}: the rule {} yields no value on {url}",
+                            rule.source()
+                        ),
+                    });
+                } else {
+                    metadata
+                        .domains
+                        .insert(element, crate::metadata::Domain::Values(values));
+                }
+                fetched.push(resp);
+            }
+            Err(error) => problems.push(SourceProblem::Other {
+                origin,
+                message: format!("{name}: the page with the domain: {error}"),
+            }),
+        }
+    }
     let failed: Vec<String> = md_problems
         .iter()
         .map(|p| p.error.name().to_string())
@@ -494,6 +539,20 @@ async fn build(
             problems,
         }),
     }
+}
+
+/// The distinct values `rule` yields on a page, in document order, each in
+/// its normal form (empty ones left out).
+fn domain_from_page(resp: &Response, rule: &crate::hel::Rule) -> Vec<String> {
+    let page = crate::page::Page::from_bytes(&resp.body, resp.content_type.as_deref());
+    let mut seen = std::collections::HashSet::new();
+    rule.evaluate(&page)
+        .value
+        .flatten()
+        .iter()
+        .map(|v| crate::fragment::normalize(v))
+        .filter(|v| !v.is_empty() && seen.insert(v.clone()))
+        .collect()
 }
 
 /// `DB.NavigationURL` builds the next pages, `DB.Navigation NO` turns

@@ -449,7 +449,9 @@ impl Spec {
                 }
                 Name::Domain(element) => {
                     let value = match parse_domain(&v) {
-                        Ok(DomainValue::Pattern(..)) => Values::One(v.trim().to_string()),
+                        Ok(DomainValue::Pattern(..) | DomainValue::Page { .. }) => {
+                            Values::One(v.trim().to_string())
+                        }
                         Ok(DomainValue::Values(list)) => Values::List(list),
                         Err(_) => continue,
                     };
