@@ -35,6 +35,9 @@ pub struct RefineBenchArgs {
     /// Books in the demo catalogue.
     #[arg(long, default_value_t = 5000)]
     pub titles: usize,
+    /// Articles in the demo press archive.
+    #[arg(long, default_value_t = 3000)]
+    pub articles: usize,
 }
 
 #[derive(Debug, clap::Args)]
@@ -402,6 +405,7 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
         .block_on(DemoSite::start(DemoConfig {
             hotels: args.hotels,
             titles: args.titles,
+            articles: args.articles,
             ..DemoConfig::default()
         }))
         .map_err(|e| format!("cannot start the demo site: {e:#}"))?;
@@ -520,6 +524,54 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
             println!(
                 "  no static plan of prefixes of up to 10 characters reaches the same coverage"
             )
+        }
+    }
+
+    // The keyword archive: words learned from the answers, within 500
+    // queries; the coverage curve from the order the queries were sent.
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let db = dir.path().join("archive.sqlite");
+    let options = gather::gatherer::Options {
+        db: db.clone(),
+        max_queries: Some(500),
+        ..gather::gatherer::Options::default()
+    };
+    let report = runtime
+        .block_on(gather::gatherer::gather(
+            &[gather::gatherer::Start::Url(site.url(Variant::Archive))],
+            &options,
+        ))
+        .map_err(|e| e.to_string())?;
+    let s = &report.sources[0];
+    let total = site.expected(Variant::Archive)["nr"].len();
+    let conn = rusqlite::Connection::open(&db).map_err(|e| e.to_string())?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT q.ordinal, count(v.id) FROM queries q
+             LEFT JOIN attribute_values v ON v.query_key = q.key AND v.attribute = 'nr'
+             GROUP BY q.id ORDER BY q.ordinal, q.id",
+        )
+        .map_err(|e| e.to_string())?;
+    let new_rows: Vec<i64> = stmt
+        .query_map([], |r| r.get(1))
+        .map_err(|e| e.to_string())?
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    println!(
+        "Archive ({total} articles, 100 shown per query, 3 seed words): {} queries ({} learned), stopped: {}",
+        new_rows.len(),
+        s.queries_learned,
+        s.learning_stopped.as_deref().unwrap_or("-")
+    );
+    let mut rows = 0;
+    for (n, gained) in new_rows.iter().enumerate() {
+        rows += gained;
+        let n = n + 1;
+        if n == 3 || n % 50 == 0 || n == new_rows.len() {
+            println!(
+                "  after {n:>3} queries: {rows:>5} rows ({:.1}%)",
+                100.0 * rows as f64 / total as f64
+            );
         }
     }
     runtime.block_on(site.shutdown());

@@ -14,7 +14,7 @@ use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 use rusqlite::{params, Connection};
 
-use super::pages::esc;
+use super::pages::{esc, hit_notice, service_page};
 
 /// The most titles one search shows.
 pub const MAX_SHOWN: usize = 50;
@@ -125,63 +125,33 @@ pub(crate) fn search(conn: &Connection, q: &str) -> rusqlite::Result<(u64, Vec<(
 /// The search form, with its metadata.
 pub(crate) fn form_page() -> String {
     let meta = [
+        (
+            "description",
+            "Der Katalog der CityWorld-Bibliothek: Bücher über die Ostseeküste.".to_string(),
+        ),
         ("DB.QueryElement", "q".to_string()),
         ("DB.QueryElement.q", PATTERN.to_string()),
         ("DB.Result.titel", TITLE_RULE.to_string()),
         ("DB.ResultCount", COUNT_RULE.to_string()),
         ("DB.MaxResults", MAX_SHOWN.to_string()),
     ];
-    let mut out = String::from(
-        "<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.0 Transitional//EN\">\n<HTML>\n<HEAD>\n\
-         <META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=iso-8859-1\">\n\
-         <TITLE>CityWorld Bibliothek - Katalog</TITLE>\n\
-         <META NAME=\"description\" CONTENT=\"Der Katalog der CityWorld-Bibliothek: Bücher über die Ostseeküste.\">\n",
-    );
-    for (name, content) in meta {
-        let _ = writeln!(out, "<META NAME=\"{name}\" CONTENT=\"{}\">", esc(&content));
-    }
-    out.push_str(
-        "</HEAD>\n<BODY>\n<H1>Katalog der CityWorld-Bibliothek</H1>\n\
+    service_page(
+        "CityWorld Bibliothek - Katalog",
+        &meta,
+        "<H1>Katalog der CityWorld-Bibliothek</H1>\n\
          <FORM METHOD=\"GET\" ACTION=\"/cgi-bin/katalog.pl\">\n\
          <P>Titel beginnt mit (% für beliebige Zeichen): <INPUT TYPE=\"text\" NAME=\"q\" SIZE=\"30\">\n\
-         <INPUT TYPE=\"submit\" VALUE=\"Suchen\"></P>\n</FORM>\n</BODY>\n</HTML>\n",
-    );
-    out
+         <INPUT TYPE=\"submit\" VALUE=\"Suchen\"></P>\n</FORM>\n",
+    )
 }
 
 /// The answer to a search: the notice, then the titles shown.
 pub(crate) fn result_page(q: &str, hits: u64, shown: &[(String, i64)]) -> String {
-    let mut out = String::from(
-        "<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.0 Transitional//EN\">\n<HTML>\n<HEAD>\n\
-         <META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=iso-8859-1\">\n\
-         <TITLE>CityWorld Bibliothek - Suchergebnis</TITLE>\n</HEAD>\n<BODY>\n",
-    );
-    let _ = write!(
-        out,
-        "<P>Ihre Suche nach „{}“ ergab {} Treffer.",
-        esc(q),
-        group_thousands(hits)
-    );
-    if hits > MAX_SHOWN as u64 {
-        let _ = write!(out, " Es werden nur die ersten {MAX_SHOWN} angezeigt.");
-    }
-    out.push_str("</P>\n<TABLE BORDER=\"1\">\n");
+    let mut body = hit_notice(q, hits, MAX_SHOWN);
+    body.push_str("<TABLE BORDER=\"1\">\n");
     for (title, year) in shown {
-        let _ = writeln!(out, "<TR><TD>{}</TD><TD>{year}</TD></TR>", esc(title));
+        let _ = writeln!(body, "<TR><TD>{}</TD><TD>{year}</TD></TR>", esc(title));
     }
-    out.push_str("</TABLE>\n<P><A HREF=\"/katalog/\">Neue Suche</A></P>\n</BODY>\n</HTML>\n");
-    out
-}
-
-/// `1234` → `1.234`, as a German page writes it.
-fn group_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push('.');
-        }
-        out.push(c);
-    }
-    out
+    body.push_str("</TABLE>\n<P><A HREF=\"/katalog/\">Neue Suche</A></P>\n");
+    service_page("CityWorld Bibliothek - Suchergebnis", &[], &body)
 }

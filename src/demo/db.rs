@@ -289,6 +289,8 @@ pub(crate) struct Expected {
     pub cooperative: BTreeMap<String, BTreeSet<String>>,
     /// The library catalogue's `titel`s (filled in by the site).
     pub catalogue: BTreeMap<String, BTreeSet<String>>,
+    /// The press archive's article numbers, `nr` (filled in by the site).
+    pub archive: BTreeMap<String, BTreeSet<String>>,
 }
 
 pub(crate) fn expected(path: &Path) -> anyhow::Result<Expected> {
@@ -318,6 +320,7 @@ pub(crate) fn expected(path: &Path) -> anyhow::Result<Expected> {
         form,
         cooperative,
         catalogue: BTreeMap::new(),
+        archive: BTreeMap::new(),
     })
 }
 

@@ -17,6 +17,7 @@
 //! | `/secure/` | [`Variant::ConfigAuth`]: only `DB.ConfigFile` → `/private/cityworld.txt` (HTTP Basic) |
 //! | `/cityworld.DBContent` | [`Variant::Cooperative`]: the DBContent document of seed §2 |
 //! | `/limited/` | [`Variant::Limited`]: `/paged/` with a `DB.MaxPages` the largest regions exceed |
+//! | `/archiv/` | [`Variant::Archive`]: the press archive, keyword search with three seed words, 100 articles at most per search (`/cgi-bin/archiv.pl`) |
 //! | `/katalog/` | [`Variant::Catalogue`]: the library catalogue, 50 titles at most per search (`/cgi-bin/katalog.pl`) |
 //! | `/coop/` | form page with `DB.Summarizer` + `DB.ConfigFile` (`/cgi-bin/cityworld.txt`) |
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
@@ -35,6 +36,7 @@
 //! the top of a page when the town continues from the previous one; POST results live at their own script, which refuses GET, so
 //! a gatherer that ignores the form's method notices.
 
+mod archive;
 pub mod catalogue;
 mod data;
 mod db;
@@ -68,6 +70,8 @@ pub struct DemoConfig {
     pub page_size: usize,
     /// Books in the library catalogue (`/katalog/`).
     pub titles: usize,
+    /// Articles in the press archive (`/archiv/`).
+    pub articles: usize,
     /// The user allowed to read `/private/` (HTTP Basic).
     pub user: String,
     /// That user's password.
@@ -97,6 +101,7 @@ impl Default for DemoConfig {
             seed: 1999,
             page_size: 20,
             titles: 2000,
+            articles: 3000,
             user: "gatherer".to_string(),
             password: "swing".to_string(),
             data_dir: std::env::temp_dir().join(dir),
@@ -127,11 +132,14 @@ pub enum Variant {
     /// `/katalog/`: the library catalogue, a `%` prefix field whose answers
     /// show at most 50 titles under a hit count.
     Catalogue,
+    /// `/archiv/`: the press archive, a keyword field with three seed words
+    /// whose answers show at most 100 articles under a hit count.
+    Archive,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 9] = [
+    pub const ALL: [Variant; 10] = [
         Variant::Listed,
         Variant::Extracted,
         Variant::Paged,
@@ -141,6 +149,7 @@ impl Variant {
         Variant::Cooperative,
         Variant::Limited,
         Variant::Catalogue,
+        Variant::Archive,
     ];
 
     /// The path of the variant's form page (or DBContent document).
@@ -155,6 +164,7 @@ impl Variant {
             Variant::Cooperative => "/cityworld.DBContent",
             Variant::Limited => "/limited/",
             Variant::Catalogue => "/katalog/",
+            Variant::Archive => "/archiv/",
         }
     }
 }
@@ -246,16 +256,19 @@ impl DemoSite {
         let database = config.data_dir.join("cityworld.sqlite");
         let (expected, conn, regions, largest, largest_cell) = {
             let database = database.clone();
-            let (hotels, titles, seed) = (config.hotels, config.titles, config.seed);
+            let (hotels, titles, articles, seed) =
+                (config.hotels, config.titles, config.articles, config.seed);
             tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
                 generate_database(&database, hotels, seed)?;
                 let mut conn = rusqlite::Connection::open(&database).with_context(|| {
                     format!("cannot open the provider database {}", database.display())
                 })?;
                 catalogue::generate(&mut conn, titles, seed)?;
+                archive::generate(&mut conn, articles, seed)?;
                 let mut expected = db::expected(&database)?;
                 expected.catalogue =
                     BTreeMap::from([("titel".to_string(), catalogue::titles(&conn)?)]);
+                expected.archive = BTreeMap::from([("nr".to_string(), archive::numbers(&conn)?)]);
                 let regions = db::regions(&conn)?;
                 let largest = db::largest_region(&conn)?;
                 let largest_cell = db::largest_region_and_price(&conn)?;
@@ -283,6 +296,7 @@ impl DemoSite {
             page_size: config.page_size,
             max_pages,
             limited_max_pages,
+            seed_words: archive::seed_words(config.seed),
             user: config.user,
             password: config.password,
             log: Mutex::new(Vec::new()),
@@ -330,11 +344,12 @@ impl DemoSite {
     /// The form variants give `region` (every region of the form), `ort` (every
     /// town that has a hotel) and `name` (every hotel name); the cooperative
     /// one gives the summarizer's `hotel.name`, `hotel.ort` and `region.region`;
-    /// the catalogue every `titel`.
+    /// the catalogue every `titel`, the archive every article's `nr`.
     pub fn expected(&self, variant: Variant) -> BTreeMap<String, BTreeSet<String>> {
         match variant {
             Variant::Cooperative => self.expected.cooperative.clone(),
             Variant::Catalogue => self.expected.catalogue.clone(),
+            Variant::Archive => self.expected.archive.clone(),
             _ => self.expected.form.clone(),
         }
     }

@@ -15,6 +15,7 @@ use base64::Engine as _;
 use rusqlite::Connection;
 use url::Url;
 
+use super::archive;
 use super::catalogue;
 use super::db::{self, Search};
 use super::pages::{self, FormPage, Pager};
@@ -30,6 +31,8 @@ pub(crate) struct Site {
     pub max_pages: usize,
     /// The `DB.MaxPages` of the limited guide (`/limited/`).
     pub limited_max_pages: usize,
+    /// The press archive's seed words.
+    pub seed_words: Vec<String>,
     pub user: String,
     pub password: String,
     pub log: Mutex<Vec<LoggedRequest>>,
@@ -59,6 +62,13 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/limited/", get(limited_form))
         .route("/katalog/", get(|| async { html(catalogue::form_page()) }))
         .route("/cgi-bin/katalog.pl", get(catalogue_results))
+        .route(
+            "/archiv/",
+            get(|State(site): State<Shared>| async move {
+                html(archive::form_page(&site.seed_words))
+            }),
+        )
+        .route("/cgi-bin/archiv.pl", get(archive_results))
         .route("/cgi-bin/auswahl.pl", get(results_get))
         .route("/cgi-bin/suche.pl", post(results_post))
         .route("/cgi-bin/liste.pl", get(paged_results))
@@ -222,26 +232,47 @@ async fn limited_form(State(site): State<Shared>) -> Response {
 
 /// `katalog.pl?q=A%25`: the catalogue's answer, at most 50 titles.
 async fn catalogue_results(State(site): State<Shared>, uri: Uri) -> Response {
+    search_page(site, &uri, "q", "Der Katalog", |conn, q| {
+        catalogue::search(conn, q).map(|(hits, shown)| catalogue::result_page(q, hits, &shown))
+    })
+    .await
+}
+
+/// `archiv.pl?w=Hafen`: the archive's answer, at most 100 articles.
+async fn archive_results(State(site): State<Shared>, uri: Uri) -> Response {
+    search_page(site, &uri, "w", "Das Archiv", |conn, w| {
+        archive::search(conn, w).map(|(hits, shown)| archive::result_page(w, hits, &shown))
+    })
+    .await
+}
+
+/// Answers a one-field search (`field` of the query string) with the page
+/// `answer` makes from the database; `what` names the service when the
+/// database fails.
+async fn search_page(
+    site: Shared,
+    uri: &Uri,
+    field: &str,
+    what: &'static str,
+    answer: fn(&Connection, &str) -> rusqlite::Result<String>,
+) -> Response {
     let pairs = pages::parse_form(uri.query().unwrap_or("").as_bytes());
-    let q = pairs
+    let value = pairs
         .iter()
-        .find(|(n, _)| n == "q")
+        .find(|(n, _)| n == field)
         .map(|(_, v)| v.trim().to_string())
         .unwrap_or_default();
-    let site = Arc::clone(&site);
-    let answer = tokio::task::spawn_blocking(move || {
+    let page = tokio::task::spawn_blocking(move || {
         let conn = site.conn.lock().map_err(|_| ())?;
-        catalogue::search(&conn, &q)
-            .map(|(hits, shown)| catalogue::result_page(&q, hits, &shown))
-            .map_err(|_| ())
+        answer(&conn, &value).map_err(|_| ())
     })
     .await;
-    match answer {
+    match page {
         Ok(Ok(page)) => html(page),
         _ => error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "Fehler",
-            "Der Katalog ist gerade nicht erreichbar.",
+            &format!("{what} ist gerade nicht erreichbar."),
         ),
     }
 }

@@ -31,7 +31,7 @@ use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
 use crate::record::{Record, RecordRules};
-use crate::refine::{Answer, AnswerTally, Refiner, Truncation};
+use crate::refine::{learn, Answer, AnswerTally, Refiner, Truncation};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
 
 use crate::fetch::Response;
@@ -551,12 +551,13 @@ impl Manager<'_> {
                 return None;
             }
             let checkpoint = take_checkpoint(&mut checkpoints, &key);
-            Some((key, query, checkpoint, None))
+            Some((key, query, checkpoint, Origin::Planned))
         });
         self.run_queries(&work, source, pending, &mut line).await?;
         let refined = self
             .refine(&work, source, &mut checkpoints, &mut line)
             .await?;
+        line.learning_stopped = self.learn(&work, source, &mut line).await?;
         self.tell(Progress::SourceDone);
         line.queries_skipped = skipped;
 
@@ -601,19 +602,21 @@ impl Manager<'_> {
         }
     }
 
-    /// Sends `queries` (key, query, where a killed run left its walk, the
-    /// query it refines), `--concurrency` at a time, and records each.
+    /// Sends `queries` (key, query, where a killed run left its walk, where
+    /// the query comes from), `--concurrency` at a time, and records each.
+    /// Returns each query's new values, in the order they ended.
     async fn run_queries(
         &mut self,
         work: &Arc<QueryWork>,
         source: &Source,
-        queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Option<String>)>,
+        queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Origin)>,
         line: &mut SourceReport,
-    ) -> Result<(), GatherError> {
+    ) -> Result<Vec<u64>, GatherError> {
         let id = work.source;
-        let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, parent)| {
+        let mut gained = Vec::new();
+        let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
             let work = Arc::clone(work);
-            async move { work.run(key, query, checkpoint, parent).await }
+            async move { work.run(key, query, checkpoint, origin).await }
         }))
         .buffer_unordered(self.options.concurrency.max(1));
         while let Some(run) = runs.next().await {
@@ -638,9 +641,77 @@ impl Manager<'_> {
             }
             let new_values = run.new_values + recorded.new_values;
             line.new_values += new_values;
+            gained.push(new_values);
             self.tell(Progress::Query { new_values, failed });
         }
-        Ok(())
+        Ok(gained)
+    }
+
+    /// Learns the values of an open text field from the answers
+    /// ([`crate::refine::learn`]): queries with the most promising words of
+    /// the values gathered so far, `--concurrency` at a time, until the
+    /// query limit is reached, no word is left, or new words stop paying.
+    /// Returns why it stopped; `None` when the source has no such field.
+    async fn learn(
+        &mut self,
+        work: &Arc<QueryWork>,
+        source: &Source,
+        line: &mut SourceReport,
+    ) -> Result<Option<String>, GatherError> {
+        let Some(element) = learn::learnable(source.form.as_ref(), &source.metadata) else {
+            return Ok(None);
+        };
+        let id = work.source;
+        let cap = source.plan.cap();
+        let mut unprofitable = 0;
+        loop {
+            if self.options.interrupt.is_set() {
+                return Ok(Some("the gathering was interrupted".into()));
+            }
+            let (stored, _) = self.store().query_counts(id)?;
+            let room = cap.limit.saturating_sub(stored);
+            if room == 0 {
+                return Ok(Some(format!("the query limit ({cap})")));
+            }
+            let tried: HashSet<String> = self
+                .store()
+                .query_values(id)?
+                .iter()
+                .filter_map(|json| serde_json::from_str::<ElementValues>(json).ok())
+                .flat_map(|values| values.into_iter())
+                .filter(|(name, _)| *name == element)
+                .map(|(_, value)| value.to_lowercase())
+                .collect();
+            let values = self.store().values(id)?;
+            let ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
+            let batch = self.options.concurrency.max(1).min(room as usize);
+            let words = ranking.next(&tried, batch);
+            if words.is_empty() {
+                return Ok(Some("no untried word is left in the answers".into()));
+            }
+            let queries: Vec<_> = words
+                .into_iter()
+                .map(|word| {
+                    let query = source
+                        .plan
+                        .query_with(source.plan.len() + stored, vec![(element.clone(), word)]);
+                    (query.key(), query, None, Origin::Learned)
+                })
+                .collect();
+            line.queries_learned += queries.len() as u64;
+            for gain in self
+                .run_queries(work, source, queries.into_iter(), line)
+                .await?
+            {
+                unprofitable = if gain == 0 { unprofitable + 1 } else { 0 };
+            }
+            if unprofitable >= learn::UNPROFITABLE_RUN {
+                return Ok(Some(format!(
+                    "new words stopped paying ({} queries in a row without a new value)",
+                    learn::UNPROFITABLE_RUN
+                )));
+            }
+        }
     }
 
     /// Refines the source's truncated queries, round after round, until
@@ -706,7 +777,7 @@ impl Manager<'_> {
                     }
                     ordinal += 1;
                     let checkpoint = take_checkpoint(checkpoints, &child_key);
-                    next.push((child_key, query, checkpoint, Some(key.clone())));
+                    next.push((child_key, query, checkpoint, Origin::Refined(key.clone())));
                 }
                 if open {
                     refined.open.push((describe_values(values), truncation));
@@ -753,6 +824,17 @@ impl Manager<'_> {
 
 /// A query's element values: (element, value) in order.
 type ElementValues = Vec<(String, String)>;
+
+/// Where a query comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    /// The static plan.
+    Planned,
+    /// A refinement of the truncated query with this key.
+    Refined(String),
+    /// A word learned from the answers.
+    Learned,
+}
 
 /// What refining a source left: the truncated queries that are not
 /// covered by done refinements, and why.
@@ -951,7 +1033,7 @@ impl QueryWork {
         key: String,
         query: Query,
         checkpoint: Option<Checkpoint>,
-        parent: Option<String>,
+        origin: Origin,
     ) -> QueryRun {
         let resumed = checkpoint.is_some();
         let mut navigator = match checkpoint {
@@ -983,7 +1065,11 @@ impl QueryWork {
             fresh: !resumed,
             answer: None,
             values: serde_json::to_string(&query.values).ok(),
-            parent,
+            parent: match &origin {
+                Origin::Refined(parent) => Some(parent.clone()),
+                _ => None,
+            },
+            learned: origin == Origin::Learned,
         };
         let mut tally = AnswerTally::default();
         let mut run = QueryRun {
@@ -1114,7 +1200,7 @@ impl QueryWork {
         // match nothing).
         run.found_nothing &= run.pages > 0
             && outcome.error.is_none()
-            && outcome.parent.is_none()
+            && origin == Origin::Planned
             && tally.answer().hits != Some(0);
         run.outcome = outcome;
         run

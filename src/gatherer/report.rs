@@ -69,6 +69,11 @@ pub struct SourceReport {
     pub notes: Vec<String>,
     /// Refined queries sent in this run ([`crate::refine`]).
     pub queries_refined: u64,
+    /// Queries with words learned from the answers, sent in this run
+    /// ([`crate::refine::learn`]).
+    pub queries_learned: u64,
+    /// Why learning stopped, for a source with a field to learn.
+    pub learning_stopped: Option<String>,
     /// Truncated queries that no done refinement covers: the query, why it
     /// is truncated, why it is left (no way to refine it, the query limit).
     pub truncated_left: Vec<(String, crate::refine::Truncation, &'static str)>,
@@ -96,6 +101,8 @@ impl SourceReport {
             warnings: Vec::new(),
             notes: Vec::new(),
             queries_refined: 0,
+            queries_learned: 0,
+            learning_stopped: None,
             truncated_left: Vec::new(),
             hits_estimate: None,
             stats: None,
@@ -139,6 +146,8 @@ impl Report {
                     "queries_without_values": s.queries_without_values,
                     "queries_interrupted": s.queries_interrupted,
                     "queries_refined": s.queries_refined,
+                    "queries_learned": s.queries_learned,
+                    "learning_stopped": s.learning_stopped,
                     "truncated_left": s.truncated_left.iter().map(|(q, t, why)| serde_json::json!({
                         "query": q, "truncated": t.to_string(), "left_by": why,
                     })).collect::<Vec<_>>(),
@@ -186,6 +195,13 @@ impl fmt::Display for Report {
                     s.queries_refined
                 )?;
             }
+            if let Some(why) = &s.learning_stopped {
+                writeln!(
+                    f,
+                    "  learned: {} queries with words from the answers; stopped: {why}",
+                    s.queries_learned
+                )?;
+            }
             for (query, truncation, why) in s.truncated_left.iter().take(5) {
                 writeln!(f, "  truncated: {query}: {truncation}; left by {why}")?;
             }
@@ -216,7 +232,7 @@ impl fmt::Display for Report {
                     },
                     s.new_values
                 )?;
-                if s.queries_refined > 0 && s.new_values > 0 {
+                if s.queries_refined + s.queries_learned > 0 && s.new_values > 0 {
                     writeln!(
                         f,
                         "  result pages per new value: {:.2}",

@@ -29,6 +29,8 @@
 //! refined query is a query like the others: its key is its request, it is
 //! stored with its parent, and it is counted against `DB.MaxQueries`.
 
+pub mod learn;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};

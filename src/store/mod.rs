@@ -190,6 +190,8 @@ pub struct QueryOutcome {
     pub values: Option<String>,
     /// The key of the query a refined query narrows.
     pub parent: Option<String>,
+    /// Its value was learned from the answers ([`crate::refine::learn`]).
+    pub learned: bool,
     /// Where the query's navigator stands, for a query that is not done:
     /// a later run continues from there ([`Store::checkpoints`]).
     pub checkpoint: Option<String>,
@@ -711,8 +713,8 @@ impl Store {
         let time = now();
         let query_id: i64 = tx
             .query_row(
-                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint, answer, query_values, parent)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint, answer, query_values, parent, learned)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
                  ON CONFLICT (source_id, key) DO UPDATE SET
                    ordinal = excluded.ordinal, description = excluded.description,
                    state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
@@ -737,6 +739,7 @@ impl Store {
                     outcome.answer,
                     outcome.values,
                     outcome.parent,
+                    outcome.learned,
                 ],
                 |r| r.get(0),
             )
@@ -792,6 +795,17 @@ impl Store {
                     parent: r.get(3)?,
                 })
             },
+        )
+    }
+
+    /// The element values (JSON pairs) of every stored query of the
+    /// source, in any state.
+    pub fn query_values(&self, source: SourceId) -> Result<Vec<String>, StoreError> {
+        self.rows(
+            &format!("reading the query values of source {source}"),
+            "SELECT query_values FROM queries WHERE source_id = ?1 AND query_values IS NOT NULL",
+            [source],
+            |r| r.get(0),
         )
     }
 

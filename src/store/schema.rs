@@ -134,10 +134,12 @@ CREATE TABLE records (
 ";
 
 /// What a query's answer revealed (`crate::refine::Answer` as JSON: hit
-/// count, rows shown, sorted fields), its element values (JSON pairs), and
-/// for a refined query the key of the query it narrows.
+/// count, rows shown, sorted fields), its element values (JSON pairs), for
+/// a refined query the key of the query it narrows, and whether its value
+/// was learned from the answers.
 const V6: &str = "
 ALTER TABLE queries ADD COLUMN answer TEXT;
 ALTER TABLE queries ADD COLUMN query_values TEXT;
 ALTER TABLE queries ADD COLUMN parent TEXT;
+ALTER TABLE queries ADD COLUMN learned INTEGER NOT NULL DEFAULT 0;
 ";

@@ -474,6 +474,7 @@ fn a_database_from_before_records_gets_the_records_table() {
          ALTER TABLE queries DROP COLUMN answer;
          ALTER TABLE queries DROP COLUMN query_values;
          ALTER TABLE queries DROP COLUMN parent;
+         ALTER TABLE queries DROP COLUMN learned;
          PRAGMA user_version = 4;",
     )
     .unwrap();

@@ -16,6 +16,7 @@ async fn site() -> DemoSite {
     DemoSite::start(DemoConfig {
         hotels: 1500,
         titles: 1200,
+        articles: 1500,
         ..DemoConfig::default()
     })
     .await
@@ -186,5 +187,58 @@ async fn plan_shows_the_refinement_and_check_names_a_wrong_refine_element() {
         "{stderr}"
     );
     assert!(!stderr.contains("\"preis\""), "{stderr}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keywords_learned_from_the_answers_reach_most_of_an_archive() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.url(Variant::Archive);
+    let expected = site.expected(Variant::Archive);
+    let words_sent = |site: &DemoSite| -> Vec<String> {
+        sent_to(site, "/cgi-bin/archiv.pl")
+            .into_iter()
+            .map(|r| r.target)
+            .collect()
+    };
+
+    // A first run with a budget of 100 queries: the three seed words, then
+    // words of the titles gathered so far.
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(100);
+    let report = gathering::gather_url(&url, &options).await;
+    let source = &report.sources[0];
+    assert_eq!(source.queries_planned, 3);
+    assert_eq!(source.queries_learned, 97, "report:\n{report}");
+    assert!(
+        source
+            .learning_stopped
+            .as_deref()
+            .is_some_and(|why| why.contains("--max-queries 100")),
+        "report:\n{report}"
+    );
+    let first = words_sent(&site);
+    assert_eq!(first.len(), 100);
+
+    // Resumed with a larger budget, it goes on with new words: no word is
+    // sent twice, and most of the archive is reached.
+    options.max_queries = Some(500);
+    let report = gathering::gather_url(&url, &options).await;
+    assert_eq!(report.sources[0].queries_skipped, 3, "report:\n{report}");
+    let sent = words_sent(&site);
+    let distinct: BTreeSet<&String> = sent.iter().collect();
+    assert_eq!(distinct.len(), sent.len(), "a word was sent twice");
+    assert!(sent.len() <= 500);
+    let found = gathering::stored_values(&db, url.as_str());
+    let reached = found["nr"].intersection(&expected["nr"]).count();
+    let share = reached as f64 / expected["nr"].len() as f64;
+    assert!(
+        share >= 0.9,
+        "{reached} of {} articles",
+        expected["nr"].len()
+    );
+    assert!(found["nr"].is_subset(&expected["nr"]));
     site.shutdown().await;
 }

@@ -241,6 +241,7 @@ pub fn query_outcome(
         answer: None,
         values: None,
         parent: None,
+        learned: false,
     }
 }
 
