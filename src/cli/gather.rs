@@ -93,6 +93,7 @@ impl GatherArgs {
             db: self.db.clone(),
             fetch,
             max_queries: self.source.max_queries,
+            learn: self.source.learn,
             max_pages: self.max_pages,
             concurrency: self.concurrency,
             crawl_limit: self.crawl_limit,

@@ -79,6 +79,10 @@ pub struct SourceArgs {
     /// At most this many queries per source (the provider's DB.MaxQueries may be lower).
     #[arg(long, value_name = "N")]
     pub max_queries: Option<u64>,
+    /// Query a text field that has no domain with words learned from the
+    /// answers, seeded with the form page's own most frequent words.
+    #[arg(long)]
+    pub learn: bool,
 }
 
 impl SourceArgs {

@@ -94,6 +94,7 @@ fn load(args: &SourceArgs) -> Result<Loaded, String> {
     .map_err(|e| e.to_string())?;
     let limits = Limits {
         max_queries: args.max_queries,
+        learn: args.learn,
     };
     let rt = runtime()?;
     for start in &starts {

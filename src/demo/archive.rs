@@ -125,14 +125,15 @@ pub(crate) fn form_page(seed_words: &[String]) -> String {
         ("DB.ResultCount", COUNT_RULE.to_string()),
         ("DB.MaxResults", MAX_SHOWN.to_string()),
     ];
-    service_page(
-        "CityWorld Pressearchiv",
-        &meta,
+    let body = format!(
         "<H1>Pressearchiv</H1>\n\
          <FORM METHOD=\"GET\" ACTION=\"/cgi-bin/archiv.pl\">\n\
          <P>Stichwort: <INPUT TYPE=\"text\" NAME=\"w\" SIZE=\"30\">\n\
-         <INPUT TYPE=\"submit\" VALUE=\"Suchen\"></P>\n</FORM>\n",
-    )
+         <INPUT TYPE=\"submit\" VALUE=\"Suchen\"></P>\n</FORM>\n\
+         <P>Beliebte Suchbegriffe: {}</P>\n",
+        esc(&seed_words.join(", "))
+    );
+    service_page("CityWorld Pressearchiv", &meta, &body)
 }
 
 /// The answer to a search: the notice, then the articles shown.

@@ -53,6 +53,9 @@ pub struct Options {
     pub fetch: FetchConfig,
     /// The user's cap on queries per source (the provider's DB.MaxQueries may be lower).
     pub max_queries: Option<u64>,
+    /// `--learn`: a text field without a domain is seeded with the form
+    /// page's words and learns the rest from the answers.
+    pub learn: bool,
     /// The user's cap on result pages per query (the provider's DB.MaxPages may be lower).
     pub max_pages: Option<u64>,
     /// Queries in flight at once for one source.
@@ -87,6 +90,7 @@ impl Default for Options {
             db: PathBuf::from("gather.sqlite"),
             fetch: FetchConfig::default(),
             max_queries: None,
+            learn: false,
             max_pages: None,
             concurrency: 2,
             crawl_limit: 100,
@@ -210,6 +214,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     };
     let limits = Limits {
         max_queries: options.max_queries,
+        learn: options.learn,
     };
 
     let mut crawl = Crawl {

@@ -87,6 +87,25 @@ impl WordRanking {
     }
 }
 
+/// The `n` most frequent words of a text worth a query (the seed words of
+/// a field without any, `--learn`), the most frequent first.
+pub fn page_words(text: &str, n: usize) -> Vec<String> {
+    let mut count: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    for word in words(text) {
+        count.entry(word.to_lowercase()).or_insert((0, word)).0 += 1;
+    }
+    let mut ranked: Vec<(u64, String, String)> = count
+        .into_iter()
+        .map(|(key, (n, word))| (n, key, word))
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    ranked
+        .into_iter()
+        .take(n)
+        .map(|(_, _, word)| word)
+        .collect()
+}
+
 /// The words of a value worth a query.
 fn words(value: &str) -> impl Iterator<Item = String> + '_ {
     value

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use url::Url;
 
 use crate::fetch::{Credentials, FetchError, Fetcher, Response};
-use crate::form::{forms, Form, FormError};
+use crate::form::{forms, ElementKind, Form, FormError};
 use crate::metadata::{
     classify, page_meta, read_config_file, DbContent, Entry, Metadata, Name, Origin, PageMeta,
     Problem,
@@ -39,6 +39,9 @@ use crate::spec::{FormRef, Spec, SpecError};
 pub struct Limits {
     /// `--max-queries`; the provider's DB.MaxQueries may be lower.
     pub max_queries: Option<u64>,
+    /// `--learn`: a text field without a domain gets the form page's most
+    /// frequent words as seed words, and learns the rest from the answers.
+    pub learn: bool,
 }
 
 /// What a fetched page turned out to be.
@@ -495,6 +498,31 @@ async fn build(
         }
     };
 
+    if limits.learn {
+        for element in &metadata.query_elements {
+            let open_field = form
+                .as_ref()
+                .and_then(|f| f.element(element))
+                .is_some_and(|e| {
+                    matches!(
+                        e.kind,
+                        ElementKind::Text { .. } | ElementKind::TextArea { .. }
+                    )
+                });
+            if open_field
+                && !metadata.domains.contains_key(element)
+                && !metadata.domain_pages.contains_key(element)
+            {
+                let seeds = crate::refine::learn::page_words(&page.tree.text(), SEED_WORDS);
+                if !seeds.is_empty() {
+                    metadata
+                        .domains
+                        .insert(element.clone(), crate::metadata::Domain::Values(seeds));
+                }
+            }
+        }
+    }
+
     let plan = QueryPlan::build(
         form.as_ref(),
         &metadata,
@@ -540,6 +568,9 @@ async fn build(
         }),
     }
 }
+
+/// How many of the form page's words seed a field learned with `--learn`.
+const SEED_WORDS: usize = 20;
 
 /// The distinct values `rule` yields on a page, in document order, each in
 /// its normal form (empty ones left out).

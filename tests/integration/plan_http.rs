@@ -800,6 +800,7 @@ async fn the_form_with_the_query_elements_is_chosen_and_a_spec_can_name_one() {
         &f,
         &Limits {
             max_queries: Some(2),
+            ..Limits::default()
         },
     )
     .await

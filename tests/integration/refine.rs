@@ -242,3 +242,50 @@ async fn keywords_learned_from_the_answers_reach_most_of_an_archive() {
     assert!(found["nr"].is_subset(&expected["nr"]));
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_learn_a_field_without_a_domain_starts_from_the_form_pages_words() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("archiv.yaml");
+    std::fs::write(
+        &spec,
+        format!(
+            "url: {}\nquery_element: w\nresults:\n  - attribute: nr\n    rule: html.body->table[0].tr[*].td[0].txt\n  - attribute: titel\n    rule: html.body->table[0].tr[*].td[1].txt\n",
+            site.url(Variant::Archive)
+        ),
+    )
+    .unwrap();
+    let db = dir.path().join("g.sqlite");
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(150);
+    let start = || gather::gatherer::Start::spec(&spec).unwrap();
+
+    // Without --learn the text field has no domain: a problem of the spec.
+    let report = gather::gatherer::gather(&[start()], &options)
+        .await
+        .unwrap();
+    assert!(report.bad_input(), "report:\n{report}");
+    assert!(
+        report.to_string().contains("text field"),
+        "report:\n{report}"
+    );
+
+    options.learn = true;
+    let report = gather::gatherer::gather(&[start()], &options)
+        .await
+        .unwrap();
+    let source = &report.sources[0];
+    assert!(source.queries_learned > 0, "report:\n{report}");
+    assert_eq!(source.queries_sent, 150, "report:\n{report}");
+    let expected = site.expected(Variant::Archive);
+    let found = gathering::stored_values(&db, site.url(Variant::Archive).as_str());
+    let share = found["nr"].len() as f64 / expected["nr"].len() as f64;
+    assert!(
+        share > 0.5,
+        "{} of {}",
+        found["nr"].len(),
+        expected["nr"].len()
+    );
+    site.shutdown().await;
+}
