@@ -22,6 +22,9 @@ pub enum BenchWhat {
     Hel(HelBenchArgs),
     /// Gather the demo site (paged results) at two sizes, side by side.
     Gather(GatherBenchArgs),
+    /// The boilerplate methods side by side on the demo's result pages:
+    /// text removed, rule values that survive, cost per page.
+    Boilerplate(super::bench_pages::BoilerplateBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -54,6 +57,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     match &args.what {
         BenchWhat::Hel(a) => run_hel_bench(a),
         BenchWhat::Gather(a) => run_gather_bench(a),
+        BenchWhat::Boilerplate(a) => super::bench_pages::run(a),
     }
 }
 

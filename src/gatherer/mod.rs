@@ -16,7 +16,7 @@
 
 mod report;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -24,6 +24,7 @@ use std::time::Instant;
 use futures::StreamExt;
 use url::Url;
 
+use crate::boilerplate::{Method, SitePages};
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::hel::Rule;
 use crate::metadata::ResultKind;
@@ -74,6 +75,10 @@ pub struct Options {
     pub keep_pages: bool,
     /// Compressed bytes of kept pages the database holds at most.
     pub page_budget: u64,
+    /// How ordinary pages' text is reduced to their main content
+    /// (`--boilerplate`); `None` leaves it to the specs' `boilerplate` for
+    /// their hosts, else [`crate::boilerplate::Method::default`].
+    pub boilerplate: Option<crate::boilerplate::Method>,
     /// A file the records new to the database are appended to as JSON Lines
     /// while gathering (`gather -o FILE`), in the form of
     /// [`crate::output::write_record_line`].
@@ -96,6 +101,7 @@ impl Default for Options {
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,
             records_out: None,
+            boilerplate: None,
         }
     }
 }
@@ -206,6 +212,8 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         options,
         report: Report::default(),
         sink,
+        site: SitePages::default(),
+        ordinary: Vec::new(),
     };
     let limits = Limits {
         max_queries: options.max_queries,
@@ -231,6 +239,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         let loaded = source::discover(&url, &manager.fetcher, &limits).await;
         manager.take(url.as_str(), loaded, &mut crawl).await?;
     }
+    manager.keep_main_contents(&boilerplate_by_origin(starts))?;
     manager.report.crawl_cut_short = crawl.cut_short;
     manager.report.interrupted = options.interrupt.is_set();
     manager.report.fetch = manager.fetcher.stats();
@@ -297,6 +306,24 @@ struct Manager<'a> {
     options: &'a Options,
     report: Report,
     sink: Option<RecordSink>,
+    /// The crawl's ordinary pages, reduced to their content units, and what
+    /// was stored of them: their main content is stored once all are in.
+    site: SitePages,
+    ordinary: Vec<SourceInfo>,
+}
+
+/// The `boilerplate` the specs name, by the origin of their form page.
+fn boilerplate_by_origin(starts: &[Start]) -> HashMap<url::Origin, Method> {
+    starts
+        .iter()
+        .filter_map(|start| match start {
+            Start::Spec { spec, .. } => {
+                let method = spec.boilerplate?;
+                Some((Url::parse(&spec.url).ok()?.origin(), method))
+            }
+            Start::Url(_) => None,
+        })
+        .collect()
 }
 
 /// The records file of `gather -o`: JSON Lines, appended.
@@ -424,17 +451,63 @@ impl Manager<'_> {
         });
     }
 
+    /// Stores an ordinary page with its whole text; its main content
+    /// replaces that once the crawl is over ([`Manager::keep_main_contents`]).
     fn keep_ordinary_page(&mut self, response: &Response, page: &Page) -> Result<(), GatherError> {
-        let id = self.store().upsert_source(&SourceInfo {
+        let info = SourceInfo {
             url: response.url.to_string(),
             kind: SourceKind::Page,
             title: page.title().filter(|t| !t.is_empty()),
             description: page.meta_content("description"),
             keywords: page.meta_content("keywords"),
             text: Some(page.text()),
-        })?;
+        };
+        let id = self.store().upsert_source(&info)?;
         self.store().record_page(id, &page_record(response))?;
         self.report.ordinary_pages += 1;
+        self.site.add(response.url.clone(), page);
+        self.ordinary.push(info);
+        Ok(())
+    }
+
+    /// Stores every crawled ordinary page's main content as its text, and
+    /// as its description where it has none (see [`crate::boilerplate`]):
+    /// the method of `--boilerplate`, else the spec's for the page's
+    /// origin, else the default.
+    fn keep_main_contents(
+        &mut self,
+        by_origin: &HashMap<url::Origin, Method>,
+    ) -> Result<(), GatherError> {
+        let method_of = |url: &Url| {
+            self.options
+                .boilerplate
+                .or_else(|| by_origin.get(&url.origin()).copied())
+                .unwrap_or_default()
+        };
+        let mut methods: Vec<Method> = Vec::new();
+        for info in &self.ordinary {
+            if let Ok(url) = Url::parse(&info.url) {
+                let m = method_of(&url);
+                if !methods.contains(&m) {
+                    methods.push(m);
+                }
+            }
+        }
+        for method in methods {
+            if method == Method::None {
+                continue;
+            }
+            let contents = self.site.main_contents(method);
+            for (info, (url, main)) in self.ordinary.iter().zip(contents) {
+                if method_of(&url) != method {
+                    continue;
+                }
+                let mut info = info.clone();
+                info.description = info.description.or_else(|| main.description());
+                info.text = Some(main.text);
+                self.store().upsert_source(&info)?;
+            }
+        }
         Ok(())
     }
 

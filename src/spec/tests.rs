@@ -135,3 +135,15 @@ fn every_key_of_the_wrong_type_is_named_with_what_it_should_hold() {
     let msg = one.to_string();
     assert!(msg.contains("max_pages") && msg.contains("line 2"), "{msg}");
 }
+
+#[test]
+fn boilerplate_names_a_method_and_nothing_else() {
+    let spec = Spec::from_yaml(&format!("{HOTELS}boilerplate: sst\n"), "h.yaml").unwrap();
+    assert_eq!(spec.boilerplate, Some(crate::boilerplate::Method::Sst));
+    assert!(serde_norway::to_string(&spec)
+        .unwrap()
+        .contains("boilerplate: sst"));
+    let err = Spec::from_yaml(&format!("{HOTELS}boilerplate: magic\n"), "h.yaml").unwrap_err();
+    assert!(err.to_string().contains("ntpc, lev, sst or none"), "{err}");
+    assert_eq!(Spec::from_yaml(HOTELS, "h.yaml").unwrap().boilerplate, None);
+}

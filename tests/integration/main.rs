@@ -5,6 +5,7 @@
 mod gathering;
 mod support;
 
+mod boilerplate_http;
 mod demo_database;
 mod demo_site;
 mod fetch_http;

@@ -1,0 +1,223 @@
+//! `gather bench boilerplate`: the boilerplate methods side by side on the
+//! result pages of a crawl of the demo site.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use gather::boilerplate::{Blocks, MainContent, Method, SitePages};
+use gather::demo::{DemoConfig, DemoSite};
+use gather::gatherer::{self, Options, Start};
+use gather::hel::Rule;
+use gather::page::Page;
+use gather::store::{SourceKind, Store};
+use url::Url;
+
+#[derive(Debug, clap::Args)]
+pub struct BoilerplateBenchArgs {
+    /// Hotels in the demo database.
+    #[arg(long, default_value_t = 600)]
+    pub hotels: usize,
+    /// Runs per method; the median time is reported.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Print up to N values per method that its main content lost, with their page.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub show_lost: usize,
+}
+
+/// The result pages of one database source of the crawl, parsed once, and
+/// the source's rules.
+pub struct CrawledSource {
+    pub pages: Vec<(Url, Page)>,
+    pub rules: Vec<(String, Rule)>,
+}
+
+/// Gathers the demo site (`hotels` hotels) from its start page, keeping the
+/// result pages, and returns them per database source.
+pub fn crawl_demo(hotels: usize) -> Result<Vec<CrawledSource>, String> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let db = dir.path().join("bench.sqlite");
+    runtime.block_on(async {
+        let config = DemoConfig {
+            hotels,
+            ..DemoConfig::default()
+        };
+        let site = DemoSite::start(config.clone())
+            .await
+            .map_err(|e| format!("cannot start the demo site: {e:#}"))?;
+        let mut options = Options {
+            db: db.clone(),
+            progress: None,
+            ..Options::default()
+        };
+        let port = site.base_url().port().unwrap_or(80);
+        options
+            .fetch
+            .credentials
+            .add(&format!("127.0.0.1:{port}"), &config.user, &config.password);
+        let gathered = gatherer::gather(&[Start::Url(site.base_url())], &options).await;
+        site.shutdown().await;
+        gathered.map_err(|e| e.to_string()).map(|_| ())
+    })?;
+    let store = Store::open_existing(&db).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for source in store.sources().map_err(|e| e.to_string())? {
+        if source.info.kind != SourceKind::Database {
+            continue;
+        }
+        let rules = match store.rules(source.id).map_err(|e| e.to_string())? {
+            Some(json) => gatherer::rules_from_json(&json)?,
+            None => continue,
+        };
+        let pages: Vec<(Url, Page)> = store
+            .kept_pages(source.id)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .filter_map(|kept| {
+                let url = Url::parse(&kept.url).ok()?;
+                Some((
+                    url,
+                    Page::from_bytes(&kept.body, kept.content_type.as_deref()),
+                ))
+            })
+            .collect();
+        if pages.len() > 1 {
+            out.push(CrawledSource { pages, rules });
+        }
+    }
+    Ok(out)
+}
+
+fn page_url<'a>(source: &'a CrawledSource, page: &Page) -> &'a str {
+    source
+        .pages
+        .iter()
+        .find(|(_, p)| std::ptr::eq(p, page))
+        .map_or("", |(u, _)| u.as_str())
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Median seconds of `runs` calls of `f`.
+pub fn timed(runs: usize, mut f: impl FnMut()) -> f64 {
+    median(
+        (0..runs.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
+}
+
+/// The text values the rules find on a page (values that are not in the
+/// page's text, such as attribute values, are left out).
+fn text_values(rules: &[(String, Rule)], page: &Page, text: &str) -> Vec<String> {
+    rules
+        .iter()
+        .flat_map(|(_, rule)| rule.eval(page).flatten())
+        .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|v| !v.is_empty() && text.contains(v.as_str()))
+        .collect()
+}
+
+pub fn run(args: &BoilerplateBenchArgs) -> ExitCode {
+    let sources = match crawl_demo(args.hotels) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gather bench boilerplate: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
+    let pages: usize = sources.iter().map(|s| s.pages.len()).sum();
+    println!(
+        "demo site, {} hotels: {} result pages of {} database sources (each source's pages are one crawl; comparison pages: the same net path)",
+        args.hotels,
+        pages,
+        sources.len()
+    );
+    let runs = args.runs;
+    let per_page = |secs: f64| secs * 1000.0 / pages.max(1) as f64;
+    let hel = timed(runs, || {
+        for s in &sources {
+            for (_, page) in &s.pages {
+                for (_, rule) in &s.rules {
+                    std::hint::black_box(rule.eval(page));
+                }
+            }
+        }
+    });
+    let reduce = timed(runs, || {
+        for s in &sources {
+            for (_, page) in &s.pages {
+                std::hint::black_box(Blocks::of(page));
+            }
+        }
+    });
+    println!(
+        "HEL rules: {:.3} ms per page; reducing a page tree to its units: {:.3} ms per page",
+        per_page(hel),
+        per_page(reduce)
+    );
+    let sites: Vec<SitePages> = sources
+        .iter()
+        .map(|s| {
+            let mut site = SitePages::default();
+            for (url, page) in &s.pages {
+                site.add(url.clone(), page);
+            }
+            site
+        })
+        .collect();
+    println!(
+        "{:<6} {:>14} {:>18} {:>14} {:>10}",
+        "method", "text removed", "values surviving", "ms per page", "vs HEL"
+    );
+    for method in Method::ALL {
+        let mut contents: Vec<Vec<(Url, MainContent)>> = Vec::new();
+        let secs = timed(runs, || {
+            contents = sites
+                .iter()
+                .map(|site| site.main_contents(method))
+                .collect();
+        });
+        let (mut total, mut kept) = (0usize, 0usize);
+        let (mut values, mut surviving) = (0usize, 0usize);
+        let mut lost: Vec<String> = Vec::new();
+        for (source, main) in sources.iter().zip(&contents) {
+            for ((_, page), (_, content)) in source.pages.iter().zip(main) {
+                total += content.total_chars;
+                kept += content.text.chars().count();
+                let full = Blocks::of(page).text();
+                for v in text_values(&source.rules, page, &full) {
+                    values += 1;
+                    if content.text.contains(&v) {
+                        surviving += 1;
+                    } else if lost.len() < args.show_lost {
+                        lost.push(format!(
+                            "  {method} lost {v:?} on {}",
+                            page_url(source, page)
+                        ));
+                    }
+                }
+            }
+        }
+        println!(
+            "{:<6} {:>13.1}% {:>17.2}% {:>14.3} {:>9.1}x",
+            method.name(),
+            100.0 * (1.0 - kept as f64 / total.max(1) as f64),
+            100.0 * surviving as f64 / values.max(1) as f64,
+            per_page(secs),
+            secs / hel
+        );
+        for line in lost {
+            println!("{line}");
+        }
+    }
+    super::exit(super::OK)
+}
