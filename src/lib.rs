@@ -26,6 +26,7 @@ pub mod form;
 pub mod fragment;
 pub mod gatherer;
 pub mod hel;
+pub mod links;
 pub mod locate;
 pub mod metadata;
 pub mod navigate;

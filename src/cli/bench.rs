@@ -25,6 +25,9 @@ pub enum BenchWhat {
     /// The boilerplate methods side by side on the demo's result pages:
     /// text removed, rule values that survive, cost per page.
     Boilerplate(super::bench_pages::BoilerplateBenchArgs),
+    /// Navigation detection on the demo site's pages: precision and recall
+    /// of menus, pagination and content links, cost per page.
+    Links(super::bench_pages::LinksBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -58,6 +61,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         BenchWhat::Hel(a) => run_hel_bench(a),
         BenchWhat::Gather(a) => run_gather_bench(a),
         BenchWhat::Boilerplate(a) => super::bench_pages::run(a),
+        BenchWhat::Links(a) => super::bench_pages::run_links(a),
     }
 }
 

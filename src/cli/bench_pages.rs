@@ -221,3 +221,238 @@ pub fn run(args: &BoilerplateBenchArgs) -> ExitCode {
     }
     super::exit(super::OK)
 }
+
+#[derive(Debug, clap::Args)]
+pub struct LinksBenchArgs {
+    /// Hotels in the demo database.
+    #[arg(long, default_value_t = 200)]
+    pub hotels: usize,
+    /// Pages of the demo site read at most.
+    #[arg(long, default_value_t = 200)]
+    pub max_pages: usize,
+    /// Runs of the classification; the median time is reported.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Print up to N links the thesis's checks classify wrongly.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub show_errors: usize,
+}
+
+/// What a link of the demo site is for, from the block around it: the
+/// magazine's classes (see `gather::demo::magazine`), CityWorld's banner
+/// table and centred pager.
+fn true_kind(url: &Url, path: &str) -> gather::links::LinkKind {
+    use gather::links::LinkKind;
+    if url.path().starts_with("/magazin/") {
+        return match gather::demo::magazine::link_role(path) {
+            Some(true) => LinkKind::Menu,
+            Some(false) => LinkKind::Pagination,
+            None => LinkKind::Content,
+        };
+    }
+    if path.contains("bgcolor=\"#003399\"") {
+        LinkKind::Menu
+    } else if path.contains("<p align=\"center\">") {
+        LinkKind::Pagination
+    } else {
+        LinkKind::Content
+    }
+}
+
+/// Reads the demo site breadth first from `starts`, HTML pages only.
+async fn read_site(starts: Vec<Url>, max_pages: usize) -> Result<Vec<(Url, Page)>, String> {
+    use gather::fetch::{FetchConfig, Fetcher};
+    let fetcher = Fetcher::new(FetchConfig {
+        respect_robots: false,
+        ..FetchConfig::default()
+    })
+    .map_err(|e| e.to_string())?;
+    let origin = starts.first().map(Url::origin);
+    let mut seen: std::collections::HashSet<String> =
+        starts.iter().map(gather::links::document_key).collect();
+    let mut queue: std::collections::VecDeque<Url> = starts.into();
+    let mut pages = Vec::new();
+    while let Some(url) = queue.pop_front() {
+        if pages.len() >= max_pages {
+            break;
+        }
+        let Ok(response) = fetcher.get(&url).await else {
+            continue;
+        };
+        let html = response
+            .content_type
+            .as_deref()
+            .is_some_and(|t| t.contains("html"));
+        if response.status != 200 || !html {
+            continue;
+        }
+        let page = Page::from_bytes(&response.body, response.content_type.as_deref());
+        for link in page.links() {
+            let Ok(mut target) = response.url.join(&link.href) else {
+                continue;
+            };
+            target.set_fragment(None);
+            if Some(target.origin()) == origin && seen.insert(gather::links::document_key(&target))
+            {
+                queue.push_back(target);
+            }
+        }
+        pages.push((response.url, page));
+    }
+    Ok(pages)
+}
+
+/// Precision and recall per kind, over (truth, found) pairs.
+fn scores(pairs: &[(gather::links::LinkKind, gather::links::LinkKind)]) -> String {
+    use gather::links::LinkKind;
+    let mut out = Vec::new();
+    for kind in [LinkKind::Menu, LinkKind::Pagination, LinkKind::Content] {
+        let tp = pairs
+            .iter()
+            .filter(|(t, f)| *t == kind && *f == kind)
+            .count();
+        let found = pairs.iter().filter(|(_, f)| *f == kind).count();
+        let real = pairs.iter().filter(|(t, _)| *t == kind).count();
+        out.push(format!(
+            "{kind}: P {:.3} R {:.3} ({real} links)",
+            tp as f64 / found.max(1) as f64,
+            tp as f64 / real.max(1) as f64
+        ));
+    }
+    out.join("; ")
+}
+
+pub fn run_links(args: &LinksBenchArgs) -> ExitCode {
+    use gather::links::{document_key, path_descriptions, KnownMenus, LinkKind, PageLinks};
+    use std::collections::HashMap;
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("gather bench links: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
+    let pages = runtime.block_on(async {
+        let site = DemoSite::start(DemoConfig {
+            hotels: args.hotels,
+            ..DemoConfig::default()
+        })
+        .await
+        .map_err(|e| format!("cannot start the demo site: {e:#}"))?;
+        let base = site.base_url();
+        let starts: Vec<Url> = [
+            "/",
+            "/magazin/",
+            "/cgi-bin/liste.pl?region=Usedom",
+            "/cgi-bin/liste.pl?region=Vorpommern",
+        ]
+        .iter()
+        .filter_map(|p| base.join(p).ok())
+        .collect();
+        let pages = read_site(starts, args.max_pages).await;
+        site.shutdown().await;
+        pages
+    });
+    let pages = match pages {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("gather bench links: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
+    let per_page = |secs: f64| secs * 1000.0 / pages.len().max(1) as f64;
+    let mut grouped: Vec<PageLinks> = Vec::new();
+    let grouping = timed(args.runs, || {
+        grouped = pages
+            .iter()
+            .map(|(url, page)| PageLinks::of(page, url))
+            .collect();
+    });
+    let by_key: HashMap<String, &PageLinks> =
+        grouped.iter().map(|l| (document_key(&l.url), l)).collect();
+    let mut checked: Vec<PageLinks> = Vec::new();
+    let checking = timed(args.runs, || {
+        checked = grouped
+            .iter()
+            .map(|l| {
+                let mut l = l.clone();
+                l.classify(&|key| by_key.get(key).copied());
+                l
+            })
+            .collect();
+    });
+    // As the crawl does: pages in the order read, each checked against the
+    // pages read before it, menus recognised once per site.
+    let mut crawled: Vec<PageLinks> = Vec::new();
+    let mut known: HashMap<String, PageLinks> = HashMap::new();
+    let mut menus = KnownMenus::default();
+    for l in &grouped {
+        let mut l = l.clone();
+        menus.recognise(&mut l);
+        l.classify(&|key| known.get(key));
+        menus.remember(&l);
+        known.insert(document_key(&l.url), l.clone());
+        crawled.push(l);
+    }
+    let truth: Vec<Vec<LinkKind>> = pages
+        .iter()
+        .map(|(url, page)| {
+            path_descriptions(page)
+                .iter()
+                .map(|p| true_kind(url, p))
+                .collect()
+        })
+        .collect();
+    let pairs = |found: &[PageLinks], magazine: Option<bool>| -> Vec<(LinkKind, LinkKind)> {
+        found
+            .iter()
+            .zip(&truth)
+            .filter(|(l, _)| magazine.is_none_or(|m| l.url.path().starts_with("/magazin/") == m))
+            .flat_map(|(l, t)| {
+                l.classified()
+                    .into_iter()
+                    .map(|(link, k)| (t[link.index], k))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let errors = checked.iter().zip(&truth).flat_map(|(l, t)| {
+        l.classified()
+            .into_iter()
+            .filter(|(link, k)| t[link.index] != *k)
+            .map(|(link, k)| format!("  {} {:?}: {k}, is {}", l.url, link.text, t[link.index]))
+            .collect::<Vec<_>>()
+    });
+    for line in errors.take(args.show_errors) {
+        println!("{line}");
+    }
+    let magazine = pages
+        .iter()
+        .filter(|(u, _)| u.path().starts_with("/magazin/"))
+        .count();
+    println!(
+        "demo site: {} pages read ({} of the magazine, {} of CityWorld: start, form, ordinary and result pages)",
+        pages.len(),
+        magazine,
+        pages.len() - magazine
+    );
+    println!(
+        "grouping the links (Algorithm 2): {:.3} ms per page; checking the groups against the pages they link to: {:.3} ms per page (medians of {})",
+        per_page(grouping),
+        per_page(checking),
+        args.runs.max(1)
+    );
+    for (name, found) in [
+        ("thesis's checks, all pages known", &checked),
+        (
+            "as the crawl does (pages read before, menus once per site)",
+            &crawled,
+        ),
+    ] {
+        println!("{name}:");
+        println!("  magazine:  {}", scores(&pairs(found, Some(true))));
+        println!("  CityWorld: {}", scores(&pairs(found, Some(false))));
+        println!("  all:       {}", scores(&pairs(found, None)));
+    }
+    super::exit(super::OK)
+}

@@ -10,6 +10,7 @@ pub mod bench_pages;
 pub mod demo;
 pub mod gather;
 pub mod hel;
+pub mod links;
 pub mod output;
 pub mod plan;
 mod progress;

@@ -27,6 +27,7 @@ use url::Url;
 use crate::boilerplate::{Method, SitePages};
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::hel::Rule;
+use crate::links::{KnownMenus, LinkKind, PageLinks};
 use crate::metadata::ResultKind;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
@@ -214,6 +215,8 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         sink,
         site: SitePages::default(),
         ordinary: Vec::new(),
+        link_pages: HashMap::new(),
+        menus: KnownMenus::default(),
     };
     let limits = Limits {
         max_queries: options.max_queries,
@@ -251,10 +254,14 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
 }
 
 /// The traditional gatherer's URL list: breadth first, within the origins
-/// (scheme, host, port) of the start URLs, each URL once.
+/// (scheme, host, port) of the start URLs, each URL once; the links of
+/// recognised menus wait until the content and pagination links are
+/// taken.
 #[derive(Default)]
 struct Crawl {
     queue: VecDeque<Url>,
+    /// Menu links: taken once the queue is empty.
+    later: VecDeque<Url>,
     seen: HashSet<String>,
     origins: HashSet<url::Origin>,
     taken: usize,
@@ -270,31 +277,48 @@ impl Crawl {
     }
 
     fn push_link(&mut self, url: Url) {
+        self.push_within(url, false);
+    }
+
+    /// A menu link: crawled after the content and pagination links.
+    fn push_later(&mut self, url: Url) {
+        self.push_within(url, true);
+    }
+
+    fn push_within(&mut self, url: Url, later: bool) {
         if matches!(url.scheme(), "http" | "https") && self.origins.contains(&url.origin()) {
-            self.push(url);
+            self.push_to(url, later);
         }
     }
 
-    fn push(&mut self, mut url: Url) {
+    fn push(&mut self, url: Url) {
+        self.push_to(url, false);
+    }
+
+    fn push_to(&mut self, mut url: Url, later: bool) {
         // Beyond what the crawl may still take (and one to tell that it was
         // cut short), a URL would never be fetched: a page with a million
         // links queues no more than that.
-        if self.taken + self.queue.len() > self.limit {
+        if self.taken + self.queue.len() + self.later.len() > self.limit {
             self.cut_short = true;
             return;
         }
         url.set_fragment(None);
         if self.seen.insert(url.to_string()) {
-            self.queue.push_back(url);
+            if later {
+                self.later.push_back(url);
+            } else {
+                self.queue.push_back(url);
+            }
         }
     }
 
     fn next(&mut self) -> Option<Url> {
         if self.taken >= self.limit {
-            self.cut_short |= !self.queue.is_empty();
+            self.cut_short |= !self.queue.is_empty() || !self.later.is_empty();
             return None;
         }
-        let url = self.queue.pop_front()?;
+        let url = self.queue.pop_front().or_else(|| self.later.pop_front())?;
         self.taken += 1;
         Some(url)
     }
@@ -310,6 +334,10 @@ struct Manager<'a> {
     /// was stored of them: their main content is stored once all are in.
     site: SitePages,
     ordinary: Vec<SourceInfo>,
+    /// The links of the crawled ordinary pages, by document, and the menus
+    /// recognised on them (navigation detection, [`crate::links`]).
+    link_pages: HashMap<String, PageLinks>,
+    menus: KnownMenus,
 }
 
 /// The `boilerplate` the specs name, by the origin of their form page.
@@ -393,11 +421,24 @@ impl Manager<'_> {
             Ok(Discovery::Cooperative(source)) => self.gather_cooperative(&source).await,
             Ok(Discovery::Ordinary(response, page)) => {
                 self.keep_ordinary_page(&response, &page)?;
-                for link in page.links() {
-                    if let Ok(target) = response.url.join(&link.href) {
-                        crawl.push_link(target);
+                // Content and pagination links first; menus, recognised
+                // against the pages crawled so far, after them.
+                let mut links = PageLinks::of(&page, &response.url);
+                self.menus.recognise(&mut links);
+                let known = &self.link_pages;
+                links.classify(&|key| known.get(key));
+                self.menus.remember(&links);
+                for (link, kind) in links.classified() {
+                    if let Some(target) = &link.target {
+                        if kind == LinkKind::Menu {
+                            crawl.push_later(target.clone());
+                        } else {
+                            crawl.push_link(target.clone());
+                        }
                     }
                 }
+                self.link_pages
+                    .insert(crate::links::document_key(&response.url), links);
                 Ok(())
             }
             Err(e) => {

@@ -455,6 +455,12 @@ const PREVIOUS_WORDS: &[&str] = &[
     "anterior",
 ];
 
+/// Whether a link's text is a pager's: a page number, or next/previous
+/// in the words [`Navigator::result_page`] knows.
+pub(crate) fn is_pager_label(text: &str) -> bool {
+    !matches!(label(text), Label::Other)
+}
+
 /// Reads a link's visible text.
 fn label(text: &str) -> Label {
     let text = text.to_lowercase();
