@@ -219,7 +219,109 @@ pub fn run(args: &BoilerplateBenchArgs) -> ExitCode {
             println!("{line}");
         }
     }
+    match magazine_pages() {
+        Ok(pages) => magazine_report(&pages),
+        Err(e) => {
+            eprintln!("gather bench boilerplate: {e}");
+            return super::exit(super::FAILED);
+        }
+    }
     super::exit(super::OK)
+}
+
+/// The magazine's pages, read from a demo site of their own.
+fn magazine_pages() -> Result<Vec<(Url, Page)>, String> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let site = DemoSite::start(DemoConfig {
+            hotels: 10,
+            ..DemoConfig::default()
+        })
+        .await
+        .map_err(|e| format!("cannot start the demo site: {e:#}"))?;
+        let start = site
+            .base_url()
+            .join("/magazin/")
+            .map_err(|e| e.to_string())?;
+        let pages = read_site(vec![start], 200).await;
+        site.shutdown().await;
+        Ok(pages?
+            .into_iter()
+            .filter(|(u, _)| u.path().starts_with("/magazin/"))
+            .collect())
+    })
+}
+
+/// The words of a text, counted.
+fn word_counts(text: &str) -> std::collections::HashMap<&str, usize> {
+    let mut m = std::collections::HashMap::new();
+    for w in text.split_whitespace() {
+        *m.entry(w).or_insert(0) += 1;
+    }
+    m
+}
+
+/// How much of the magazine's article blocks (`div.inhalt`) each method
+/// keeps and how much of the rest (header, menus, breadcrumb, tag cloud,
+/// footer) it drops, by words.
+fn magazine_report(pages: &[(Url, Page)]) {
+    // The article block's markup, parsed on its own for its text with the
+    // same spaces between blocks as the page's (measuring only).
+    let content_rule = Rule::parse("html.body.div[1].src").ok();
+    let mut site = SitePages::default();
+    for (url, page) in pages {
+        site.add(url.clone(), page);
+    }
+    println!(
+        "travel magazine ({} ordinary pages; content: each page's div.inhalt, the rest is boilerplate):",
+        pages.len()
+    );
+    println!(
+        "{:<6} {:>14} {:>15} {:>19}",
+        "method", "text removed", "content kept", "boilerplate removed"
+    );
+    for method in Method::ALL {
+        let contents = site.main_contents(method);
+        let (mut total, mut kept) = (0usize, 0usize);
+        let (mut content_words, mut content_kept) = (0usize, 0usize);
+        let (mut rest_words, mut rest_kept) = (0usize, 0usize);
+        for ((_, page), (_, main)) in pages.iter().zip(&contents) {
+            total += main.total_chars;
+            kept += main.text.chars().count();
+            let content = content_rule
+                .as_ref()
+                .map(|r| r.eval(page).flatten().join(" "))
+                .map(|src| Blocks::of(&Page::parse(&src)).text())
+                .unwrap_or_default();
+            let full = Blocks::of(page).text();
+            let mut main_words = word_counts(&main.text);
+            let content_counts = word_counts(&content);
+            for (w, n) in &content_counts {
+                let m = main_words.entry(w).or_insert(0);
+                let k = (*n).min(*m);
+                content_words += n;
+                content_kept += k;
+                *m -= k;
+            }
+            let mut rest = word_counts(&full);
+            for (w, n) in &content_counts {
+                if let Some(r) = rest.get_mut(w) {
+                    *r = r.saturating_sub(*n);
+                }
+            }
+            for (w, n) in rest {
+                rest_words += n;
+                rest_kept += n.min(main_words.get(w).copied().unwrap_or(0));
+            }
+        }
+        println!(
+            "{:<6} {:>13.1}% {:>14.1}% {:>18.1}%",
+            method.name(),
+            100.0 * (1.0 - kept as f64 / total.max(1) as f64),
+            100.0 * content_kept as f64 / content_words.max(1) as f64,
+            100.0 * (1.0 - rest_kept as f64 / rest_words.max(1) as f64)
+        );
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -216,6 +216,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         site: SitePages::default(),
         ordinary: Vec::new(),
         link_pages: HashMap::new(),
+        linked_from: HashMap::new(),
         menus: KnownMenus::default(),
     };
     let limits = Limits {
@@ -295,6 +296,17 @@ impl Crawl {
         self.push_to(url, false);
     }
 
+    /// Moves a queued URL behind the others (a link of a menu found late).
+    fn defer(&mut self, url: &Url) {
+        let mut url = url.clone();
+        url.set_fragment(None);
+        if let Some(at) = self.queue.iter().position(|u| *u == url) {
+            if let Some(u) = self.queue.remove(at) {
+                self.later.push_back(u);
+            }
+        }
+    }
+
     fn push_to(&mut self, mut url: Url, later: bool) {
         // Beyond what the crawl may still take (and one to tell that it was
         // cut short), a URL would never be fetched: a page with a million
@@ -337,6 +349,8 @@ struct Manager<'a> {
     /// The links of the crawled ordinary pages, by document, and the menus
     /// recognised on them (navigation detection, [`crate::links`]).
     link_pages: HashMap<String, PageLinks>,
+    /// Document → the (page, group) of the crawled pages that link to it.
+    linked_from: HashMap<String, Vec<(String, usize)>>,
     menus: KnownMenus,
 }
 
@@ -421,30 +435,72 @@ impl Manager<'_> {
             Ok(Discovery::Cooperative(source)) => self.gather_cooperative(&source).await,
             Ok(Discovery::Ordinary(response, page)) => {
                 self.keep_ordinary_page(&response, &page)?;
-                // Content and pagination links first; menus, recognised
-                // against the pages crawled so far, after them.
-                let mut links = PageLinks::of(&page, &response.url);
-                self.menus.recognise(&mut links);
-                let known = &self.link_pages;
-                links.classify(&|key| known.get(key));
-                self.menus.remember(&links);
-                for (link, kind) in links.classified() {
-                    if let Some(target) = &link.target {
-                        if kind == LinkKind::Menu {
-                            crawl.push_later(target.clone());
-                        } else {
-                            crawl.push_link(target.clone());
-                        }
-                    }
-                }
-                self.link_pages
-                    .insert(crate::links::document_key(&response.url), links);
+                self.follow_links(&response.url, &page, crawl);
                 Ok(())
             }
             Err(e) => {
                 self.source_problem(name, &e);
                 Ok(())
             }
+        }
+    }
+
+    /// Queues an ordinary page's links: content and pagination links
+    /// first, menu links after them ([`crate::links`]). The page's groups
+    /// are checked against the pages crawled before; the groups of those
+    /// that link to this page are checked again now that it is known, and
+    /// the links of a group found a menu wait. A menu recognised once is
+    /// recognised on the site's other pages without a check.
+    fn follow_links(&mut self, url: &Url, page: &Page, crawl: &mut Crawl) {
+        let key = crate::links::document_key(url);
+        let mut links = PageLinks::of(page, url);
+        self.menus.recognise(&mut links);
+        {
+            let known = &self.link_pages;
+            links.classify(&|k| known.get(k));
+        }
+        for (link, kind) in links.classified() {
+            if let Some(target) = &link.target {
+                if kind == LinkKind::Menu {
+                    crawl.push_later(target.clone());
+                } else {
+                    crawl.push_link(target.clone());
+                }
+            }
+        }
+        for g in 0..links.groups.len() {
+            for doc in links.neighbour_documents(g) {
+                self.linked_from
+                    .entry(crate::links::document_key(&doc))
+                    .or_default()
+                    .push((key.clone(), g));
+            }
+        }
+        self.menus.remember(&links);
+        self.link_pages.insert(key.clone(), links);
+        for (before, g) in self.linked_from.get(&key).cloned().unwrap_or_default() {
+            let Some(mut earlier) = self.link_pages.remove(&before) else {
+                continue;
+            };
+            let known = &self.link_pages;
+            let menu = earlier.classify_group(g, &|k| {
+                if k == before {
+                    None
+                } else {
+                    known.get(k)
+                }
+            });
+            if menu {
+                for target in earlier.groups[g]
+                    .links
+                    .iter()
+                    .filter_map(|l| l.target.as_ref())
+                {
+                    crawl.defer(target);
+                }
+                self.menus.remember(&earlier);
+            }
+            self.link_pages.insert(before, earlier);
         }
     }
 

@@ -285,10 +285,23 @@ impl PageLinks {
     /// the crawl read: `neighbours` answers for a document key.
     pub fn classify<'a>(&mut self, neighbours: &dyn Fn(&str) -> Option<&'a PageLinks>) {
         for g in 0..self.groups.len() {
-            if self.groups[g].kind == LinkKind::Content && is_navigation(self, g, neighbours) {
-                self.groups[g].kind = LinkKind::Menu;
-            }
+            self.classify_group(g, neighbours);
         }
+    }
+
+    /// Checks group `g` again, as [`PageLinks::classify`] does (a crawl
+    /// does so when a page it links to has been read); true when it is
+    /// found a menu now.
+    pub fn classify_group<'a>(
+        &mut self,
+        g: usize,
+        neighbours: &dyn Fn(&str) -> Option<&'a PageLinks>,
+    ) -> bool {
+        let found = self.groups[g].kind == LinkKind::Content && is_navigation(self, g, neighbours);
+        if found {
+            self.groups[g].kind = LinkKind::Menu;
+        }
+        found
     }
 
     /// The documents of the page's host its group `g` links to (its

@@ -135,3 +135,52 @@ fn a_url_that_is_no_http_url_is_bad_input() {
     let out = support::gather(&["links", "http://127.0.0.1:9/nothing.html"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// A small site whose home page links three menu pages and two articles;
+/// every page has the menu.
+async fn menu_site(log: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> std::net::SocketAddr {
+    use axum::response::Html;
+    use axum::routing::get;
+    let menu = "<nav><ul><li><a href=\"/\">Home</a></li><li><a href=\"/m1\">Rooms</a></li>\
+                <li><a href=\"/m2\">Prices</a></li><li><a href=\"/m3\">Directions</a></li></ul></nav>";
+    let page = move |body: &str| format!("<html><body>{menu}<div>{body}</div></body></html>");
+    let pages = [
+        ("/", page("<p>News: <a href=\"/c1\">the new sauna</a> and <a href=\"/c2\">our autumn offer</a>.</p>")),
+        ("/m1", page("<p>Twelve rooms with a view of the lake.</p>")),
+        ("/m2", page("<p>From 60 euros a night.</p>")),
+        ("/m3", page("<p>Ten minutes from the station.</p>")),
+        ("/c1", page("<p>The sauna opens in May.</p>")),
+        ("/c2", page("<p>Three nights for the price of two.</p>")),
+    ];
+    let mut router = axum::Router::new();
+    for (path, html) in pages {
+        let log = log.clone();
+        router = router.route(
+            path,
+            get(move || {
+                log.lock().unwrap().push(path.to_string());
+                let html = html.clone();
+                async move { Html(html) }
+            }),
+        );
+    }
+    support::serve(router).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_crawl_takes_content_links_before_the_links_of_a_menu_it_recognised() {
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let addr = menu_site(log.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let mut options = crate::gathering::options(&db);
+    options.fetch.respect_robots = false;
+    let report = crate::gathering::gather_url(&support::url(addr, "/"), &options).await;
+    assert_eq!(report.ordinary_pages, 6, "report:\n{report}");
+    // Without navigation detection the crawl would take /m2 and /m3 (the
+    // menu, first in the page) before the articles /c1 and /c2.
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["/", "/m1", "/c1", "/c2", "/m2", "/m3"]
+    );
+}
