@@ -826,30 +826,57 @@ struct QueryRun {
 /// What the rules found on one result page, and its links.
 struct Extracted {
     links: Vec<crate::page::Link>,
+    /// The links of the page's pagers (navigation detection).
+    pagers: Vec<crate::page::Link>,
     fragment: IndexFragment,
     records: Vec<Record>,
     warnings: Vec<String>,
 }
 
-/// Parses a result page and evaluates the rules on it; `records` tells
-/// which of them make records.
-fn extract(rules: &[(String, Rule)], records: &RecordRules, response: &Response) -> Extracted {
-    extract_page(
+/// [`extract_tree`] of a fetched result page; with `pagers`, its pagers'
+/// links too, for a navigator that detects the next pages itself.
+fn extract(
+    rules: &[(String, Rule)],
+    records: &RecordRules,
+    response: &Response,
+    pagers: bool,
+) -> Extracted {
+    let (mut extracted, page) = extract_tree(
         rules,
         records,
         response.url.as_str(),
         &response.body,
         response.content_type.as_deref(),
-    )
+    );
+    if pagers {
+        extracted.pagers = pager_links(&page, &response.url);
+    }
+    extracted
 }
 
-fn extract_page(
+/// The links of a page's pagination groups ([`crate::links`]).
+fn pager_links(page: &Page, url: &Url) -> Vec<crate::page::Link> {
+    PageLinks::of(page, url)
+        .classified()
+        .into_iter()
+        .filter(|(_, kind)| *kind == LinkKind::Pagination)
+        .map(|(l, _)| crate::page::Link {
+            href: l.href.clone(),
+            text: l.text.clone(),
+        })
+        .collect()
+}
+
+/// Parses a result page and evaluates the rules on it (`records` tells
+/// which of them make records); the extracted values and links, and the
+/// page's tree.
+fn extract_tree(
     rules: &[(String, Rule)],
     records: &RecordRules,
     url: &str,
     body: &[u8],
     content_type: Option<&str>,
-) -> Extracted {
+) -> (Extracted, Page) {
     let page = Page::from_bytes(body, content_type);
     let mut fragment = IndexFragment::new();
     let mut warnings = Vec::new();
@@ -865,12 +892,14 @@ fn extract_page(
         }
         values.push(evaluation.value);
     }
-    Extracted {
+    let extracted = Extracted {
+        pagers: Vec::new(),
         links: page.links(),
         fragment,
         records: records.records(rules, &values, url),
         warnings,
-    }
+    };
+    (extracted, page)
 }
 
 impl QueryWork {
@@ -963,8 +992,10 @@ impl QueryWork {
             let rules = Arc::clone(&self.rules);
             let records = Arc::clone(&self.records);
             let url = response.url.clone();
+            let pagers = self.navigation == NavigationMode::Detect;
             let extracted =
-                tokio::task::spawn_blocking(move || extract(&rules, &records, &response)).await;
+                tokio::task::spawn_blocking(move || extract(&rules, &records, &response, pagers))
+                    .await;
             let extracted = match extracted {
                 Ok(extracted) => extracted,
                 Err(e) => {
@@ -976,7 +1007,7 @@ impl QueryWork {
             run.warnings.extend(extracted.warnings);
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
-            navigator.result_page(&url, &extracted.links);
+            navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
             if navigator.has_next() {
                 outcome.checkpoint = navigator
                     .checkpoint()
@@ -1086,7 +1117,7 @@ pub fn reextract(
     let record_rules = RecordRules::new(rules);
     let mut by_query: Vec<(String, IndexFragment)> = Vec::new();
     for page in &pages {
-        let extracted = extract_page(
+        let (extracted, _) = extract_tree(
             rules,
             &record_rules,
             &page.url,
