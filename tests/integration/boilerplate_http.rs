@@ -212,13 +212,7 @@ fn an_unknown_method_is_bad_input() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_sites_ordinary_pages_lose_banner_menu_and_footer() {
-    use gather::demo::{DemoConfig, DemoSite};
-    let site = DemoSite::start(DemoConfig {
-        hotels: 100,
-        ..DemoConfig::default()
-    })
-    .await
-    .expect("demo site starts");
+    let site = gathering::demo_site(100).await;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.sqlite");
     let mut options = gathering::options(&db);
@@ -241,5 +235,49 @@ async fn the_demo_sites_ordinary_pages_lose_banner_menu_and_footer() {
         );
         assert!(!text.contains("Startseite"), "{path}: menu kept: {text}");
     }
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_specs_boilerplate_applies_to_the_ordinary_pages_of_its_host() {
+    let site = gathering::demo_site(100).await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("hotels.yaml");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/specs/hotels.yaml"))
+        .unwrap()
+        .replace("http://127.0.0.1:8642/", site.base_url().as_str());
+    std::fs::write(&spec, format!("{text}\nboilerplate: none\n")).unwrap();
+    let about = site.base_url().join("/about.html").unwrap();
+    let kontakt = site.base_url().join("/kontakt.html").unwrap();
+    let text_of = |db: &std::path::Path, url: &url::Url| {
+        let line = gathering::export_line(db, url.as_str()).expect("page stored");
+        line["text"].as_str().unwrap().to_string()
+    };
+    let db = dir.path().join("spec.sqlite");
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(1);
+    options.crawl_limit = 2;
+    let starts = [
+        Start::spec(&spec).unwrap(),
+        Start::Url(about.clone()),
+        Start::Url(kontakt.clone()),
+    ];
+    gather::gatherer::gather(&starts, &options).await.unwrap();
+    assert!(
+        text_of(&db, &about).contains("© 1999"),
+        "the spec says none"
+    );
+    // --boilerplate overrides the spec.
+    let db = dir.path().join("cli.sqlite");
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(1);
+    options.crawl_limit = 2;
+    options.boilerplate = Some(Method::Ntpc);
+    gather::gatherer::gather(&starts, &options).await.unwrap();
+    let text = text_of(&db, &about);
+    assert!(
+        !text.contains("© 1999") && text.contains("gegründet"),
+        "{text}"
+    );
     site.shutdown().await;
 }

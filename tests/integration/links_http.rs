@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use gather::demo::{DemoConfig, DemoSite};
-
 use crate::support;
 
 /// `gather links URL --json`: text → kinds (a text may occur more than once).
@@ -32,13 +30,8 @@ fn is(map: &BTreeMap<String, Vec<String>>, text: &str, kind: &str) {
     );
 }
 
-async fn site() -> DemoSite {
-    DemoSite::start(DemoConfig {
-        hotels: 100,
-        ..DemoConfig::default()
-    })
-    .await
-    .expect("demo site starts")
+async fn site() -> gather::demo::DemoSite {
+    crate::gathering::demo_site(100).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -183,4 +176,27 @@ async fn the_crawl_takes_content_links_before_the_links_of_a_menu_it_recognised(
         *log.lock().unwrap(),
         ["/", "/m1", "/c1", "/c2", "/m2", "/m3"]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_with_a_sample_shows_the_result_pages_pager() {
+    // Enough hotels for the first region's results to span pages.
+    let site = crate::gathering::demo_site(600).await;
+    let url = site.url(gather::demo::Variant::Paged);
+    let out =
+        tokio::task::spawn_blocking(move || support::gather(&["check", "--sample", url.as_str()]))
+            .await
+            .unwrap();
+    let text = support::stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let pager = text
+        .lines()
+        .find(|l| l.starts_with("    pager: "))
+        .unwrap_or_else(|| panic!("no pager line in {text}"));
+    assert!(
+        pager.contains("\"2\"") && pager.ends_with("\"weiter »\""),
+        "{pager}"
+    );
+    assert!(text.contains("    links: "), "{text}");
+    site.shutdown().await;
 }
