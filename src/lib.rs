@@ -17,6 +17,7 @@
 //! Every parser reports its faults with a [`span::Span`] and shows them
 //! with the same caret ([`span::Excerpt`]).
 
+pub mod boilerplate;
 pub mod charset;
 #[cfg(feature = "demo")]
 pub mod demo;
@@ -25,6 +26,7 @@ pub mod form;
 pub mod fragment;
 pub mod gatherer;
 pub mod hel;
+pub mod links;
 pub mod locate;
 pub mod metadata;
 pub mod navigate;

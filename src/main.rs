@@ -39,6 +39,8 @@ enum Command {
     Hel(cli::hel::HelArgs),
     /// Find the HEL paths that lead to a text on a page.
     Locate(cli::hel::LocateArgs),
+    /// A page's links in groups: menus, pagination and content links.
+    Links(cli::links::LinksArgs),
     /// The provider's side of the cooperative path: print the SOIF of a DBContent document.
     Summarize(cli::output::SummarizeArgs),
     /// Benchmarks.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Some(Command::Spec(a)) => cli::plan::run_spec(a),
         Some(Command::Hel(a)) => cli::hel::run_hel(a),
         Some(Command::Locate(a)) => cli::hel::run_locate(a),
+        Some(Command::Links(a)) => cli::links::run_links(a),
         Some(Command::Summarize(a)) => cli::output::run_summarize(a),
         #[cfg(feature = "demo")]
         Some(Command::Bench(a)) => cli::bench::run(a),

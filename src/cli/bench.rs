@@ -25,6 +25,12 @@ pub enum BenchWhat {
     /// Refining truncated queries: coverage and requests on the demo's
     /// page-limited guide and capped catalogue, against static plans.
     Refine(RefineBenchArgs),
+    /// The boilerplate methods side by side on the demo's result pages:
+    /// text removed, rule values that survive, cost per page.
+    Boilerplate(super::bench_pages::BoilerplateBenchArgs),
+    /// Navigation detection on the demo site's pages: precision and recall
+    /// of menus, pagination and content links, cost per page.
+    Links(super::bench_pages::LinksBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -77,6 +83,8 @@ pub fn run(args: &BenchArgs) -> ExitCode {
                 super::exit(super::FAILED)
             }
         },
+        BenchWhat::Boilerplate(a) => super::bench_pages::run(a),
+        BenchWhat::Links(a) => super::bench_pages::run_links(a),
     }
 }
 

@@ -61,6 +61,12 @@ pub struct GatherArgs {
     /// (its latency divided by --concurrency, never below --delay-ms).
     #[arg(long)]
     pub auto_throttle: bool,
+    /// How ordinary pages' text (SOIF Full-Text, description) is reduced to
+    /// their main content: ntpc (word counts over the pages of the same
+    /// net path, the default), lev (Levenshtein distances), sst (Site Style
+    /// Tree) or none (the whole text). Overrides the specs' `boilerplate`.
+    #[arg(long, value_name = "ntpc|lev|sst|none")]
+    pub boilerplate: Option<gather::boilerplate::Method>,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
@@ -104,6 +110,7 @@ impl GatherArgs {
             page_budget: self.page_budget_mb.saturating_mul(1 << 20),
             progress: super::progress::bar(!self.json),
             records_out: self.records_out.clone(),
+            boilerplate: self.boilerplate,
         })
     }
 

@@ -5,9 +5,12 @@ use std::process::ExitCode;
 #[cfg(feature = "demo")]
 pub mod bench;
 #[cfg(feature = "demo")]
+pub mod bench_pages;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;
 pub mod hel;
+pub mod links;
 pub mod output;
 pub mod plan;
 mod progress;

@@ -153,7 +153,50 @@ async fn sample(source: &Source, fetcher: &Fetcher) -> u8 {
             }
         }
     }
+    print_result_links(&page, &response.url, fetcher).await;
     status
+}
+
+/// The sample page's links: its menus (checked against at most 20 pages of
+/// its host the groups link to), its pagers, its content links.
+async fn print_result_links(page: &gather::page::Page, url: &Url, fetcher: &Fetcher) {
+    use gather::links::{LinkKind, PageLinks};
+    let mut links = PageLinks::of(page, url);
+    let mut neighbours: Vec<Url> = Vec::new();
+    for g in 0..links.groups.len() {
+        if links.groups[g].kind == LinkKind::Content {
+            for doc in links.neighbour_documents(g) {
+                if !neighbours.contains(&doc) && neighbours.len() < 20 {
+                    neighbours.push(doc);
+                }
+            }
+        }
+    }
+    let known = super::links::read_links(fetcher, neighbours).await;
+    links.classify(&|key| known.get(key));
+    let classified = links.classified();
+    let texts = |kind: LinkKind| -> Vec<String> {
+        classified
+            .iter()
+            .filter(|(_, k)| *k == kind)
+            .map(|(l, _)| format!("{:?}", l.text))
+            .collect()
+    };
+    let (menu, pager) = (texts(LinkKind::Menu), texts(LinkKind::Pagination));
+    println!(
+        "    links: {} in {} groups: {} menu, {} pagination, {} content",
+        classified.len(),
+        links.groups.len(),
+        menu.len(),
+        pager.len(),
+        classified.len() - menu.len() - pager.len()
+    );
+    if !pager.is_empty() {
+        println!("    pager: {}", pager.join(" "));
+    }
+    if !menu.is_empty() {
+        println!("    menus: {}", menu.join(" "));
+    }
 }
 
 /// Pages a `plan` or `check` of an ordinary page looks at for sources.

@@ -23,6 +23,7 @@
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |
+//! | `/magazin/` | [`magazine`]: a travel magazine of ordinary pages (menus, breadcrumb, tag cloud, two pagers), not linked from `/` |
 //!
 //! Decisions where the seed is silent: prices are whole DM per night (the seed
 //! is from 1999); `ort` matches the beginning of a town's name, ignoring case,
@@ -41,6 +42,7 @@ pub mod catalogue;
 mod data;
 mod db;
 pub mod listing;
+pub mod magazine;
 mod pages;
 mod server;
 

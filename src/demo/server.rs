@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -18,6 +18,7 @@ use url::Url;
 use super::archive;
 use super::catalogue;
 use super::db::{self, Search};
+use super::magazine;
 use super::pages::{self, FormPage, Pager};
 use super::LoggedRequest;
 
@@ -77,6 +78,10 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/cgi-bin/cityworld.txt", get(summarizer_config))
         .route("/cityworld.DBContent", get(dbcontent))
         .route("/private/cityworld.txt", get(private_config))
+        .route("/magazin/", get(magazine_index))
+        .route("/magazin/thema/{file}", get(magazine_theme))
+        .route("/magazin/{section}/", get(magazine_section))
+        .route("/magazin/{section}/{file}", get(magazine_article))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(site.clone(), log_request))
         .with_state(site)
@@ -445,6 +450,37 @@ const DATABASE_LINES: &str = "Database:      Cityworld\nTable:         hotel\nAt
 /// which database, tables and attributes to index.
 fn summarizer_config_text() -> String {
     format!("# CityWorld: was der Summarizer indexieren darf\n{DATABASE_LINES}")
+}
+
+fn magazine_page(page: Option<String>) -> Response {
+    match page {
+        Some(page) => html(page),
+        None => error(
+            StatusCode::NOT_FOUND,
+            "Nicht gefunden",
+            "Diese Seite gibt es im Magazin nicht.",
+        ),
+    }
+}
+
+async fn magazine_index(uri: Uri) -> Response {
+    let page = uri
+        .query()
+        .and_then(|q| q.split('&').find_map(|p| p.strip_prefix("seite=")))
+        .map_or(Some(1), |n| n.parse::<usize>().ok());
+    magazine_page(page.and_then(magazine::index_page))
+}
+
+async fn magazine_section(Path(section): Path<String>) -> Response {
+    magazine_page(magazine::section_page(&section))
+}
+
+async fn magazine_article(Path((section, file)): Path<(String, String)>) -> Response {
+    magazine_page(magazine::article_page(&section, &file))
+}
+
+async fn magazine_theme(Path(file): Path<String>) -> Response {
+    magazine_page(magazine::theme_page(&file))
 }
 
 async fn dbcontent(State(site): State<Shared>) -> Response {

@@ -16,7 +16,7 @@
 
 mod report;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -24,8 +24,10 @@ use std::time::Instant;
 use futures::StreamExt;
 use url::Url;
 
+use crate::boilerplate::{Method, SitePages};
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::hel::Rule;
+use crate::links::{KnownMenus, LinkKind, PageLinks};
 use crate::metadata::ResultKind;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
@@ -78,6 +80,10 @@ pub struct Options {
     pub keep_pages: bool,
     /// Compressed bytes of kept pages the database holds at most.
     pub page_budget: u64,
+    /// How ordinary pages' text is reduced to their main content
+    /// (`--boilerplate`); `None` leaves it to the specs' `boilerplate` for
+    /// their hosts, else [`crate::boilerplate::Method::default`].
+    pub boilerplate: Option<crate::boilerplate::Method>,
     /// A file the records new to the database are appended to as JSON Lines
     /// while gathering (`gather -o FILE`), in the form of
     /// [`crate::output::write_record_line`].
@@ -101,6 +107,7 @@ impl Default for Options {
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,
             records_out: None,
+            boilerplate: None,
         }
     }
 }
@@ -211,6 +218,11 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         options,
         report: Report::default(),
         sink,
+        site: SitePages::default(),
+        ordinary: Vec::new(),
+        link_pages: HashMap::new(),
+        linked_from: HashMap::new(),
+        menus: KnownMenus::default(),
     };
     let limits = Limits {
         max_queries: options.max_queries,
@@ -237,6 +249,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         let loaded = source::discover(&url, &manager.fetcher, &limits).await;
         manager.take(url.as_str(), loaded, &mut crawl).await?;
     }
+    manager.keep_main_contents(&boilerplate_by_origin(starts))?;
     manager.report.crawl_cut_short = crawl.cut_short;
     manager.report.interrupted = options.interrupt.is_set();
     manager.report.fetch = manager.fetcher.stats();
@@ -248,10 +261,14 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
 }
 
 /// The traditional gatherer's URL list: breadth first, within the origins
-/// (scheme, host, port) of the start URLs, each URL once.
+/// (scheme, host, port) of the start URLs, each URL once; the links of
+/// recognised menus wait until the content and pagination links are
+/// taken.
 #[derive(Default)]
 struct Crawl {
     queue: VecDeque<Url>,
+    /// Menu links: taken once the queue is empty.
+    later: VecDeque<Url>,
     seen: HashSet<String>,
     origins: HashSet<url::Origin>,
     taken: usize,
@@ -267,31 +284,59 @@ impl Crawl {
     }
 
     fn push_link(&mut self, url: Url) {
+        self.push_within(url, false);
+    }
+
+    /// A menu link: crawled after the content and pagination links.
+    fn push_later(&mut self, url: Url) {
+        self.push_within(url, true);
+    }
+
+    fn push_within(&mut self, url: Url, later: bool) {
         if matches!(url.scheme(), "http" | "https") && self.origins.contains(&url.origin()) {
-            self.push(url);
+            self.push_to(url, later);
         }
     }
 
-    fn push(&mut self, mut url: Url) {
+    fn push(&mut self, url: Url) {
+        self.push_to(url, false);
+    }
+
+    /// Moves a queued URL behind the others (a link of a menu found late).
+    fn defer(&mut self, url: &Url) {
+        let mut url = url.clone();
+        url.set_fragment(None);
+        if let Some(at) = self.queue.iter().position(|u| *u == url) {
+            if let Some(u) = self.queue.remove(at) {
+                self.later.push_back(u);
+            }
+        }
+    }
+
+    fn push_to(&mut self, mut url: Url, later: bool) {
         // Beyond what the crawl may still take (and one to tell that it was
         // cut short), a URL would never be fetched: a page with a million
         // links queues no more than that.
-        if self.taken + self.queue.len() > self.limit {
+        if self.taken + self.queue.len() + self.later.len() > self.limit {
             self.cut_short = true;
             return;
         }
         url.set_fragment(None);
         if self.seen.insert(url.to_string()) {
-            self.queue.push_back(url);
+            if later {
+                self.later.push_back(url);
+            } else {
+                self.queue.push_back(url);
+            }
         }
     }
 
     fn next(&mut self) -> Option<Url> {
         if self.taken >= self.limit {
-            self.cut_short |= !self.queue.is_empty();
+            self.cut_short |= !self.queue.is_empty() || !self.later.is_empty();
             return None;
         }
-        let url = self.queue.pop_front()?;
+        let url = self.queue.pop_front().or_else(|| self.later.pop_front())?;
         self.taken += 1;
         Some(url)
     }
@@ -303,6 +348,30 @@ struct Manager<'a> {
     options: &'a Options,
     report: Report,
     sink: Option<RecordSink>,
+    /// The crawl's ordinary pages, reduced to their content units, and what
+    /// was stored of them: their main content is stored once all are in.
+    site: SitePages,
+    ordinary: Vec<SourceInfo>,
+    /// The links of the crawled ordinary pages, by document, and the menus
+    /// recognised on them (navigation detection, [`crate::links`]).
+    link_pages: HashMap<String, PageLinks>,
+    /// Document → the (page, group) of the crawled pages that link to it.
+    linked_from: HashMap<String, Vec<(String, usize)>>,
+    menus: KnownMenus,
+}
+
+/// The `boilerplate` the specs name, by the origin of their form page.
+fn boilerplate_by_origin(starts: &[Start]) -> HashMap<url::Origin, Method> {
+    starts
+        .iter()
+        .filter_map(|start| match start {
+            Start::Spec { spec, .. } => {
+                let method = spec.boilerplate?;
+                Some((Url::parse(&spec.url).ok()?.origin(), method))
+            }
+            Start::Url(_) => None,
+        })
+        .collect()
 }
 
 /// The records file of `gather -o`: JSON Lines, appended.
@@ -372,17 +441,72 @@ impl Manager<'_> {
             Ok(Discovery::Cooperative(source)) => self.gather_cooperative(&source).await,
             Ok(Discovery::Ordinary(response, page)) => {
                 self.keep_ordinary_page(&response, &page)?;
-                for link in page.links() {
-                    if let Ok(target) = response.url.join(&link.href) {
-                        crawl.push_link(target);
-                    }
-                }
+                self.follow_links(&response.url, &page, crawl);
                 Ok(())
             }
             Err(e) => {
                 self.source_problem(name, &e);
                 Ok(())
             }
+        }
+    }
+
+    /// Queues an ordinary page's links: content and pagination links
+    /// first, menu links after them ([`crate::links`]). The page's groups
+    /// are checked against the pages crawled before; the groups of those
+    /// that link to this page are checked again now that it is known, and
+    /// the links of a group found a menu wait. A menu recognised once is
+    /// recognised on the site's other pages without a check.
+    fn follow_links(&mut self, url: &Url, page: &Page, crawl: &mut Crawl) {
+        let key = crate::links::document_key(url);
+        let mut links = PageLinks::of(page, url);
+        self.menus.recognise(&mut links);
+        {
+            let known = &self.link_pages;
+            links.classify(&|k| known.get(k));
+        }
+        for (link, kind) in links.classified() {
+            if let Some(target) = &link.target {
+                if kind == LinkKind::Menu {
+                    crawl.push_later(target.clone());
+                } else {
+                    crawl.push_link(target.clone());
+                }
+            }
+        }
+        for g in 0..links.groups.len() {
+            for doc in links.neighbour_documents(g) {
+                self.linked_from
+                    .entry(crate::links::document_key(&doc))
+                    .or_default()
+                    .push((key.clone(), g));
+            }
+        }
+        self.menus.remember(&links);
+        self.link_pages.insert(key.clone(), links);
+        for (before, g) in self.linked_from.get(&key).cloned().unwrap_or_default() {
+            let Some(mut earlier) = self.link_pages.remove(&before) else {
+                continue;
+            };
+            let known = &self.link_pages;
+            let menu = earlier.classify_group(g, &|k| {
+                if k == before {
+                    None
+                } else {
+                    known.get(k)
+                }
+            });
+            if menu {
+                for target in earlier.groups[g]
+                    .links
+                    .iter()
+                    .filter_map(|l| l.target.as_ref())
+                {
+                    crawl.defer(target);
+                }
+                self.menus.remember(&earlier);
+            }
+            self.link_pages.insert(before, earlier);
         }
     }
 
@@ -430,17 +554,63 @@ impl Manager<'_> {
         });
     }
 
+    /// Stores an ordinary page with its whole text; its main content
+    /// replaces that once the crawl is over ([`Manager::keep_main_contents`]).
     fn keep_ordinary_page(&mut self, response: &Response, page: &Page) -> Result<(), GatherError> {
-        let id = self.store().upsert_source(&SourceInfo {
+        let info = SourceInfo {
             url: response.url.to_string(),
             kind: SourceKind::Page,
             title: page.title().filter(|t| !t.is_empty()),
             description: page.meta_content("description"),
             keywords: page.meta_content("keywords"),
             text: Some(page.text()),
-        })?;
+        };
+        let id = self.store().upsert_source(&info)?;
         self.store().record_page(id, &page_record(response))?;
         self.report.ordinary_pages += 1;
+        self.site.add(response.url.clone(), page);
+        self.ordinary.push(info);
+        Ok(())
+    }
+
+    /// Stores every crawled ordinary page's main content as its text, and
+    /// as its description where it has none (see [`crate::boilerplate`]):
+    /// the method of `--boilerplate`, else the spec's for the page's
+    /// origin, else the default.
+    fn keep_main_contents(
+        &mut self,
+        by_origin: &HashMap<url::Origin, Method>,
+    ) -> Result<(), GatherError> {
+        let method_of = |url: &Url| {
+            self.options
+                .boilerplate
+                .or_else(|| by_origin.get(&url.origin()).copied())
+                .unwrap_or_default()
+        };
+        let mut methods: Vec<Method> = Vec::new();
+        for info in &self.ordinary {
+            if let Ok(url) = Url::parse(&info.url) {
+                let m = method_of(&url);
+                if !methods.contains(&m) {
+                    methods.push(m);
+                }
+            }
+        }
+        for method in methods {
+            if method == Method::None {
+                continue;
+            }
+            let contents = self.site.main_contents(method);
+            for (info, (url, main)) in self.ordinary.iter().zip(contents) {
+                if method_of(&url) != method {
+                    continue;
+                }
+                let mut info = info.clone();
+                info.description = info.description.or_else(|| main.description());
+                info.text = Some(main.text);
+                self.store().upsert_source(&info)?;
+            }
+        }
         Ok(())
     }
 
@@ -956,6 +1126,8 @@ struct QueryRun {
 /// What the rules found on one result page, and its links.
 struct Extracted {
     links: Vec<crate::page::Link>,
+    /// The links of the page's pagers (navigation detection).
+    pagers: Vec<crate::page::Link>,
     fragment: IndexFragment,
     records: Vec<Record>,
     warnings: Vec<String>,
@@ -965,33 +1137,54 @@ struct Extracted {
     hits: Option<u64>,
 }
 
-/// Parses a result page and evaluates the rules on it; `records` tells
-/// which of them make records.
+/// [`extract_tree`] of a fetched result page; with `pagers`, its pagers'
+/// links too, for a navigator that detects the next pages itself;
 /// `result_count` (`DB.ResultCount`) is read too when given.
 fn extract(
     rules: &[(String, Rule)],
     records: &RecordRules,
     response: &Response,
+    pagers: bool,
     result_count: Option<&Rule>,
 ) -> Extracted {
-    extract_page(
+    let (mut extracted, page) = extract_tree(
         rules,
         records,
         response.url.as_str(),
         &response.body,
         response.content_type.as_deref(),
         result_count,
-    )
+    );
+    if pagers {
+        extracted.pagers = pager_links(&page, &response.url);
+    }
+    extracted
 }
 
-fn extract_page(
+/// The links of a page's pagination groups ([`crate::links`]).
+fn pager_links(page: &Page, url: &Url) -> Vec<crate::page::Link> {
+    PageLinks::of(page, url)
+        .classified()
+        .into_iter()
+        .filter(|(_, kind)| *kind == LinkKind::Pagination)
+        .map(|(l, _)| crate::page::Link {
+            href: l.href.clone(),
+            text: l.text.clone(),
+        })
+        .collect()
+}
+
+/// Parses a result page and evaluates the rules on it (`records` tells
+/// which of them make records); the extracted values and links, and the
+/// page's tree.
+fn extract_tree(
     rules: &[(String, Rule)],
     records: &RecordRules,
     url: &str,
     body: &[u8],
     content_type: Option<&str>,
     result_count: Option<&Rule>,
-) -> Extracted {
+) -> (Extracted, Page) {
     let page = Page::from_bytes(body, content_type);
     let mut fragment = IndexFragment::new();
     let mut warnings = Vec::new();
@@ -1017,14 +1210,16 @@ fn extract_page(
         lists.push((attribute.clone(), list));
         values.push(evaluation.value);
     }
-    Extracted {
+    let extracted = Extracted {
+        pagers: Vec::new(),
         links: page.links(),
         fragment,
         records: records.records(rules, &values, url),
         warnings,
         lists,
         hits,
-    }
+    };
+    (extracted, page)
 }
 
 impl QueryWork {
@@ -1132,10 +1327,11 @@ impl QueryWork {
             let rules = Arc::clone(&self.rules);
             let records = Arc::clone(&self.records);
             let url = response.url.clone();
+            let pagers = self.navigation == NavigationMode::Detect;
             // The hit count is read on the query's own page.
             let count = self.result_count.clone().filter(|_| !answered_before);
             let extracted = tokio::task::spawn_blocking(move || {
-                extract(&rules, &records, &response, count.as_deref())
+                extract(&rules, &records, &response, pagers, count.as_deref())
             })
             .await;
             let extracted = match extracted {
@@ -1156,7 +1352,7 @@ impl QueryWork {
             );
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
-            navigator.result_page(&url, &extracted.links);
+            navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
             if navigator.has_next() {
                 outcome.checkpoint = navigator
@@ -1278,7 +1474,7 @@ pub fn reextract(
     let record_rules = RecordRules::new(rules);
     let mut by_query: Vec<(String, IndexFragment, Vec<Record>)> = Vec::new();
     for page in &pages {
-        let extracted = extract_page(
+        let (extracted, _) = extract_tree(
             rules,
             &record_rules,
             &page.url,

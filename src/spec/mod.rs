@@ -74,11 +74,38 @@ pub struct Spec {
     /// DB.Summarizer
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarizer: Option<String>,
+    /// How the text of the ordinary pages crawled on this spec's host is
+    /// reduced to their main content: `ntpc`, `lev`, `sst` or `none`
+    /// ([`crate::boilerplate`]); `--boilerplate` overrides it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "boilerplate_method"
+    )]
+    pub boilerplate: Option<crate::boilerplate::Method>,
     /// Keys left out because their values had the wrong type (key, what is
     /// wrong), when the spec was read with [`Spec::from_yaml_listing`]; they
     /// are the first problems [`Spec::entries_with_errors`] lists.
     #[serde(skip)]
     pub wrong_keys: Vec<(String, String)>,
+}
+
+/// `boilerplate:` as its method's name.
+mod boilerplate_method {
+    use crate::boilerplate::Method;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(m: &Option<Method>, s: S) -> Result<S::Ok, S::Error> {
+        match m {
+            Some(m) => s.serialize_str(m.name()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Method>, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map(Some).map_err(serde::de::Error::custom)
+    }
 }
 
 fn read(path: &Path) -> Result<String, SpecError> {

@@ -160,3 +160,15 @@ fn read_for_checking_wrong_keys_are_left_out_and_listed_first() {
     let good = Spec::from_yaml_listing("url: http://x/\n", "s").unwrap();
     assert!(good.wrong_keys.is_empty());
 }
+
+#[test]
+fn boilerplate_names_a_method_and_nothing_else() {
+    let spec = Spec::from_yaml(&format!("{HOTELS}boilerplate: sst\n"), "h.yaml").unwrap();
+    assert_eq!(spec.boilerplate, Some(crate::boilerplate::Method::Sst));
+    assert!(serde_norway::to_string(&spec)
+        .unwrap()
+        .contains("boilerplate: sst"));
+    let err = Spec::from_yaml(&format!("{HOTELS}boilerplate: magic\n"), "h.yaml").unwrap_err();
+    assert!(err.to_string().contains("ntpc, lev, sst or none"), "{err}");
+    assert_eq!(Spec::from_yaml(HOTELS, "h.yaml").unwrap().boilerplate, None);
+}

@@ -5,6 +5,7 @@
 mod gathering;
 mod support;
 
+mod boilerplate_http;
 mod demo_database;
 mod demo_site;
 mod fetch_http;
@@ -20,6 +21,7 @@ mod hel_fuzz;
 mod hel_lang;
 mod hel_seed;
 mod hostile;
+mod links_http;
 mod metadata_fuzz;
 mod navigate_paged;
 mod output_cli;
