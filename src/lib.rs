@@ -25,6 +25,7 @@ pub mod form;
 pub mod fragment;
 pub mod gatherer;
 pub mod hel;
+pub mod induce;
 pub mod locate;
 pub mod metadata;
 pub mod navigate;

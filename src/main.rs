@@ -39,6 +39,8 @@ enum Command {
     Hel(cli::hel::HelArgs),
     /// Find the HEL paths that lead to a text on a page.
     Locate(cli::hel::LocateArgs),
+    /// Induce the template of result pages of one site; print its data slots as HEL rules.
+    Induce(cli::induce::InduceArgs),
     /// The provider's side of the cooperative path: print the SOIF of a DBContent document.
     Summarize(cli::output::SummarizeArgs),
     /// Benchmarks.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Some(Command::Spec(a)) => cli::plan::run_spec(a),
         Some(Command::Hel(a)) => cli::hel::run_hel(a),
         Some(Command::Locate(a)) => cli::hel::run_locate(a),
+        Some(Command::Induce(a)) => cli::induce::run_induce(a),
         Some(Command::Summarize(a)) => cli::output::run_summarize(a),
         #[cfg(feature = "demo")]
         Some(Command::Bench(a)) => cli::bench::run(a),

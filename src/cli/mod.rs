@@ -8,6 +8,7 @@ pub mod bench;
 pub mod demo;
 pub mod gather;
 pub mod hel;
+pub mod induce;
 pub mod output;
 pub mod plan;
 mod progress;

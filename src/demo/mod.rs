@@ -17,6 +17,7 @@
 //! | `/secure/` | [`Variant::ConfigAuth`]: only `DB.ConfigFile` → `/private/cityworld.txt` (HTTP Basic) |
 //! | `/cityworld.DBContent` | [`Variant::Cooperative`]: the DBContent document of seed §2 |
 //! | `/coop/` | form page with `DB.Summarizer` + `DB.ConfigFile` (`/cgi-bin/cityworld.txt`) |
+//! | `/plain/` | the form without any `DB.*` tag (not linked from the start page), for `gather spec --induce` |
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |

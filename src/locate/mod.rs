@@ -45,29 +45,35 @@ pub fn locate(page: &Page, text: &str) -> Vec<Location> {
     };
     found
         .into_iter()
-        .filter_map(|node| {
-            let value = page.text_of(node);
-            let node = widest_with_same_text(page, node, &value);
-            let path = format!("html{}.txt", steps(page, Page::ROOT, node));
-            if !gives(page, &path, &value) {
-                return None;
-            }
-            let mut alternatives = Vec::new();
-            let mut candidates = by_headers(page, node);
-            candidates.extend(by_attribute(page, node));
-            candidates.extend(by_row_attribute(page, node));
-            for alt in candidates {
-                if gives(page, &alt, &value) && !alternatives.contains(&alt) {
-                    alternatives.push(alt);
-                }
-            }
-            Some(Location {
-                path,
-                value,
-                alternatives,
-            })
-        })
+        .filter_map(|node| location_of(page, node))
         .collect()
+}
+
+/// The rules that lead to a node's text (the node widened to its element
+/// while the text stays the same), each verified on the page; `None` when
+/// not even the canonical path gives the text back. Template induction
+/// (`crate::induce`) anchors its rules with this too.
+pub(crate) fn location_of(page: &Page, node: NodeId) -> Option<Location> {
+    let value = page.text_of(node);
+    let node = widest_with_same_text(page, node, &value);
+    let path = format!("html{}.txt", steps(page, Page::ROOT, node));
+    if !gives(page, &path, &value) {
+        return None;
+    }
+    let mut alternatives = Vec::new();
+    let mut candidates = by_headers(page, node);
+    candidates.extend(by_attribute(page, node));
+    candidates.extend(by_row_attribute(page, node));
+    for alt in candidates {
+        if gives(page, &alt, &value) && !alternatives.contains(&alt) {
+            alternatives.push(alt);
+        }
+    }
+    Some(Location {
+        path,
+        value,
+        alternatives,
+    })
 }
 
 /// The deepest nodes whose text satisfies `hit`, outside scripts and styles.
@@ -97,7 +103,7 @@ fn find(page: &Page, hit: impl Fn(&str) -> bool) -> Vec<NodeId> {
 
 /// The text's element rather than its `pcdata` node: climbs while the
 /// parent has the same text, up to a cell or list item.
-fn widest_with_same_text(page: &Page, mut node: NodeId, value: &str) -> NodeId {
+pub(crate) fn widest_with_same_text(page: &Page, mut node: NodeId, value: &str) -> NodeId {
     while let Some(parent) = page.parent(node) {
         let stop = matches!(
             page.label_name(parent),

@@ -20,6 +20,7 @@ mod hel_fuzz;
 mod hel_lang;
 mod hel_seed;
 mod hostile;
+mod induce_cli;
 mod metadata_fuzz;
 mod navigate_paged;
 mod output_cli;

@@ -274,3 +274,13 @@ pub fn children_peak_rss_kib() -> u64 {
     let usage = unsafe { usage.assume_init() };
     u64::try_from(usage.ru_maxrss).unwrap_or(0)
 }
+
+/// The demo site with `hotels` hotels on a free port.
+pub async fn demo_site(hotels: usize) -> gather::demo::DemoSite {
+    gather::demo::DemoSite::start(gather::demo::DemoConfig {
+        hotels,
+        ..gather::demo::DemoConfig::default()
+    })
+    .await
+    .expect("demo site starts")
+}
