@@ -22,6 +22,8 @@ pub enum BenchWhat {
     Hel(HelBenchArgs),
     /// Gather the demo site (paged results) at two sizes, side by side.
     Gather(GatherBenchArgs),
+    /// Induce rules on some result pages of a site; precision and recall on the others.
+    Induce(super::bench_induce::InduceBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -54,6 +56,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     match &args.what {
         BenchWhat::Hel(a) => run_hel_bench(a),
         BenchWhat::Gather(a) => run_gather_bench(a),
+        BenchWhat::Induce(a) => super::bench_induce::run(a),
     }
 }
 
@@ -271,7 +274,7 @@ fn run_hel_bench(args: &HelBenchArgs) -> ExitCode {
     super::exit(super::OK)
 }
 
-fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
+pub(super) fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let t = Instant::now();

@@ -5,6 +5,8 @@ use std::process::ExitCode;
 #[cfg(feature = "demo")]
 pub mod bench;
 #[cfg(feature = "demo")]
+pub mod bench_induce;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;
 pub mod hel;

@@ -311,9 +311,9 @@ impl Induction {
 
     /// The rule that gives every text of `texts` on the pages it occurs on,
     /// named `name`: among the induced candidates and the wizard's rules for
-    /// those texts, the one that gives the most of them, then the most data,
-    /// an anchored rule before a bare path. With it, `slots` holds only
-    /// named slots when every name is asked for this way.
+    /// those texts, the one that gives the most of them (as a value or
+    /// within one), then the most of them as whole values, then the most
+    /// data, an anchored rule before a bare path.
     pub fn name(
         &mut self,
         pages: &[Page],
@@ -356,17 +356,31 @@ impl Induction {
                 }
             }
         }
+        // A rule gives a text when one of its values on a page is the text,
+        // or, less well, contains it (a text the user cut from a longer
+        // value). One page suffices: a text may also stand elsewhere on
+        // the other pages (a category in every page's menu).
+        let gives_exactly = |c: &Candidate, k: usize| {
+            occurs[k]
+                .iter()
+                .any(|&p| c.values[p].iter().any(|v| *v == wanted[k]))
+        };
         let gives = |c: &Candidate, k: usize| {
             occurs[k]
                 .iter()
-                .all(|&p| c.values[p].iter().any(|v| v.contains(wanted[k].as_str())))
+                .any(|&p| c.values[p].iter().any(|v| v.contains(wanted[k].as_str())))
         };
         let best = self
             .candidates
             .values()
-            .map(|c| ((0..wanted.len()).filter(|&k| gives(c, k)).count(), c))
-            .max_by(|(ga, a), (gb, b)| {
-                ga.cmp(gb)
+            .map(|c| {
+                let exact = (0..wanted.len()).filter(|&k| gives_exactly(c, k)).count();
+                let loose = (0..wanted.len()).filter(|&k| gives(c, k)).count();
+                ((loose, exact), c)
+            })
+            .max_by(|((la, ea), a), ((lb, eb), b)| {
+                la.cmp(lb)
+                    .then(ea.cmp(eb))
                     .then(a.covers.len().cmp(&b.covers.len()))
                     .then(a.anchored().cmp(&b.anchored()))
                     .then(a.precision().total_cmp(&b.precision()))
@@ -374,7 +388,7 @@ impl Induction {
                     .then(b.rule.cmp(&a.rule))
             });
         match best {
-            Some((n, c)) if n == wanted.len() => Ok(slot_of(c, Some(name))),
+            Some(((n, _), c)) if n == wanted.len() => Ok(slot_of(c, Some(name))),
             Some((_, c)) => {
                 let missing = (0..wanted.len())
                     .find(|&k| !gives(c, k))
@@ -423,6 +437,24 @@ fn slot_of(c: &Candidate, name: Option<&str>) -> Slot {
         values: c.values.clone(),
         precision: c.precision(),
     }
+}
+
+/// How a rule's values on a page compare with the values expected there,
+/// counted as multisets: (values both have, values the rule gave, values
+/// expected). Summed over pages, they give precision and recall.
+pub fn overlap(got: &[String], want: &[String]) -> (usize, usize, usize) {
+    let mut left: HashMap<&str, usize> = HashMap::new();
+    for w in want {
+        *left.entry(w.as_str()).or_default() += 1;
+    }
+    let mut both = 0;
+    for g in got {
+        if let Some(n) = left.get_mut(g.as_str()).filter(|n| **n > 0) {
+            *n -= 1;
+            both += 1;
+        }
+    }
+    (both, got.len(), want.len())
 }
 
 #[cfg(test)]

@@ -130,3 +130,14 @@ fn naming_a_slot_by_its_texts() {
         .find(|s| s.name.as_deref() == Some("q"));
     assert_eq!(named.unwrap().values[1], ["trees"]);
 }
+
+#[test]
+fn overlap_counts_values_as_multisets() {
+    let v = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        overlap(&v(&["a", "a", "b"]), &v(&["a", "b", "c"])),
+        (2, 3, 3)
+    );
+    assert_eq!(overlap(&v(&[]), &v(&["a"])), (0, 0, 1));
+    assert_eq!(overlap(&v(&["x"]), &v(&[])), (0, 1, 0));
+}

@@ -172,3 +172,30 @@ async fn an_induced_spec_gathers_the_sites_values() {
     );
     site.shutdown().await;
 }
+
+#[test]
+fn the_benchmark_scores_induced_rules_on_pages_it_did_not_learn_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    let expected = dir.path().join("expected.json");
+    let (p, e) = (pages.to_str().unwrap(), expected.to_str().unwrap());
+    let out = gather(&["bench", "induce", p, e, "--write-listings", "6"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = gather(&["bench", "induce", p, e, "--train", "2", "--runs", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stdout(&out);
+    assert!(report.contains("2 to induce on"), "{report}");
+    for attribute in ["category", "name", "number", "price"] {
+        let line = report
+            .lines()
+            .find(|l| l.trim_start().starts_with(attribute))
+            .unwrap_or_else(|| panic!("no line for {attribute}:\n{report}"));
+        let figures: Vec<&str> = line.split_whitespace().skip(1).take(2).collect();
+        assert_eq!(figures, ["1.000", "1.000"], "{line}");
+    }
+    // Too few pages for training and testing.
+    let out = gather(&["bench", "induce", p, e, "--train", "6"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let out = gather(&["bench", "induce", p, "/no/such/file.json"]);
+    assert_eq!(out.status.code(), Some(2));
+}
