@@ -106,6 +106,14 @@ async fn induced_rules_named_by_example_hold_on_an_unseen_answer() {
         "{}",
         stderr(&out)
     );
+    // The restricted top-down distance (--exact) finds the same slot.
+    let mut exact: Vec<String> = vec!["induce".into(), "--exact".into()];
+    exact.extend(files.iter().cloned());
+    exact.extend(["--name".to_string(), format!("hotel={first}")]);
+    let exact: Vec<&str> = exact.iter().map(String::as_str).collect();
+    let out = gather(&exact);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(rule), "{}", stdout(&out));
     let out = gather(&["induce", &files[0]]);
     assert_eq!(out.status.code(), Some(2), "one page is refused");
     site.shutdown().await;
