@@ -262,17 +262,46 @@ pub fn strs(vs: &[&str]) -> Nsl {
     Nsl::List(vs.iter().map(|v| s(v)).collect())
 }
 
-/// The largest peak resident memory, in KiB, of the child processes this
-/// test binary has waited for (`getrusage(RUSAGE_CHILDREN)`): a bound on the
-/// memory of a child a test ran to its end.
-pub fn children_peak_rss_kib() -> u64 {
+/// Runs a command to its end and returns its output with its own peak
+/// memory in KiB — not the peak of every child the test binary ran, which
+/// other tests running at the same time would raise.
+#[allow(
+    clippy::zombie_processes,
+    reason = "the child is reaped by wait4, which std cannot do"
+)]
+pub fn output_with_peak_rss(cmd: &mut Command) -> (Output, u64) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            pipe.read_to_end(&mut buf).unwrap();
+            buf
+        })
+    };
+    let out = read(Box::new(child.stdout.take().unwrap()));
+    let err = read(Box::new(child.stderr.take().unwrap()));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: getrusage fills the struct it is given; read only on success.
-    let status = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
-    assert_eq!(status, 0, "getrusage works");
+    // SAFETY: wait4 reaps this child (std's handle is not waited on after)
+    // and fills the struct it is given; read only on success.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()) };
+    assert_eq!(reaped, pid, "wait4 reaps the child");
     // SAFETY: initialised by the successful call above.
     let usage = unsafe { usage.assume_init() };
-    u64::try_from(usage.ru_maxrss).unwrap_or(0)
+    let output = Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    (output, u64::try_from(usage.ru_maxrss).unwrap_or(0))
 }
 
 /// The demo site with `hotels` hotels on a free port.
