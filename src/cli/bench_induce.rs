@@ -138,17 +138,23 @@ fn measure(args: &InduceBenchArgs) -> Result<(), String> {
     );
     let mut times = Vec::new();
     for algorithm in [Algorithm::Approximate, Algorithm::Restricted] {
+        let label = match algorithm {
+            Algorithm::Approximate => "approximation (§5.2)",
+            Algorithm::Restricted => "restricted top-down distance (§3.3)",
+        };
+        let mut induction = match induce::induce(&training, algorithm) {
+            Ok(i) => i,
+            Err(e) => {
+                println!("\n{label}: {e}");
+                continue;
+            }
+        };
         let secs = median_secs(runs, || {
             std::hint::black_box(induce::induce(&training, algorithm).ok());
         });
         times.push(secs);
-        let mut induction = induce::induce(&training, algorithm).map_err(|e| e.to_string())?;
         println!(
-            "\n{}: induction {:.1} ms ({:.2} ms per training page), {} slots found unnamed",
-            match algorithm {
-                Algorithm::Approximate => "approximation (§5.2)",
-                Algorithm::Restricted => "restricted top-down distance (§3.3)",
-            },
+            "\n{label}: induction {:.1} ms ({:.2} ms per training page), {} slots found unnamed",
             secs * 1e3,
             secs * 1e3 / training.len() as f64,
             induction.slots.len()
@@ -214,10 +220,12 @@ fn measure(args: &InduceBenchArgs) -> Result<(), String> {
             hel * 1e3 / test.len() as f64
         );
     }
-    println!(
-        "\nrestricted / approximation induction time: {:.2}×",
-        times[1] / times[0]
-    );
+    if let [approximation, restricted] = times[..] {
+        println!(
+            "\nrestricted / approximation induction time: {:.2}×",
+            restricted / approximation
+        );
+    }
     Ok(())
 }
 

@@ -31,7 +31,12 @@
 //!   makes); ties in the traceback prefer a pair, and a deletion comes
 //!   before an insertion in sequence order.
 //! - Recursion follows the trees and is bounded by the page tree's depth
-//!   cap (`crate::page::MAX_DEPTH`, 512).
+//!   cap (`crate::page::MAX_DEPTH`, 512). Two sibling lists whose edit
+//!   distance matrix would exceed [`MAX_ALIGN_CELLS`] (thousands of
+//!   children on both sides, a hostile or a huge page) are paired position
+//!   by position, as equal sibling strings are; the restricted distance
+//!   refuses trees whose sizes multiply to more than
+//!   [`MAX_RESTRICTED_PAIRS`] (its memory grows with that product).
 
 use std::collections::HashMap;
 
@@ -152,7 +157,8 @@ pub fn restricted_distance(a: &TemplateNode, b: &TemplateNode, costs: Costs) -> 
 }
 
 /// The template of two trees (§4.1.2) from the optimal restricted top-down
-/// mapping (§3.3), and the mapping's cost.
+/// mapping (§3.3), and the mapping's cost. Time and memory grow with the
+/// product of the trees' sizes (see [`MAX_RESTRICTED_PAIRS`]).
 pub fn restricted_template(
     a: &TemplateNode,
     b: &TemplateNode,
@@ -307,6 +313,15 @@ impl Restricted {
     }
 }
 
+/// The largest matrix (cells) the approximation fills for two sibling
+/// lists; longer lists are paired position by position.
+pub const MAX_ALIGN_CELLS: usize = 1_000_000;
+
+/// The largest product of two trees' sizes the restricted top-down distance
+/// takes on: it keeps the cost of every pair of nodes it compares, about 20
+/// bytes each.
+pub const MAX_RESTRICTED_PAIRS: usize = 10_000_000;
+
 /// The prices of the approximation's string edit distance (§5.3,
 /// Definitions 16 and 17).
 const APPROX_INDEL: u64 = 100;
@@ -346,13 +361,30 @@ pub fn approximate(a: &TemplateNode, b: &TemplateNode) -> (u64, Vec<TemplateNode
         let only = if la == 0 { &b.children } else { &a.children };
         cost += APPROX_INDEL * only.len() as u64;
         node.children = only.iter().map(|c| c.clone().unmapped()).collect();
-    } else if spelled(a) == spelled(b) {
-        // Lines 12–15: the same sibling string, child by child.
+    } else if spelled(a) == spelled(b) || la * lb > MAX_ALIGN_CELLS {
+        // Lines 12–15: the same sibling string, child by child; and so,
+        // too, two sibling lists too long for the edit distance's matrix
+        // (module docs), the rest of the longer one optional.
         for (x, y) in a.children.iter().zip(&b.children) {
-            let (c, merged) = approximate(x, y);
+            let (c, merged) = if x.label == y.label {
+                approximate(x, y)
+            } else {
+                (
+                    APPROX_INDEL * 2,
+                    vec![x.clone().unmapped(), y.clone().unmapped()],
+                )
+            };
             cost += c;
             node.children.extend(merged);
         }
+        let rest = if la > lb {
+            &a.children[lb..]
+        } else {
+            &b.children[la..]
+        };
+        cost += APPROX_INDEL * rest.len() as u64;
+        node.children
+            .extend(rest.iter().map(|c| c.clone().unmapped()));
     } else {
         // Lines 17–34: one string edit distance over the sibling strings.
         let (va, vb) = (&a.children, &b.children);
@@ -518,6 +550,34 @@ mod tests {
         );
         let (_, again) = restricted_template(&exact[0], &p3, Costs::INERTIA);
         assert_eq!(again[0].notation(), "ul(li(#text.) li(\"Wismar\") li?)");
+    }
+
+    #[test]
+    fn very_long_sibling_lists_are_paired_by_position() {
+        let items = |n: usize, tag: &str| {
+            (0..n)
+                .map(|i| {
+                    t(
+                        if i % 2 == 0 { "p" } else { tag },
+                        vec![leaf(&format!("\"{i}"))],
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let a = t("body", items(1500, "div"));
+        let b = t("body", items(1400, "span"));
+        let (_, s) = approximate(&a, &b);
+        let children = &s[0].children;
+        // Pairs of p stay p with their texts equal; div/span pairs and the
+        // 100 extra items are optional.
+        assert_eq!(
+            children
+                .iter()
+                .filter(|c| c.label == "p" && c.joker.is_none())
+                .count(),
+            700
+        );
+        assert_eq!(children.len(), 700 + 2 * 700 + 100);
     }
 
     #[test]

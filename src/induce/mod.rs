@@ -67,6 +67,11 @@ pub enum Algorithm {
 pub enum InduceError {
     #[error("template induction needs at least two pages of one site, got {0}")]
     TooFewPages(usize),
+    #[error(
+        "pages of {} and {} nodes are too large for the restricted top-down distance; the approximation takes them",
+        nodes.0, nodes.1
+    )]
+    TooLarge { nodes: (usize, usize) },
     #[error("{0:?} occurs on none of the pages")]
     NotFound(String),
     #[error("no rule gives {missing:?} together with the other texts of {name}")]
@@ -83,7 +88,15 @@ pub fn template(pages: &[Page], algorithm: Algorithm) -> Result<TemplateNode, In
         let tree = TemplateNode::from_page(page, i, Page::ROOT);
         let mut nodes = match algorithm {
             Algorithm::Approximate => approximate(&merged, &tree).1,
-            Algorithm::Restricted => restricted_template(&merged, &tree, Costs::INERTIA).1,
+            Algorithm::Restricted => {
+                let pairs = merged.size.saturating_mul(tree.size);
+                if pairs > distance::MAX_RESTRICTED_PAIRS {
+                    return Err(InduceError::TooLarge {
+                        nodes: (merged.size, tree.size),
+                    });
+                }
+                restricted_template(&merged, &tree, Costs::INERTIA).1
+            }
         };
         // Both roots are `html` (hel.md §1), so they always pair.
         merged = nodes.swap_remove(0);

@@ -141,3 +141,19 @@ fn overlap_counts_values_as_multisets() {
     assert_eq!(overlap(&v(&[]), &v(&["a"])), (0, 0, 1));
     assert_eq!(overlap(&v(&["x"]), &v(&[])), (0, 1, 0));
 }
+
+#[test]
+fn the_restricted_distance_refuses_pages_too_large_for_it() {
+    let big = |n: usize| {
+        let rows: String = (0..n).map(|i| format!("<p>{i}</p>")).collect();
+        Page::parse(&format!("<html><body>{rows}</body></html>"))
+    };
+    let pages = [big(2000), big(2500)];
+    assert!(matches!(
+        template(&pages, Algorithm::Restricted),
+        Err(InduceError::TooLarge { .. })
+    ));
+    // The approximation takes them.
+    let t = template(&pages, Algorithm::Approximate).unwrap();
+    assert_eq!(t.jokers().len(), 500);
+}
