@@ -24,11 +24,15 @@
 //!    before a longer one — until no rule gives new data on two pages.
 //!
 //! Decisions where the seed leaves a choice open:
-//! - The thesis learns wildcards that match list elements by post-processing
-//!   (§4.3: Hogue's list collapse, Reis's plus and kleene); here the rows of
-//!   a list are collapsed by the rules instead: one `tr[v:*]` rule reads the
-//!   slot of every row, however many rows a page has, which is what makes
-//!   the rules hold on pages the tool never saw.
+//! - The learnt template is post-processed as §6.5 found best: pruning
+//!   first, then Reis's plus and kleene (§4.3), so that it aligns
+//!   (Definition 10, [`aligned`]) with lists longer than the training
+//!   pages had; pruning lifts a wildcard one level, not on to the root.
+//!   Hogue's list collapse is left out, as in the thesis (too costly for
+//!   large trees). Extraction itself is not done by aligning the template
+//!   (§4.4) but by HEL rules: one `tr[v:*]` rule reads the slot of every
+//!   row, however many rows a page has, which is what makes the rules hold
+//!   on pages the tool never saw.
 //! - A slot whose data is on only one page (an optional element) gives no
 //!   rule: one page is no evidence of a template's slot (§6.4's remark on
 //!   representative examples).
@@ -101,7 +105,16 @@ pub fn template(pages: &[Page], algorithm: Algorithm) -> Result<TemplateNode, In
         // Both roots are `html` (hel.md §1), so they always pair.
         merged = nodes.swap_remove(0);
     }
-    Ok(merged)
+    Ok(merged.post_processed())
+}
+
+/// How many of `pages` the template aligns with (Definition 10, §4.4; the
+/// measure of §6.3).
+pub fn aligned(template: &TemplateNode, pages: &[Page]) -> usize {
+    pages
+        .iter()
+        .filter(|p| template.aligns(&TemplateNode::from_page(p, 0, Page::ROOT)))
+        .count()
 }
 
 /// A text on a training page that a wildcard of the template consumed.

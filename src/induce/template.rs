@@ -152,6 +152,124 @@ impl TemplateNode {
     }
 }
 
+impl TemplateNode {
+    /// The post-processing of §4.3, applied once the template is learnt:
+    /// first pruning (a plain node whose children are all wildcards becomes
+    /// one wildcard: single if one of them was single or plus, else
+    /// optional), then Reis's step (neighbouring wildcards with one label
+    /// become one: plus if one of them was single or plus, else kleene), so
+    /// the template aligns with lists longer than its training pages had.
+    /// The wildcards consume the same page nodes as before.
+    pub fn post_processed(self) -> TemplateNode {
+        self.post_process().0
+    }
+
+    /// [`post_processed`](Self::post_processed), and whether this node was
+    /// pruned: pruning moves a wildcard up one level, not on up to the root.
+    fn post_process(mut self) -> (TemplateNode, bool) {
+        let children = std::mem::take(&mut self.children);
+        let done: Vec<(TemplateNode, bool)> = children
+            .into_iter()
+            .map(TemplateNode::post_process)
+            .collect();
+        let required = |j: Option<Joker>| matches!(j, Some(Joker::Single | Joker::Plus));
+        if self.joker.is_none()
+            && self.text.is_none()
+            && !done.is_empty()
+            && done.iter().all(|(c, pruned)| c.joker.is_some() && !pruned)
+        {
+            let joker = if done.iter().any(|(c, _)| required(c.joker)) {
+                Joker::Single
+            } else {
+                Joker::Optional
+            };
+            return (self.into_joker(joker), true);
+        }
+        let children = done.into_iter().map(|(c, _)| c);
+        let mut merged: Vec<TemplateNode> = Vec::with_capacity(children.len());
+        for child in children {
+            match merged.last_mut() {
+                Some(last)
+                    if last.joker.is_some()
+                        && child.joker.is_some()
+                        && last.label == child.label =>
+                {
+                    let either = required(last.joker) || required(child.joker);
+                    last.joker = Some(if either { Joker::Plus } else { Joker::Kleene });
+                    last.size = last.size.max(child.size);
+                    last.cover.extend(child.cover);
+                }
+                _ => merged.push(child),
+            }
+        }
+        self.children = merged;
+        self.size = 1 + self.children.iter().map(|c| c.size).sum::<usize>();
+        (self, false)
+    }
+
+    /// Whether the template aligns with a tree (Definition 10, §4.4): every
+    /// plain node of the template maps onto an identical node (texts equal),
+    /// every node of the tree maps onto one or is consumed by a wildcard of
+    /// its label, single once, optional at most once, plus at least once,
+    /// kleene any number of times. Sibling lists longer than the
+    /// approximation's matrix do not align.
+    pub fn aligns(&self, tree: &TemplateNode) -> bool {
+        if self.joker.is_some() {
+            return self.label == tree.label;
+        }
+        if !self.same(tree) {
+            return false;
+        }
+        let (t, p) = (&self.children, &tree.children);
+        if t.len().saturating_add(1) * p.len().saturating_add(1) > super::distance::MAX_ALIGN_CELLS
+        {
+            return false;
+        }
+        // reach[i][j]: the first i template children align with the first
+        // j children of the tree.
+        let w = p.len() + 1;
+        let mut reach = vec![false; (t.len() + 1) * w];
+        reach[0] = true;
+        for (i, item) in t.iter().enumerate() {
+            for j in 0..=p.len() {
+                if !reach[i * w + j] {
+                    continue;
+                }
+                let label_at = |k: usize| p.get(k).is_some_and(|n| n.label == item.label);
+                match item.joker {
+                    None => {
+                        if j < p.len() && item.aligns(&p[j]) {
+                            reach[(i + 1) * w + j + 1] = true;
+                        }
+                    }
+                    Some(Joker::Single) => {
+                        if label_at(j) {
+                            reach[(i + 1) * w + j + 1] = true;
+                        }
+                    }
+                    Some(Joker::Optional) => {
+                        reach[(i + 1) * w + j] = true;
+                        if label_at(j) {
+                            reach[(i + 1) * w + j + 1] = true;
+                        }
+                    }
+                    Some(kind @ (Joker::Plus | Joker::Kleene)) => {
+                        if kind == Joker::Kleene {
+                            reach[(i + 1) * w + j] = true;
+                        }
+                        let mut k = j;
+                        while label_at(k) {
+                            k += 1;
+                            reach[(i + 1) * w + k] = true;
+                        }
+                    }
+                }
+            }
+        }
+        reach[t.len() * w + p.len()]
+    }
+}
+
 /// `f(v, w)` of §4.1.2: the wildcard (or none) of the node that merges `v`
 /// and `w`; `same_label` tells whether two plain nodes have one label.
 /// A node not in the mapping merges as `f(v, ?)`.
@@ -202,6 +320,45 @@ mod tests {
         }
         assert_eq!(combine(n, n, true), None);
         assert_eq!(combine(n, n, false), Some(Single));
+    }
+
+    #[test]
+    fn post_processing_prunes_and_combines_so_longer_lists_align() {
+        let li = |t: &str| TemplateNode::new("li", vec![TemplateNode::new(t, vec![])]);
+        // A template learnt from lists of two and three items.
+        let template = TemplateNode::new(
+            "ul",
+            vec![
+                TemplateNode::new(
+                    "li",
+                    vec![TemplateNode::new("\"a", vec![]).into_joker(Joker::Single)],
+                ),
+                TemplateNode::new(
+                    "li",
+                    vec![TemplateNode::new("\"b", vec![]).into_joker(Joker::Single)],
+                ),
+                TemplateNode::new("li", vec![]).into_joker(Joker::Optional),
+            ],
+        );
+        let five = TemplateNode::new("ul", (0..5).map(|i| li(&format!("\"{i}"))).collect());
+        let one = TemplateNode::new("ul", vec![li("\"x")]);
+        assert!(!template.aligns(&five), "three items at most before §4.3");
+        let post = template.clone().post_processed();
+        assert_eq!(post.notation(), "ul(li+)");
+        assert!(post.aligns(&five));
+        assert!(post.aligns(&one));
+        assert!(
+            !post.aligns(&TemplateNode::new("ul", vec![])),
+            "plus needs one"
+        );
+        assert!(!post.aligns(&TemplateNode::new("ol", vec![li("\"x")])));
+        // Plain text must be the same text.
+        let fixed = TemplateNode::new("p", vec![TemplateNode::new("\"Preis", vec![])]);
+        assert!(fixed.aligns(&fixed.clone()));
+        assert!(!fixed.aligns(&TemplateNode::new(
+            "p",
+            vec![TemplateNode::new("\"Ort", vec![])]
+        )));
     }
 
     #[test]

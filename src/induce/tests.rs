@@ -54,6 +54,28 @@ fn the_template_keeps_what_pages_share_and_marks_where_they_differ() {
         );
         assert!(!t.jokers().is_empty());
     }
+    // After §4.3's post-processing the template aligns with a page of more
+    // results than any training page had, and not with another site's page.
+    let longer = shop(
+        "dom",
+        &[
+            ("A", "1 EUR"),
+            ("B", "2 EUR"),
+            ("C", "3 EUR"),
+            ("D", "4 EUR"),
+            ("E", "5 EUR"),
+        ],
+    );
+    let other = Page::parse("<html><body><p>Another site</p></body></html>");
+    for algorithm in [Algorithm::Approximate, Algorithm::Restricted] {
+        let t = template(&pages, algorithm).unwrap();
+        assert_eq!(
+            aligned(&t, &[longer.clone(), other.clone()]),
+            1,
+            "{algorithm:?}: {}",
+            t.notation()
+        );
+    }
     assert_eq!(
         template(&pages[..1], Algorithm::Approximate).unwrap_err(),
         InduceError::TooFewPages(1)
@@ -154,6 +176,13 @@ fn the_restricted_distance_refuses_pages_too_large_for_it() {
         Err(InduceError::TooLarge { .. })
     ));
     // The approximation takes them.
+    // The 500 paragraphs only the second page has are one kleene (§4.3).
     let t = template(&pages, Algorithm::Approximate).unwrap();
-    assert_eq!(t.jokers().len(), 500);
+    let jokers = t.jokers();
+    assert_eq!(jokers.len(), 1);
+    assert_eq!(
+        (jokers[0].label.as_str(), jokers[0].joker),
+        ("p", Some(Joker::Kleene))
+    );
+    assert_eq!(jokers[0].cover.len(), 500);
 }

@@ -193,6 +193,7 @@ fn the_benchmark_scores_induced_rules_on_pages_it_did_not_learn_from() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = stdout(&out);
     assert!(report.contains("2 to induce on"), "{report}");
+    assert!(report.contains("the template aligns with"), "{report}");
     for attribute in ["category", "name", "number", "price"] {
         let line = report
             .lines()
