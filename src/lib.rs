@@ -7,7 +7,8 @@
 //! 2. [`form`] models the query form, [`plan`] generates the queries;
 //!    [`source`] puts those together for one database source;
 //! 3. [`fetch`] sends them, [`navigate`] walks the result pages;
-//! 4. [`page`] builds the page tree and [`hel`] extracts the values;
+//! 4. [`page`] builds the page tree and [`hel`] extracts the values
+//!    ([`locate`] and [`induce`] write rules for sites without metadata);
 //! 5. [`fragment`] merges the index fragments and [`record`] groups the
 //!    values of one row into records, [`store`] keeps them in
 //!    SQLite, [`output`] writes [`soif`] and JSON and answers searches;
@@ -26,6 +27,7 @@ pub mod form;
 pub mod fragment;
 pub mod gatherer;
 pub mod hel;
+pub mod induce;
 pub mod links;
 pub mod locate;
 pub mod metadata;

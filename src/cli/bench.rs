@@ -31,6 +31,8 @@ pub enum BenchWhat {
     /// Navigation detection on the demo site's pages: precision and recall
     /// of menus, pagination and content links, cost per page.
     Links(super::bench_pages::LinksBenchArgs),
+    /// Induce rules on some result pages of a site; precision and recall on the others.
+    Induce(super::bench_induce::InduceBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -85,6 +87,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         },
         BenchWhat::Boilerplate(a) => super::bench_pages::run(a),
         BenchWhat::Links(a) => super::bench_pages::run_links(a),
+        BenchWhat::Induce(a) => super::bench_induce::run(a),
     }
 }
 
@@ -302,7 +305,7 @@ fn run_hel_bench(args: &HelBenchArgs) -> ExitCode {
     super::exit(super::OK)
 }
 
-fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
+pub(super) fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let t = Instant::now();

@@ -4,12 +4,14 @@ use std::process::ExitCode;
 
 #[cfg(feature = "demo")]
 pub mod bench;
+pub mod bench_induce;
 #[cfg(feature = "demo")]
 pub mod bench_pages;
 #[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;
 pub mod hel;
+pub mod induce;
 pub mod links;
 pub mod output;
 pub mod plan;

@@ -41,6 +41,13 @@ pub struct SpecArgs {
     pub url: String,
     #[arg(long = "auth", value_name = "HOST[:PORT]=USER:PASS")]
     pub auth: Vec<String>,
+    /// For a form page without metadata: send a few queries and induce the
+    /// result rules from the answers (template induction).
+    #[arg(long)]
+    pub induce: bool,
+    /// With --induce, how many queries to send (at least 2).
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "induce")]
+    pub queries: usize,
 }
 
 /// One source as `plan` and `check` see it.
@@ -338,6 +345,9 @@ pub fn run_check(args: &CheckArgs) -> ExitCode {
 }
 
 pub fn run_spec(args: &SpecArgs) -> ExitCode {
+    if args.induce {
+        return super::induce::run_spec_induce(&args.url, &args.auth, args.queries);
+    }
     let source_args = SourceArgs {
         urls: vec![args.url.clone()],
         auth: args.auth.clone(),

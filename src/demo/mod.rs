@@ -20,6 +20,7 @@
 //! | `/archiv/` | [`Variant::Archive`]: the press archive, keyword search with three seed words, 100 articles at most per search (`/cgi-bin/archiv.pl`) |
 //! | `/katalog/` | [`Variant::Catalogue`]: the library catalogue, 50 titles at most per search (`/cgi-bin/katalog.pl`) |
 //! | `/coop/` | form page with `DB.Summarizer` + `DB.ConfigFile` (`/cgi-bin/cityworld.txt`) |
+//! | `/plain/` | the form without any `DB.*` tag (not linked from the start page), for `gather spec --induce` |
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |

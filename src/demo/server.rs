@@ -70,6 +70,7 @@ pub(crate) fn router(site: Shared) -> Router {
             }),
         )
         .route("/cgi-bin/archiv.pl", get(archive_results))
+        .route("/plain/", get(plain_form))
         .route("/cgi-bin/auswahl.pl", get(results_get))
         .route("/cgi-bin/suche.pl", post(results_post))
         .route("/cgi-bin/liste.pl", get(paged_results))
@@ -213,6 +214,12 @@ fn form(
 async fn listed_form(State(site): State<Shared>) -> Response {
     let meta = no_navigation(listed_meta(&site));
     form(&site, "/cityworld/", "GET", "/cgi-bin/auswahl.pl", meta)
+}
+
+/// The form as a provider that describes nothing would serve it: no `DB.*`
+/// tags (for `gather spec --induce`).
+async fn plain_form(State(site): State<Shared>) -> Response {
+    form(&site, "/plain/", "GET", "/cgi-bin/auswahl.pl", Vec::new())
 }
 
 async fn extracted_form(State(site): State<Shared>) -> Response {

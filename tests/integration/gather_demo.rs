@@ -6,12 +6,7 @@ use crate::gathering;
 use gather::demo::{DemoConfig, DemoSite, Variant};
 
 async fn site() -> DemoSite {
-    DemoSite::start(DemoConfig {
-        hotels: 400,
-        ..DemoConfig::default()
-    })
-    .await
-    .expect("demo site starts")
+    crate::support::demo_site(400).await
 }
 
 async fn gathers_exactly(variant: Variant) {

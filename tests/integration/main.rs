@@ -21,6 +21,7 @@ mod hel_fuzz;
 mod hel_lang;
 mod hel_seed;
 mod hostile;
+mod induce_cli;
 mod links_http;
 mod metadata_fuzz;
 mod navigate_paged;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use crate::gathering;
 use crate::support::{self, page_record, query_outcome};
 
-use gather::demo::{DemoConfig, DemoSite, Variant};
+use gather::demo::{DemoSite, Variant};
 use gather::gatherer::{self, Progress, ProgressListener, Start};
 use gather::record::{Field, Fields, Record};
 use gather::store::{QueryState, SourceInfo, SourceKind, Store};
@@ -18,12 +18,7 @@ use gather::store::{QueryState, SourceInfo, SourceKind, Store};
 type Hotel = (String, String, String, String);
 
 async fn site() -> DemoSite {
-    DemoSite::start(DemoConfig {
-        hotels: 300,
-        ..DemoConfig::default()
-    })
-    .await
-    .expect("demo site starts")
+    crate::support::demo_site(300).await
 }
 
 /// Every hotel of the provider's database.

@@ -266,46 +266,61 @@ pub fn strs(vs: &[&str]) -> Nsl {
     Nsl::List(vs.iter().map(|v| s(v)).collect())
 }
 
-/// Runs `command` to its end and returns its output with its own peak
-/// resident memory in KiB (`wait4`'s rusage of that child alone, not of
-/// the other children the test binary runs at the same time).
-#[expect(
-    clippy::zombie_processes,
-    reason = "the child is reaped by wait4, which also gives its rusage"
-)]
-pub fn output_with_peak_rss_kib(
-    command: &mut std::process::Command,
-) -> (std::process::Output, u64) {
+/// Runs a command to its end and returns its output with its own peak
+/// memory in KiB: the largest `VmHWM` of `/proc/PID/status`, read every
+/// millisecond while it runs. Neither `getrusage(RUSAGE_CHILDREN)` nor
+/// `wait4` will do: at `exec`, Linux records the high-water mark of the
+/// memory the child shared with this test binary as the child's own, so a
+/// child started while the tests held much memory seemed to need it all.
+/// `VmHWM` belongs to the child's own memory after `exec`, which `spawn`
+/// has waited for.
+pub fn output_with_peak_rss(cmd: &mut Command) -> (Output, u64) {
     use std::io::Read;
-    use std::os::unix::process::ExitStatusExt;
-    let mut child = command
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .expect("the child starts");
+        .unwrap();
     let read = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
-            let mut out = Vec::new();
-            let _ = pipe.read_to_end(&mut out);
-            out
+            let mut buf = Vec::new();
+            pipe.read_to_end(&mut buf).unwrap();
+            buf
         })
     };
-    let stdout = read(Box::new(child.stdout.take().unwrap()));
-    let stderr = read(Box::new(child.stderr.take().unwrap()));
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let mut status = 0;
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: wait4 reaps our own child `pid` and fills the status and the
-    // rusage it is given; they are read only on success. `child` is not
-    // waited for again (dropping a Child does not wait).
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()) };
-    assert_eq!(reaped, pid, "wait4 reaps the child");
-    // SAFETY: initialised by the successful call above.
-    let usage = unsafe { usage.assume_init() };
-    let output = std::process::Output {
-        status: std::process::ExitStatus::from_raw(status),
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
+    let out = read(Box::new(child.stdout.take().unwrap()));
+    let err = read(Box::new(child.stderr.take().unwrap()));
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file) {
+            let hwm = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+            peak = peak.max(hwm.unwrap_or(0));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(1));
     };
-    (output, u64::try_from(usage.ru_maxrss).unwrap_or(0))
+    assert!(peak > 0, "the child's memory was read at least once");
+    let output = Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    (output, peak)
+}
+
+/// The demo site with `hotels` hotels on a free port.
+pub async fn demo_site(hotels: usize) -> gather::demo::DemoSite {
+    gather::demo::DemoSite::start(gather::demo::DemoConfig {
+        hotels,
+        ..gather::demo::DemoConfig::default()
+    })
+    .await
+    .expect("demo site starts")
 }
