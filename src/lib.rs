@@ -6,9 +6,13 @@
 //!    file, DBContent document) and [`spec`] the operator's YAML spec;
 //! 2. [`form`] models the query form, [`plan`] generates the queries;
 //!    [`source`] puts those together for one database source;
-//! 3. [`fetch`] sends them, [`navigate`] walks the result pages;
+//! 3. [`fetch`] sends them, [`navigate`] walks the result pages, with the
+//!    pagers [`links`] finds (which also tells a crawl's menus from its
+//!    content links); [`refine`] narrows the queries whose answers were cut
+//!    short and learns words for open text fields;
 //! 4. [`page`] builds the page tree and [`hel`] extracts the values
 //!    ([`locate`] and [`induce`] write rules for sites without metadata);
+//!    [`boilerplate`] finds an ordinary page's main content;
 //! 5. [`fragment`] merges the index fragments and [`record`] groups the
 //!    values of one row into records, [`store`] keeps them in
 //!    SQLite, [`output`] writes [`soif`] and JSON and answers searches;

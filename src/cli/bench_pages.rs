@@ -425,7 +425,7 @@ fn scores(pairs: &[(gather::links::LinkKind, gather::links::LinkKind)]) -> Strin
 }
 
 pub fn run_links(args: &LinksBenchArgs) -> ExitCode {
-    use gather::links::{document_key, path_descriptions, KnownMenus, LinkKind, PageLinks};
+    use gather::links::{document_key, path_descriptions, CrawlLinks, LinkKind, PageLinks};
     use std::collections::HashMap;
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -484,18 +484,16 @@ pub fn run_links(args: &LinksBenchArgs) -> ExitCode {
             .collect();
     });
     // As the crawl does: pages in the order read, each checked against the
-    // pages read before it, menus recognised once per site.
-    let mut crawled: Vec<PageLinks> = Vec::new();
-    let mut known: HashMap<String, PageLinks> = HashMap::new();
-    let mut menus = KnownMenus::default();
+    // pages read before it, earlier pages' groups again as their
+    // neighbours come in, menus recognised once per site.
+    let mut crawl = CrawlLinks::default();
     for l in &grouped {
-        let mut l = l.clone();
-        menus.recognise(&mut l);
-        l.classify(&|key| known.get(key));
-        menus.remember(&l);
-        known.insert(document_key(&l.url), l.clone());
-        crawled.push(l);
+        crawl.read_links(l.clone());
     }
+    let crawled: Vec<PageLinks> = grouped
+        .iter()
+        .filter_map(|l| crawl.page(&l.url).cloned())
+        .collect();
     let truth: Vec<Vec<LinkKind>> = pages
         .iter()
         .map(|(url, page)| {
@@ -547,7 +545,7 @@ pub fn run_links(args: &LinksBenchArgs) -> ExitCode {
     for (name, found) in [
         ("thesis's checks, all pages known", &checked),
         (
-            "as the crawl does (pages read before, menus once per site)",
+            "at the end of a crawl (pages read in order, menus once per site)",
             &crawled,
         ),
     ] {

@@ -20,7 +20,7 @@ pub struct LinksArgs {
     /// documents the groups link to).
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub max_pages: usize,
-    /// One JSON object per link: url, text, kind, group.
+    /// One JSON object per link: url, href, text, kind, group.
     #[arg(long)]
     pub json: bool,
 }

@@ -27,7 +27,7 @@ use url::Url;
 use crate::boilerplate::{Method, SitePages};
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::hel::Rule;
-use crate::links::{KnownMenus, LinkKind, PageLinks};
+use crate::links::{CrawlLinks, LinkKind, PageLinks};
 use crate::metadata::ResultKind;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
@@ -220,9 +220,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         sink,
         site: SitePages::default(),
         ordinary: Vec::new(),
-        link_pages: HashMap::new(),
-        linked_from: HashMap::new(),
-        menus: KnownMenus::default(),
+        links: CrawlLinks::default(),
     };
     let limits = Limits {
         max_queries: options.max_queries,
@@ -352,12 +350,8 @@ struct Manager<'a> {
     /// was stored of them: their main content is stored once all are in.
     site: SitePages,
     ordinary: Vec<SourceInfo>,
-    /// The links of the crawled ordinary pages, by document, and the menus
-    /// recognised on them (navigation detection, [`crate::links`]).
-    link_pages: HashMap<String, PageLinks>,
-    /// Document → the (page, group) of the crawled pages that link to it.
-    linked_from: HashMap<String, Vec<(String, usize)>>,
-    menus: KnownMenus,
+    /// The links of the crawled ordinary pages (navigation detection).
+    links: CrawlLinks,
 }
 
 /// The `boilerplate` the specs name, by the origin of their form page.
@@ -458,55 +452,16 @@ impl Manager<'_> {
     /// the links of a group found a menu wait. A menu recognised once is
     /// recognised on the site's other pages without a check.
     fn follow_links(&mut self, url: &Url, page: &Page, crawl: &mut Crawl) {
-        let key = crate::links::document_key(url);
-        let mut links = PageLinks::of(page, url);
-        self.menus.recognise(&mut links);
-        {
-            let known = &self.link_pages;
-            links.classify(&|k| known.get(k));
-        }
-        for (link, kind) in links.classified() {
-            if let Some(target) = &link.target {
-                if kind == LinkKind::Menu {
-                    crawl.push_later(target.clone());
-                } else {
-                    crawl.push_link(target.clone());
-                }
+        let read = self.links.read(url, page);
+        for (target, kind) in read.links {
+            if kind == LinkKind::Menu {
+                crawl.push_later(target);
+            } else {
+                crawl.push_link(target);
             }
         }
-        for g in 0..links.groups.len() {
-            for doc in links.neighbour_documents(g) {
-                self.linked_from
-                    .entry(crate::links::document_key(&doc))
-                    .or_default()
-                    .push((key.clone(), g));
-            }
-        }
-        self.menus.remember(&links);
-        self.link_pages.insert(key.clone(), links);
-        for (before, g) in self.linked_from.get(&key).cloned().unwrap_or_default() {
-            let Some(mut earlier) = self.link_pages.remove(&before) else {
-                continue;
-            };
-            let known = &self.link_pages;
-            let menu = earlier.classify_group(g, &|k| {
-                if k == before {
-                    None
-                } else {
-                    known.get(k)
-                }
-            });
-            if menu {
-                for target in earlier.groups[g]
-                    .links
-                    .iter()
-                    .filter_map(|l| l.target.as_ref())
-                {
-                    crawl.defer(target);
-                }
-                self.menus.remember(&earlier);
-            }
-            self.link_pages.insert(before, earlier);
+        for target in &read.menu_links {
+            crawl.defer(target);
         }
     }
 

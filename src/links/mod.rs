@@ -368,6 +368,85 @@ impl KnownMenus {
     }
 }
 
+/// What a crawl knows of the links of the pages it read: each page's
+/// groups, checked against the pages read before it; when a page is read,
+/// the groups of the earlier pages that link to it are checked again; and
+/// the menus recognised, once per site ([`KnownMenus`]).
+#[derive(Debug, Default)]
+pub struct CrawlLinks {
+    pages: HashMap<String, PageLinks>,
+    /// Document → the (page, group) of the pages read that link to it.
+    linked_from: HashMap<String, Vec<(String, usize)>>,
+    menus: KnownMenus,
+}
+
+/// What reading one page tells a crawl.
+#[derive(Debug)]
+pub struct ReadLinks {
+    /// The page's links, in document order, with their kinds.
+    pub links: Vec<(Url, LinkKind)>,
+    /// Links of earlier pages whose group turned out a menu now.
+    pub menu_links: Vec<Url>,
+}
+
+impl CrawlLinks {
+    /// Reads one page's links.
+    pub fn read(&mut self, url: &Url, page: &Page) -> ReadLinks {
+        self.read_links(PageLinks::of(page, url))
+    }
+
+    /// [`CrawlLinks::read`] of links already grouped.
+    pub fn read_links(&mut self, mut links: PageLinks) -> ReadLinks {
+        let key = document_key(&links.url);
+        self.menus.recognise(&mut links);
+        {
+            let known = &self.pages;
+            links.classify(&|k| known.get(k));
+        }
+        let classified = links
+            .classified()
+            .into_iter()
+            .filter_map(|(l, kind)| Some((l.target.clone()?, kind)))
+            .collect();
+        for g in 0..links.groups.len() {
+            for doc in links.neighbour_documents(g) {
+                self.linked_from
+                    .entry(document_key(&doc))
+                    .or_default()
+                    .push((key.clone(), g));
+            }
+        }
+        self.menus.remember(&links);
+        self.pages.insert(key.clone(), links);
+        let mut menu_links = Vec::new();
+        for (before, g) in self.linked_from.get(&key).cloned().unwrap_or_default() {
+            let Some(mut earlier) = self.pages.remove(&before) else {
+                continue;
+            };
+            let known = &self.pages;
+            if earlier.classify_group(g, &|k| known.get(k)) {
+                menu_links.extend(
+                    earlier.groups[g]
+                        .links
+                        .iter()
+                        .filter_map(|l| l.target.clone()),
+                );
+                self.menus.remember(&earlier);
+            }
+            self.pages.insert(before, earlier);
+        }
+        ReadLinks {
+            links: classified,
+            menu_links,
+        }
+    }
+
+    /// The links of a page read, as they are classified now.
+    pub fn page(&self, url: &Url) -> Option<&PageLinks> {
+        self.pages.get(&document_key(url))
+    }
+}
+
 fn same_origin(url: &Url, link: &PageLink) -> bool {
     link.target
         .as_ref()
