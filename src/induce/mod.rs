@@ -20,8 +20,9 @@
 //!    as the last resort. Every candidate rule is evaluated on every page;
 //!    the rules kept are chosen greedily: the rule that gives the most data
 //!    not yet given, among rules of which at least [`MIN_PRECISION`] of the
-//!    values are data, an anchored rule before a bare path, a shorter rule
-//!    before a longer one — until no rule gives new data on two pages.
+//!    values are data, an anchored rule before a bare path, a rule that
+//!    reads every row before one that reads one row, a shorter rule before
+//!    a longer one — until no rule gives new data on two pages.
 //!
 //! Decisions where the seed leaves a choice open:
 //! - The learnt template is post-processed as §6.5 found best: pruning
@@ -151,6 +152,11 @@ impl Candidate {
     }
     fn anchored(&self) -> bool {
         self.rule.contains(" WHERE ")
+    }
+    /// Reads every row (`[v:*]`, `[*]`): a result page is a list, and a
+    /// rule for one row holds only while the row stays first.
+    fn reads_rows(&self) -> bool {
+        self.rule.contains(":*]") || self.rule.contains("[*]")
     }
 }
 
@@ -319,6 +325,7 @@ impl Induction {
                     an.len()
                         .cmp(&bn.len())
                         .then(a.anchored().cmp(&b.anchored()))
+                        .then(a.reads_rows().cmp(&b.reads_rows()))
                         .then(b.rule.len().cmp(&a.rule.len()))
                         .then(b.rule.cmp(&a.rule))
                 });
@@ -409,6 +416,7 @@ impl Induction {
                     .then(ea.cmp(eb))
                     .then(a.covers.len().cmp(&b.covers.len()))
                     .then(a.anchored().cmp(&b.anchored()))
+                    .then(a.reads_rows().cmp(&b.reads_rows()))
                     .then(a.precision().total_cmp(&b.precision()))
                     .then(b.rule.len().cmp(&a.rule.len()))
                     .then(b.rule.cmp(&a.rule))

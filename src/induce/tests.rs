@@ -186,3 +186,24 @@ fn the_restricted_distance_refuses_pages_too_large_for_it() {
     );
     assert_eq!(jokers[0].cover.len(), 500);
 }
+
+#[test]
+fn a_slot_seen_once_per_page_still_reads_every_row() {
+    // Every training answer has one result; the rule must not stop at the
+    // first row of an answer with more.
+    let pages = vec![
+        shop("a", &[("Alpha", "1 EUR")]),
+        shop("b", &[("Beta", "2 EUR")]),
+        shop("c", &[("Gamma", "3 EUR")]),
+    ];
+    let induction = induce(&pages, Algorithm::Approximate).unwrap();
+    let unseen = shop("d", &[("Delta", "4 EUR"), ("Epsilon", "5 EUR")]);
+    assert!(
+        induction
+            .slots
+            .iter()
+            .any(|s| rule_values(&s.rule, &unseen) == ["Delta", "Epsilon"]),
+        "{:#?}",
+        induction.slots
+    );
+}
