@@ -6,8 +6,13 @@
 //!    file, DBContent document) and [`spec`] the operator's YAML spec;
 //! 2. [`form`] models the query form, [`plan`] generates the queries;
 //!    [`source`] puts those together for one database source;
-//! 3. [`fetch`] sends them, [`navigate`] walks the result pages;
-//! 4. [`page`] builds the page tree and [`hel`] extracts the values;
+//! 3. [`fetch`] sends them, [`navigate`] walks the result pages, with the
+//!    pagers [`links`] finds (which also tells a crawl's menus from its
+//!    content links); [`refine`] narrows the queries whose answers were cut
+//!    short and learns words for open text fields;
+//! 4. [`page`] builds the page tree and [`hel`] extracts the values
+//!    ([`locate`] and [`induce`] write rules for sites without metadata);
+//!    [`boilerplate`] finds an ordinary page's main content;
 //! 5. [`fragment`] merges the index fragments and [`record`] groups the
 //!    values of one row into records, [`store`] keeps them in
 //!    SQLite, [`output`] writes [`soif`] and JSON and answers searches;
@@ -17,6 +22,7 @@
 //! Every parser reports its faults with a [`span::Span`] and shows them
 //! with the same caret ([`span::Excerpt`]).
 
+pub mod boilerplate;
 pub mod charset;
 #[cfg(feature = "demo")]
 pub mod demo;
@@ -25,6 +31,8 @@ pub mod form;
 pub mod fragment;
 pub mod gatherer;
 pub mod hel;
+pub mod induce;
+pub mod links;
 pub mod locate;
 pub mod metadata;
 pub mod navigate;
@@ -32,6 +40,7 @@ pub mod output;
 pub mod page;
 pub mod plan;
 pub mod record;
+pub mod refine;
 pub mod soif;
 pub mod source;
 pub mod span;

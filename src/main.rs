@@ -39,6 +39,10 @@ enum Command {
     Hel(cli::hel::HelArgs),
     /// Find the HEL paths that lead to a text on a page.
     Locate(cli::hel::LocateArgs),
+    /// A page's links in groups: menus, pagination and content links.
+    Links(cli::links::LinksArgs),
+    /// Induce the template of result pages of one site; print its data slots as HEL rules.
+    Induce(cli::induce::InduceArgs),
     /// The provider's side of the cooperative path: print the SOIF of a DBContent document.
     Summarize(cli::output::SummarizeArgs),
     /// Work on the shared plan of a PostgreSQL gatherer database (--db postgres://…).
@@ -65,6 +69,8 @@ fn main() -> ExitCode {
         Some(Command::Spec(a)) => cli::plan::run_spec(a),
         Some(Command::Hel(a)) => cli::hel::run_hel(a),
         Some(Command::Locate(a)) => cli::hel::run_locate(a),
+        Some(Command::Links(a)) => cli::links::run_links(a),
+        Some(Command::Induce(a)) => cli::induce::run_induce(a),
         Some(Command::Summarize(a)) => cli::output::run_summarize(a),
         Some(Command::Worker(a)) => cli::gather::run_worker(a),
         Some(Command::Status(a)) => cli::output::run_status(a),

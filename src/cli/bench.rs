@@ -25,6 +25,30 @@ pub enum BenchWhat {
     /// 1, 2 and 4 workers on a PostgreSQL database against a slow provider,
     /// side by side with one process on a SQLite file.
     Workers(super::workers_bench::WorkersBenchArgs),
+    /// Refining truncated queries: coverage and requests on the demo's
+    /// page-limited guide and capped catalogue, against static plans.
+    Refine(RefineBenchArgs),
+    /// The boilerplate methods side by side on the demo's result pages:
+    /// text removed, rule values that survive, cost per page.
+    Boilerplate(super::bench_pages::BoilerplateBenchArgs),
+    /// Navigation detection on the demo site's pages: precision and recall
+    /// of menus, pagination and content links, cost per page.
+    Links(super::bench_pages::LinksBenchArgs),
+    /// Induce rules on some result pages of a site; precision and recall on the others.
+    Induce(super::bench_induce::InduceBenchArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RefineBenchArgs {
+    /// Hotels in the demo database (the page-limited guide).
+    #[arg(long, default_value_t = 8000)]
+    pub hotels: usize,
+    /// Books in the demo catalogue.
+    #[arg(long, default_value_t = 5000)]
+    pub titles: usize,
+    /// Articles in the demo press archive.
+    #[arg(long, default_value_t = 3000)]
+    pub articles: usize,
 }
 
 #[derive(Debug, clap::Args)]
@@ -58,6 +82,16 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         BenchWhat::Hel(a) => run_hel_bench(a),
         BenchWhat::Gather(a) => run_gather_bench(a),
         BenchWhat::Workers(a) => super::workers_bench::run(a),
+        BenchWhat::Refine(a) => match run_refine_bench(a) {
+            Ok(()) => super::exit(super::OK),
+            Err(e) => {
+                eprintln!("gather bench refine: {e}");
+                super::exit(super::FAILED)
+            }
+        },
+        BenchWhat::Boilerplate(a) => super::bench_pages::run(a),
+        BenchWhat::Links(a) => super::bench_pages::run_links(a),
+        BenchWhat::Induce(a) => super::bench_induce::run(a),
     }
 }
 
@@ -275,7 +309,7 @@ fn run_hel_bench(args: &HelBenchArgs) -> ExitCode {
     super::exit(super::OK)
 }
 
-fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
+pub(super) fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let t = Instant::now();
@@ -308,4 +342,253 @@ fn read_dir(dir: &Path) -> std::io::Result<Vec<Vec<u8>>> {
         .collect();
     names.sort();
     names.iter().map(std::fs::read).collect()
+}
+
+/// Attribute → its distinct values.
+type AttributeValues = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+/// A gathering of one demo variant: its summary, the requests its result
+/// script received, and the stored values.
+type VariantRun = (
+    gather::gatherer::Report,
+    Vec<gather::demo::LoggedRequest>,
+    AttributeValues,
+);
+
+/// Gathers a variant of the demo site into a fresh database; returns the
+/// summary, the requests the variant's result script received and the
+/// stored values.
+fn gather_variant(
+    runtime: &tokio::runtime::Runtime,
+    site: &DemoSite,
+    variant: Variant,
+    script: &str,
+) -> Result<VariantRun, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let db = dir.path().join("bench.sqlite");
+    let before = site.requests().len();
+    let options = gather::gatherer::Options {
+        db: db.clone(),
+        ..gather::gatherer::Options::default()
+    };
+    let report = runtime
+        .block_on(gather::gatherer::gather(
+            &[gather::gatherer::Start::Url(site.url(variant))],
+            &options,
+        ))
+        .map_err(|e| e.to_string())?;
+    let sent = site.requests()[before..]
+        .iter()
+        .filter(|r| r.target.starts_with(script))
+        .cloned()
+        .collect();
+    let store = gather::store::Store::open(&db).map_err(|e| e.to_string())?;
+    let id = store
+        .sources()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .find(|s| s.info.url == site.url(variant).as_str())
+        .ok_or("the source was not stored")?
+        .id;
+    let values = store.values(id).map_err(|e| e.to_string())?;
+    let values = values
+        .into_iter()
+        .map(|(a, v)| (a, v.into_iter().collect()))
+        .collect();
+    Ok((report, sent, values))
+}
+
+/// Share of `expected` in `got`, per attribute, as a percentage.
+fn coverage(got: &AttributeValues, expected: &AttributeValues) -> Vec<(String, f64)> {
+    expected
+        .iter()
+        .map(|(attribute, want)| {
+            let found = got
+                .get(attribute)
+                .map_or(0, |g| want.intersection(g).count());
+            (
+                attribute.clone(),
+                100.0 * found as f64 / want.len().max(1) as f64,
+            )
+        })
+        .collect()
+}
+
+fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let site = runtime
+        .block_on(DemoSite::start(DemoConfig {
+            hotels: args.hotels,
+            titles: args.titles,
+            articles: args.articles,
+            ..DemoConfig::default()
+        }))
+        .map_err(|e| format!("cannot start the demo site: {e:#}"))?;
+
+    // Sites whose answers are whole: exactly the static plan.
+    for variant in [Variant::Listed, Variant::Paged] {
+        let (report, sent, _) = gather_variant(&runtime, &site, variant, "/cgi-bin/")?;
+        let s = &report.sources[0];
+        println!(
+            "{variant:?}: {} queries planned, {} sent, {} refined, {} requests to the result scripts",
+            s.queries_planned,
+            s.queries_sent,
+            s.queries_refined,
+            sent.len()
+        );
+    }
+
+    // The page-limited guide.
+    let (report, sent, values) =
+        gather_variant(&runtime, &site, Variant::Limited, "/cgi-bin/liste.pl")?;
+    let s = &report.sources[0];
+    let mut pages_per_query: std::collections::BTreeMap<String, usize> = Default::default();
+    for request in &sent {
+        *pages_per_query.entry(request.hotel_search()).or_default() += 1;
+    }
+    let most = pages_per_query.values().max().copied().unwrap_or(0);
+    let static_values = {
+        // The static plan alone: the region queries, cut at DB.MaxPages.
+        let mut only_static = gather::gatherer::Options::default();
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        only_static.db = dir.path().join("static.sqlite");
+        only_static.max_queries = Some(s.queries_planned);
+        let report = runtime
+            .block_on(gather::gatherer::gather(
+                &[gather::gatherer::Start::Url(site.url(Variant::Limited))],
+                &only_static,
+            ))
+            .map_err(|e| e.to_string())?;
+        let store = gather::store::Store::open(&only_static.db).map_err(|e| e.to_string())?;
+        let id = store.sources().map_err(|e| e.to_string())?[0].id;
+        let values: AttributeValues = store
+            .values(id)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|(a, v)| (a, v.into_iter().collect()))
+            .collect();
+        (report.sources[0].queries_sent, values)
+    };
+    let expected = site.expected(Variant::Limited);
+    println!(
+        "Limited guide ({} hotels): refined {} queries ({} planned + {} refined), {} result pages, most pages for one query {most}; coverage {:?}; the static plan alone ({} queries): coverage {:?}",
+        args.hotels,
+        s.queries_sent,
+        s.queries_planned,
+        s.queries_refined,
+        sent.len(),
+        coverage(&values, &expected),
+        static_values.0,
+        coverage(&static_values.1, &expected),
+    );
+
+    // The capped catalogue, against static prefix plans of every length.
+    let (_, sent, values) =
+        gather_variant(&runtime, &site, Variant::Catalogue, "/cgi-bin/katalog.pl")?;
+    let expected = site.expected(Variant::Catalogue);
+    let covered = coverage(&values, &expected)[0].1;
+    println!(
+        "Catalogue ({} books, {} distinct titles, 50 shown per query): refined {} queries, coverage {covered:.2}%",
+        args.titles,
+        expected["titel"].len(),
+        sent.len(),
+    );
+    let conn = rusqlite::Connection::open(site.database_path()).map_err(|e| e.to_string())?;
+    let mut stmt = conn
+        .prepare("SELECT titel FROM buch ORDER BY titel COLLATE NOCASE, id")
+        .map_err(|e| e.to_string())?;
+    let rows: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .map_err(|e| e.to_string())?
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut cheapest = None;
+    // /[A-Z0-9][A-Z0-9 ]{0,k-1}%/: every prefix of up to k characters; the
+    // provider shows the first 50 titles of each, in title order.
+    let mut reached = std::collections::BTreeSet::new();
+    let mut queries = 0u128;
+    for k in 1..=10u32 {
+        queries += 36u128 * 37u128.pow(k - 1);
+        let mut shown: std::collections::BTreeMap<String, usize> = Default::default();
+        for title in &rows {
+            let head: String = title.to_uppercase().chars().take(k as usize).collect();
+            if head.chars().count() < k as usize {
+                continue;
+            }
+            let n = shown.entry(head).or_default();
+            if *n < gather::demo::catalogue::MAX_SHOWN {
+                reached.insert(title.clone());
+            }
+            *n += 1;
+        }
+        let static_coverage = 100.0 * reached.len() as f64 / expected["titel"].len() as f64;
+        println!(
+            "  static plan of the prefixes of 1 to {k} characters: {queries} queries, coverage {static_coverage:.2}%"
+        );
+        if cheapest.is_none() && static_coverage >= covered {
+            cheapest = Some(queries);
+        }
+    }
+    match cheapest {
+        Some(q) => println!(
+            "  refined / smallest static plan with the same coverage: {} / {q} = {:.3}",
+            sent.len(),
+            sent.len() as f64 / q as f64
+        ),
+        None => {
+            println!(
+                "  no static plan of prefixes of up to 10 characters reaches the same coverage"
+            )
+        }
+    }
+
+    // The keyword archive: words learned from the answers, within 500
+    // queries; the coverage curve from the order the queries were sent.
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let db = dir.path().join("archive.sqlite");
+    let options = gather::gatherer::Options {
+        db: db.clone(),
+        max_queries: Some(500),
+        ..gather::gatherer::Options::default()
+    };
+    let report = runtime
+        .block_on(gather::gatherer::gather(
+            &[gather::gatherer::Start::Url(site.url(Variant::Archive))],
+            &options,
+        ))
+        .map_err(|e| e.to_string())?;
+    let s = &report.sources[0];
+    let total = site.expected(Variant::Archive)["nr"].len();
+    let conn = rusqlite::Connection::open(&db).map_err(|e| e.to_string())?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT q.ordinal, count(v.id) FROM queries q
+             LEFT JOIN attribute_values v ON v.query_key = q.key AND v.attribute = 'nr'
+             GROUP BY q.id ORDER BY q.ordinal, q.id",
+        )
+        .map_err(|e| e.to_string())?;
+    let new_rows: Vec<i64> = stmt
+        .query_map([], |r| r.get(1))
+        .map_err(|e| e.to_string())?
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    println!(
+        "Archive ({total} articles, 100 shown per query, 3 seed words): {} queries ({} learned), stopped: {}",
+        new_rows.len(),
+        s.queries_learned,
+        s.learning_stopped.as_deref().unwrap_or("-")
+    );
+    let mut rows = 0;
+    for (n, gained) in new_rows.iter().enumerate() {
+        rows += gained;
+        let n = n + 1;
+        if n == 3 || n % 50 == 0 || n == new_rows.len() {
+            println!(
+                "  after {n:>3} queries: {rows:>5} rows ({:.1}%)",
+                100.0 * rows as f64 / total as f64
+            );
+        }
+    }
+    runtime.block_on(site.shutdown());
+    Ok(())
 }

@@ -71,6 +71,12 @@ pub struct GatherArgs {
     /// (its latency divided by --concurrency, never below --delay-ms).
     #[arg(long)]
     pub auto_throttle: bool,
+    /// How ordinary pages' text (SOIF Full-Text, description) is reduced to
+    /// their main content: ntpc (word counts over the pages of the same
+    /// net path, the default), lev (Levenshtein distances), sst (Site Style
+    /// Tree) or none (the whole text). Overrides the specs' `boilerplate`.
+    #[arg(long, value_name = "ntpc|lev|sst|none")]
+    pub boilerplate: Option<gather::boilerplate::Method>,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
@@ -107,6 +113,7 @@ impl GatherArgs {
             lease: Duration::from_secs_f64(self.lease_seconds),
             fetch,
             max_queries: self.source.max_queries,
+            learn: self.source.learn,
             max_pages: self.max_pages,
             concurrency: self.concurrency,
             crawl_limit: self.crawl_limit,
@@ -117,6 +124,7 @@ impl GatherArgs {
             page_budget: self.page_budget_mb.saturating_mul(1 << 20),
             progress: super::progress::bar(!self.json),
             records_out: self.records_out.clone(),
+            boilerplate: self.boilerplate,
         })
     }
 

@@ -4,10 +4,15 @@ use std::process::ExitCode;
 
 #[cfg(feature = "demo")]
 pub mod bench;
+pub mod bench_induce;
+#[cfg(feature = "demo")]
+pub mod bench_pages;
 #[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;
 pub mod hel;
+pub mod induce;
+pub mod links;
 pub mod output;
 pub mod plan;
 mod progress;
@@ -81,6 +86,10 @@ pub struct SourceArgs {
     /// At most this many queries per source (the provider's DB.MaxQueries may be lower).
     #[arg(long, value_name = "N")]
     pub max_queries: Option<u64>,
+    /// Query a text field that has no domain with words learned from the
+    /// answers, seeded with the form page's own most frequent words.
+    #[arg(long)]
+    pub learn: bool,
 }
 
 impl SourceArgs {

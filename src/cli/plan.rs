@@ -41,6 +41,13 @@ pub struct SpecArgs {
     pub url: String,
     #[arg(long = "auth", value_name = "HOST[:PORT]=USER:PASS")]
     pub auth: Vec<String>,
+    /// For a form page without metadata: send a few queries and induce the
+    /// result rules from the answers (template induction).
+    #[arg(long)]
+    pub induce: bool,
+    /// With --induce, how many queries to send (at least 2).
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "induce")]
+    pub queries: usize,
 }
 
 /// One source as `plan` and `check` see it.
@@ -80,7 +87,7 @@ fn load(args: &SourceArgs) -> Result<Loaded, String> {
     }
     let mut out = Vec::new();
     for path in &args.specs {
-        match Start::spec(path) {
+        match Start::spec_listing(path) {
             Ok(start) => starts.push(start),
             Err(e) => out.push(Outcome::Failed(path.display().to_string(), e)),
         }
@@ -94,6 +101,7 @@ fn load(args: &SourceArgs) -> Result<Loaded, String> {
     .map_err(|e| e.to_string())?;
     let limits = Limits {
         max_queries: args.max_queries,
+        learn: args.learn,
     };
     let rt = runtime()?;
     for start in &starts {
@@ -152,7 +160,50 @@ async fn sample(source: &Source, fetcher: &Fetcher) -> u8 {
             }
         }
     }
+    print_result_links(&page, &response.url, fetcher).await;
     status
+}
+
+/// The sample page's links: its menus (checked against at most 20 pages of
+/// its host the groups link to), its pagers, its content links.
+async fn print_result_links(page: &gather::page::Page, url: &Url, fetcher: &Fetcher) {
+    use gather::links::{LinkKind, PageLinks};
+    let mut links = PageLinks::of(page, url);
+    let mut neighbours: Vec<Url> = Vec::new();
+    for g in 0..links.groups.len() {
+        if links.groups[g].kind == LinkKind::Content {
+            for doc in links.neighbour_documents(g) {
+                if !neighbours.contains(&doc) && neighbours.len() < 20 {
+                    neighbours.push(doc);
+                }
+            }
+        }
+    }
+    let known = super::links::read_links(fetcher, neighbours).await;
+    links.classify(&|key| known.get(key));
+    let classified = links.classified();
+    let texts = |kind: LinkKind| -> Vec<String> {
+        classified
+            .iter()
+            .filter(|(_, k)| *k == kind)
+            .map(|(l, _)| format!("{:?}", l.text))
+            .collect()
+    };
+    let (menu, pager) = (texts(LinkKind::Menu), texts(LinkKind::Pagination));
+    println!(
+        "    links: {} in {} groups: {} menu, {} pagination, {} content",
+        classified.len(),
+        links.groups.len(),
+        menu.len(),
+        pager.len(),
+        classified.len() - menu.len() - pager.len()
+    );
+    if !pager.is_empty() {
+        println!("    pager: {}", pager.join(" "));
+    }
+    if !menu.is_empty() {
+        println!("    menus: {}", menu.join(" "));
+    }
 }
 
 /// Pages a `plan` or `check` of an ordinary page looks at for sources.
@@ -294,6 +345,9 @@ pub fn run_check(args: &CheckArgs) -> ExitCode {
 }
 
 pub fn run_spec(args: &SpecArgs) -> ExitCode {
+    if args.induce {
+        return super::induce::run_spec_induce(&args.url, &args.auth, args.queries);
+    }
     let source_args = SourceArgs {
         urls: vec![args.url.clone()],
         auth: args.auth.clone(),
@@ -408,6 +462,30 @@ fn describe_source(source: &Source, show: u64) -> String {
         out.push_str(&format!(", at most {n} pages per query"));
     }
     out.push('\n');
+    let refiner = gather::refine::Refiner::new(source.form.as_ref(), md);
+    let told: Vec<String> = [
+        md.result_count
+            .as_ref()
+            .map(|r| format!("hit count from DB.ResultCount {}", r.source())),
+        md.max_results.map(|n| format!("DB.MaxResults {n}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if refiner.is_empty() {
+        out.push_str("refinement: none (no select, radio group or % pattern to refine a truncated query by)\n");
+    } else {
+        out.push_str(&format!(
+            "refinement of truncated queries ({}; within {}): by {}\n",
+            if told.is_empty() {
+                "truncated when the page limit is reached or several queries end at the same row count".to_string()
+            } else {
+                told.join(", ")
+            },
+            source.plan.cap(),
+            refiner.elements().join(", then ")
+        ));
+    }
     out.push_str("results:\n");
     for r in &md.results {
         match &r.kind {

@@ -287,6 +287,10 @@ fn sort_key(word: &str) -> String {
 pub(crate) struct Expected {
     pub form: BTreeMap<String, BTreeSet<String>>,
     pub cooperative: BTreeMap<String, BTreeSet<String>>,
+    /// The library catalogue's `titel`s (filled in by the site).
+    pub catalogue: BTreeMap<String, BTreeSet<String>>,
+    /// The press archive's article numbers, `nr` (filled in by the site).
+    pub archive: BTreeMap<String, BTreeSet<String>>,
 }
 
 pub(crate) fn expected(path: &Path) -> anyhow::Result<Expected> {
@@ -312,7 +316,12 @@ pub(crate) fn expected(path: &Path) -> anyhow::Result<Expected> {
         ("hotel.ort".to_string(), towns),
         ("region.region".to_string(), regions),
     ]);
-    Ok(Expected { form, cooperative })
+    Ok(Expected {
+        form,
+        cooperative,
+        catalogue: BTreeMap::new(),
+        archive: BTreeMap::new(),
+    })
 }
 
 /// The regions of the database, in the order the form lists them.
@@ -332,4 +341,19 @@ pub(crate) fn largest_region(conn: &Connection) -> rusqlite::Result<usize> {
         |r| r.get::<_, i64>(0),
     )
     .map(|n| usize::try_from(n).unwrap_or(0))
+}
+
+/// The number of hotels of the region and price category that has the most.
+pub(crate) fn largest_region_and_price(conn: &Connection) -> rusqlite::Result<usize> {
+    let mut largest = 0;
+    for (lo, hi) in PRICE_CATEGORIES.iter().filter_map(|c| c.range) {
+        let n: i64 = conn.query_row(
+            "SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM hotel
+               WHERE preis BETWEEN ?1 AND ?2 GROUP BY region_id)",
+            params![lo, hi],
+            |r| r.get(0),
+        )?;
+        largest = largest.max(usize::try_from(n).unwrap_or(0));
+    }
+    Ok(largest)
 }

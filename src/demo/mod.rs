@@ -16,10 +16,15 @@
 //! | `/post/` | [`Variant::Post`]: the form sent with POST to `/cgi-bin/suche.pl` |
 //! | `/secure/` | [`Variant::ConfigAuth`]: only `DB.ConfigFile` → `/private/cityworld.txt` (HTTP Basic) |
 //! | `/cityworld.DBContent` | [`Variant::Cooperative`]: the DBContent document of seed §2 |
+//! | `/limited/` | [`Variant::Limited`]: `/paged/` with a `DB.MaxPages` the largest regions exceed |
+//! | `/archiv/` | [`Variant::Archive`]: the press archive, keyword search with three seed words, 100 articles at most per search (`/cgi-bin/archiv.pl`) |
+//! | `/katalog/` | [`Variant::Catalogue`]: the library catalogue, 50 titles at most per search (`/cgi-bin/katalog.pl`) |
 //! | `/coop/` | form page with `DB.Summarizer` + `DB.ConfigFile` (`/cgi-bin/cityworld.txt`) |
+//! | `/plain/` | the form without any `DB.*` tag (not linked from the start page), for `gather spec --induce` |
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |
+//! | `/magazin/` | [`magazine`]: a travel magazine of ordinary pages (menus, breadcrumb, tag cloud, two pagers), not linked from `/` |
 //!
 //! Decisions where the seed is silent: prices are whole DM per night (the seed
 //! is from 1999); `ort` matches the beginning of a town's name, ignoring case,
@@ -33,9 +38,12 @@
 //! the top of a page when the town continues from the previous one; POST results live at their own script, which refuses GET, so
 //! a gatherer that ignores the form's method notices.
 
+mod archive;
+pub mod catalogue;
 mod data;
 mod db;
 pub mod listing;
+pub mod magazine;
 mod pages;
 pub mod postgres;
 mod server;
@@ -65,6 +73,10 @@ pub struct DemoConfig {
     pub seed: u64,
     /// Hotels per result page of the paged forms (at least 1).
     pub page_size: usize,
+    /// Books in the library catalogue (`/katalog/`).
+    pub titles: usize,
+    /// Articles in the press archive (`/archiv/`).
+    pub articles: usize,
     /// The user allowed to read `/private/` (HTTP Basic).
     pub user: String,
     /// That user's password.
@@ -93,6 +105,8 @@ impl Default for DemoConfig {
             hotels: 3000,
             seed: 1999,
             page_size: 20,
+            titles: 2000,
+            articles: 3000,
             user: "gatherer".to_string(),
             password: "swing".to_string(),
             data_dir: std::env::temp_dir().join(dir),
@@ -117,11 +131,20 @@ pub enum Variant {
     ConfigAuth,
     /// `/cityworld.DBContent`: a cooperative provider with a summarizer.
     Cooperative,
+    /// `/limited/`: paged results, and a `DB.MaxPages` the largest regions
+    /// exceed (each region and price category fits).
+    Limited,
+    /// `/katalog/`: the library catalogue, a `%` prefix field whose answers
+    /// show at most 50 titles under a hit count.
+    Catalogue,
+    /// `/archiv/`: the press archive, a keyword field with three seed words
+    /// whose answers show at most 100 articles under a hit count.
+    Archive,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 7] = [
+    pub const ALL: [Variant; 10] = [
         Variant::Listed,
         Variant::Extracted,
         Variant::Paged,
@@ -129,6 +152,9 @@ impl Variant {
         Variant::Post,
         Variant::ConfigAuth,
         Variant::Cooperative,
+        Variant::Limited,
+        Variant::Catalogue,
+        Variant::Archive,
     ];
 
     /// The path of the variant's form page (or DBContent document).
@@ -141,6 +167,9 @@ impl Variant {
             Variant::Post => "/post/",
             Variant::ConfigAuth => "/secure/",
             Variant::Cooperative => "/cityworld.DBContent",
+            Variant::Limited => "/limited/",
+            Variant::Catalogue => "/katalog/",
+            Variant::Archive => "/archiv/",
         }
     }
 }
@@ -159,6 +188,26 @@ pub struct LoggedRequest {
     pub headers: Vec<(String, String)>,
     /// When it arrived.
     pub at: SystemTime,
+}
+
+impl LoggedRequest {
+    /// The hotel search a request to a guide's result script stands for,
+    /// whatever its page: `region=Rügen&preis=bis50` (`alle` for a price
+    /// left open), so that the pages of one query can be counted together.
+    pub fn hotel_search(&self) -> String {
+        let query = self.target.split_once('?').map_or("", |(_, q)| q);
+        let pairs = pages::parse_form(query.as_bytes());
+        let value = |name: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+                .filter(|v| !v.is_empty())
+                .unwrap_or("alle")
+                .to_string()
+        };
+        format!("region={}&preis={}", value("region"), value("preis"))
+    }
 }
 
 /// A running demo site.
@@ -210,18 +259,25 @@ impl DemoSite {
             OwnedDir(Some(config.data_dir.clone()))
         };
         let database = config.data_dir.join("cityworld.sqlite");
-        let (expected, conn, regions, largest) = {
+        let (expected, conn, regions, largest, largest_cell) = {
             let database = database.clone();
-            let (hotels, seed) = (config.hotels, config.seed);
+            let (hotels, titles, articles, seed) =
+                (config.hotels, config.titles, config.articles, config.seed);
             tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
                 generate_database(&database, hotels, seed)?;
-                let expected = db::expected(&database)?;
-                let conn = rusqlite::Connection::open(&database).with_context(|| {
+                let mut conn = rusqlite::Connection::open(&database).with_context(|| {
                     format!("cannot open the provider database {}", database.display())
                 })?;
+                catalogue::generate(&mut conn, titles, seed)?;
+                archive::generate(&mut conn, articles, seed)?;
+                let mut expected = db::expected(&database)?;
+                expected.catalogue =
+                    BTreeMap::from([("titel".to_string(), catalogue::titles(&conn)?)]);
+                expected.archive = BTreeMap::from([("nr".to_string(), archive::numbers(&conn)?)]);
                 let regions = db::regions(&conn)?;
                 let largest = db::largest_region(&conn)?;
-                Ok((expected, conn, regions, largest))
+                let largest_cell = db::largest_region_and_price(&conn)?;
+                Ok((expected, conn, regions, largest, largest_cell))
             })
             .await
             .context("database generation did not finish")??
@@ -235,12 +291,17 @@ impl DemoSite {
         // it, rounded up to a number a provider would write.
         let needed = largest.div_ceil(config.page_size) + 1;
         let max_pages = needed.div_ceil(10) * 10;
+        // The limited guide's DB.MaxPages: what the largest region and
+        // price category needs, so that refining by price completes it.
+        let limited_max_pages = largest_cell.div_ceil(config.page_size).max(1);
         let site = Arc::new(server::Site {
             base: base.clone(),
             conn: Mutex::new(conn),
             regions,
             page_size: config.page_size,
             max_pages,
+            limited_max_pages,
+            seed_words: archive::seed_words(config.seed),
             user: config.user,
             password: config.password,
             log: Mutex::new(Vec::new()),
@@ -287,10 +348,13 @@ impl DemoSite {
     /// computed with SQL from the provider's database when the site started.
     /// The form variants give `region` (every region of the form), `ort` (every
     /// town that has a hotel) and `name` (every hotel name); the cooperative
-    /// one gives the summarizer's `hotel.name`, `hotel.ort` and `region.region`.
+    /// one gives the summarizer's `hotel.name`, `hotel.ort` and `region.region`;
+    /// the catalogue every `titel`, the archive every article's `nr`.
     pub fn expected(&self, variant: Variant) -> BTreeMap<String, BTreeSet<String>> {
         match variant {
             Variant::Cooperative => self.expected.cooperative.clone(),
+            Variant::Catalogue => self.expected.catalogue.clone(),
+            Variant::Archive => self.expected.archive.clone(),
             _ => self.expected.form.clone(),
         }
     }

@@ -111,6 +111,44 @@ fn meta(name: &str, content: &str) -> String {
     }
 }
 
+/// A page of one of the site's search services (catalogue, archive): a
+/// plain head with its title and `DB.*` tags, then `body`.
+pub(crate) fn service_page(title: &str, db: &[(&str, String)], body: &str) -> String {
+    let mut out = format!(
+        "<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.0 Transitional//EN\">\n<HTML>\n<HEAD>\n\
+         <META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=iso-8859-1\">\n\
+         <TITLE>{}</TITLE>\n",
+        esc(title)
+    );
+    for (name, content) in db {
+        let _ = writeln!(out, "<META NAME=\"{name}\" CONTENT=\"{}\">", esc(content));
+    }
+    let _ = write!(out, "</HEAD>\n<BODY>\n{body}</BODY>\n</HTML>\n");
+    out
+}
+
+/// The notice above a search service's answer: "Ihre Suche nach „A%“ ergab
+/// 1.234 Treffer.", and when not all are shown, how many are.
+pub(crate) fn hit_notice(query: &str, hits: u64, max_shown: usize) -> String {
+    let digits = hits.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push('.');
+        }
+        grouped.push(c);
+    }
+    let mut out = format!(
+        "<P>Ihre Suche nach „{}“ ergab {grouped} Treffer.",
+        esc(query)
+    );
+    if hits > max_shown as u64 {
+        let _ = write!(out, " Es werden nur die ersten {max_shown} angezeigt.");
+    }
+    out.push_str("</P>\n");
+    out
+}
+
 /// The head of every page: content type, title, description, keywords and
 /// the page's `DB.*` tags.
 fn head(title: &str, description: &str, db: &[(String, String)]) -> String {
@@ -160,6 +198,12 @@ pub(crate) const FORM_PAGES: &[(&str, &str)] = &[
         "Hotelsuche (Metadaten für angemeldete Suchmaschinen)",
     ),
     ("/coop/", "Hotelsuche (Summarizer für Suchmaschinen)"),
+    (
+        "/limited/",
+        "Hotelsuche mit höchstens wenigen Seiten je Anfrage",
+    ),
+    ("/katalog/", "Katalog der CityWorld-Bibliothek"),
+    ("/archiv/", "Pressearchiv"),
 ];
 
 pub(crate) fn start_page() -> String {

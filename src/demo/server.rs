@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -15,7 +15,10 @@ use base64::Engine as _;
 use rusqlite::Connection;
 use url::Url;
 
+use super::archive;
+use super::catalogue;
 use super::db::{self, Search};
+use super::magazine;
 use super::pages::{self, FormPage, Pager};
 use super::LoggedRequest;
 
@@ -27,6 +30,10 @@ pub(crate) struct Site {
     pub page_size: usize,
     /// The `DB.MaxPages` the paged form with a navigation URL announces.
     pub max_pages: usize,
+    /// The `DB.MaxPages` of the limited guide (`/limited/`).
+    pub limited_max_pages: usize,
+    /// The press archive's seed words.
+    pub seed_words: Vec<String>,
     pub user: String,
     pub password: String,
     pub log: Mutex<Vec<LoggedRequest>>,
@@ -53,6 +60,17 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/post/", get(post_form))
         .route("/secure/", get(secure_form))
         .route("/coop/", get(cooperative_form))
+        .route("/limited/", get(limited_form))
+        .route("/katalog/", get(|| async { html(catalogue::form_page()) }))
+        .route("/cgi-bin/katalog.pl", get(catalogue_results))
+        .route(
+            "/archiv/",
+            get(|State(site): State<Shared>| async move {
+                html(archive::form_page(&site.seed_words))
+            }),
+        )
+        .route("/cgi-bin/archiv.pl", get(archive_results))
+        .route("/plain/", get(plain_form))
         .route("/cgi-bin/auswahl.pl", get(results_get))
         .route("/cgi-bin/suche.pl", post(results_post))
         .route("/cgi-bin/liste.pl", get(paged_results))
@@ -61,6 +79,10 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/cgi-bin/cityworld.txt", get(summarizer_config))
         .route("/cityworld.DBContent", get(dbcontent))
         .route("/private/cityworld.txt", get(private_config))
+        .route("/magazin/", get(magazine_index))
+        .route("/magazin/thema/{file}", get(magazine_theme))
+        .route("/magazin/{section}/", get(magazine_section))
+        .route("/magazin/{section}/{file}", get(magazine_article))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(site.clone(), log_request))
         .with_state(site)
@@ -194,6 +216,12 @@ async fn listed_form(State(site): State<Shared>) -> Response {
     form(&site, "/cityworld/", "GET", "/cgi-bin/auswahl.pl", meta)
 }
 
+/// The form as a provider that describes nothing would serve it: no `DB.*`
+/// tags (for `gather spec --induce`).
+async fn plain_form(State(site): State<Shared>) -> Response {
+    form(&site, "/plain/", "GET", "/cgi-bin/auswahl.pl", Vec::new())
+}
+
 async fn extracted_form(State(site): State<Shared>) -> Response {
     let meta = no_navigation(extracted_meta());
     form(&site, "/cityworld2/", "GET", "/cgi-bin/auswahl.pl", meta)
@@ -204,6 +232,61 @@ async fn extracted_form(State(site): State<Shared>) -> Response {
 async fn paged_form(State(site): State<Shared>) -> Response {
     let meta = listed_meta(&site);
     form(&site, "/paged/", "GET", "/cgi-bin/liste.pl", meta)
+}
+
+/// Paged results found by the gatherer, limited by a `DB.MaxPages` the
+/// largest regions exceed.
+async fn limited_form(State(site): State<Shared>) -> Response {
+    let mut meta = listed_meta(&site);
+    meta.push(pair("DB.MaxPages", site.limited_max_pages.to_string()));
+    form(&site, "/limited/", "GET", "/cgi-bin/liste.pl", meta)
+}
+
+/// `katalog.pl?q=A%25`: the catalogue's answer, at most 50 titles.
+async fn catalogue_results(State(site): State<Shared>, uri: Uri) -> Response {
+    search_page(site, &uri, "q", "Der Katalog", |conn, q| {
+        catalogue::search(conn, q).map(|(hits, shown)| catalogue::result_page(q, hits, &shown))
+    })
+    .await
+}
+
+/// `archiv.pl?w=Hafen`: the archive's answer, at most 100 articles.
+async fn archive_results(State(site): State<Shared>, uri: Uri) -> Response {
+    search_page(site, &uri, "w", "Das Archiv", |conn, w| {
+        archive::search(conn, w).map(|(hits, shown)| archive::result_page(w, hits, &shown))
+    })
+    .await
+}
+
+/// Answers a one-field search (`field` of the query string) with the page
+/// `answer` makes from the database; `what` names the service when the
+/// database fails.
+async fn search_page(
+    site: Shared,
+    uri: &Uri,
+    field: &str,
+    what: &'static str,
+    answer: fn(&Connection, &str) -> rusqlite::Result<String>,
+) -> Response {
+    let pairs = pages::parse_form(uri.query().unwrap_or("").as_bytes());
+    let value = pairs
+        .iter()
+        .find(|(n, _)| n == field)
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    let page = tokio::task::spawn_blocking(move || {
+        let conn = site.conn.lock().map_err(|_| ())?;
+        answer(&conn, &value).map_err(|_| ())
+    })
+    .await;
+    match page {
+        Ok(Ok(page)) => html(page),
+        _ => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Fehler",
+            &format!("{what} ist gerade nicht erreichbar."),
+        ),
+    }
 }
 
 /// Paged results described by `DB.NavigationURL` and limited by `DB.MaxPages`.
@@ -374,6 +457,37 @@ const DATABASE_LINES: &str = "Database:      Cityworld\nTable:         hotel\nAt
 /// which database, tables and attributes to index.
 fn summarizer_config_text() -> String {
     format!("# CityWorld: was der Summarizer indexieren darf\n{DATABASE_LINES}")
+}
+
+fn magazine_page(page: Option<String>) -> Response {
+    match page {
+        Some(page) => html(page),
+        None => error(
+            StatusCode::NOT_FOUND,
+            "Nicht gefunden",
+            "Diese Seite gibt es im Magazin nicht.",
+        ),
+    }
+}
+
+async fn magazine_index(uri: Uri) -> Response {
+    let page = uri
+        .query()
+        .and_then(|q| q.split('&').find_map(|p| p.strip_prefix("seite=")))
+        .map_or(Some(1), |n| n.parse::<usize>().ok());
+    magazine_page(page.and_then(magazine::index_page))
+}
+
+async fn magazine_section(Path(section): Path<String>) -> Response {
+    magazine_page(magazine::section_page(&section))
+}
+
+async fn magazine_article(Path((section, file)): Path<(String, String)>) -> Response {
+    magazine_page(magazine::article_page(&section, &file))
+}
+
+async fn magazine_theme(Path(file): Path<String>) -> Response {
+    magazine_page(magazine::theme_page(&file))
 }
 
 async fn dbcontent(State(site): State<Shared>) -> Response {

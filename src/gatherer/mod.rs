@@ -24,13 +24,16 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use url::Url;
 
+use crate::boilerplate::{Method, SitePages};
 use crate::fetch::{FetchConfig, Fetcher, HostGate, Request};
 use crate::hel::Rule;
+use crate::links::{CrawlLinks, LinkKind, PageLinks};
 use crate::metadata::ResultKind;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
 use crate::record::{Record, RecordRules};
+use crate::refine::{learn, Answer, AnswerTally, Refiner, Truncation};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
 
 use crate::fetch::Response;
@@ -57,6 +60,9 @@ pub struct Options {
     pub fetch: FetchConfig,
     /// The user's cap on queries per source (the provider's DB.MaxQueries may be lower).
     pub max_queries: Option<u64>,
+    /// `--learn`: a text field without a domain is seeded with the form
+    /// page's words and learns the rest from the answers.
+    pub learn: bool,
     /// The user's cap on result pages per query (the provider's DB.MaxPages may be lower).
     pub max_pages: Option<u64>,
     /// Queries in flight at once for one source.
@@ -79,6 +85,10 @@ pub struct Options {
     pub keep_pages: bool,
     /// Compressed bytes of kept pages the database holds at most.
     pub page_budget: u64,
+    /// How ordinary pages' text is reduced to their main content
+    /// (`--boilerplate`); `None` leaves it to the specs' `boilerplate` for
+    /// their hosts, else [`crate::boilerplate::Method::default`].
+    pub boilerplate: Option<crate::boilerplate::Method>,
     /// A file the records new to the database are appended to as JSON Lines
     /// while gathering (`gather -o FILE`), in the form of
     /// [`crate::output::write_record_line`].
@@ -92,6 +102,7 @@ impl Default for Options {
             lease: Duration::from_secs(30),
             fetch: FetchConfig::default(),
             max_queries: None,
+            learn: false,
             max_pages: None,
             concurrency: 2,
             crawl_limit: 100,
@@ -102,6 +113,7 @@ impl Default for Options {
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,
             records_out: None,
+            boilerplate: None,
         }
     }
 }
@@ -198,6 +210,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     let mut manager = Manager::new(options, fetch)?;
     let limits = Limits {
         max_queries: options.max_queries,
+        learn: options.learn,
     };
 
     let mut crawl = Crawl {
@@ -220,6 +233,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
         let loaded = source::discover(&url, &manager.fetcher, &limits).await;
         manager.take(url.as_str(), loaded, &mut crawl).await?;
     }
+    manager.keep_main_contents(&boilerplate_by_origin(starts))?;
     manager.report.crawl_cut_short = crawl.cut_short;
     if manager.shared.is_some() {
         manager.work_shared().await?;
@@ -227,7 +241,13 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
             let Some(line) = manager.lines.remove(&planned.id) else {
                 continue;
             };
-            manager.finish_source(planned.id, planned.plan_limit, &planned.page_cap, line)?;
+            manager.finish_source(
+                planned.id,
+                planned.plan_limit,
+                &planned.page_cap,
+                None,
+                line,
+            )?;
         }
     }
     Ok(manager.finish(started))
@@ -272,10 +292,14 @@ impl Manager<'_> {
 }
 
 /// The traditional gatherer's URL list: breadth first, within the origins
-/// (scheme, host, port) of the start URLs, each URL once.
+/// (scheme, host, port) of the start URLs, each URL once; the links of
+/// recognised menus wait until the content and pagination links are
+/// taken.
 #[derive(Default)]
 struct Crawl {
     queue: VecDeque<Url>,
+    /// Menu links: taken once the queue is empty.
+    later: VecDeque<Url>,
     seen: HashSet<String>,
     origins: HashSet<url::Origin>,
     taken: usize,
@@ -291,31 +315,59 @@ impl Crawl {
     }
 
     fn push_link(&mut self, url: Url) {
+        self.push_within(url, false);
+    }
+
+    /// A menu link: crawled after the content and pagination links.
+    fn push_later(&mut self, url: Url) {
+        self.push_within(url, true);
+    }
+
+    fn push_within(&mut self, url: Url, later: bool) {
         if matches!(url.scheme(), "http" | "https") && self.origins.contains(&url.origin()) {
-            self.push(url);
+            self.push_to(url, later);
         }
     }
 
-    fn push(&mut self, mut url: Url) {
+    fn push(&mut self, url: Url) {
+        self.push_to(url, false);
+    }
+
+    /// Moves a queued URL behind the others (a link of a menu found late).
+    fn defer(&mut self, url: &Url) {
+        let mut url = url.clone();
+        url.set_fragment(None);
+        if let Some(at) = self.queue.iter().position(|u| *u == url) {
+            if let Some(u) = self.queue.remove(at) {
+                self.later.push_back(u);
+            }
+        }
+    }
+
+    fn push_to(&mut self, mut url: Url, later: bool) {
         // Beyond what the crawl may still take (and one to tell that it was
         // cut short), a URL would never be fetched: a page with a million
         // links queues no more than that.
-        if self.taken + self.queue.len() > self.limit {
+        if self.taken + self.queue.len() + self.later.len() > self.limit {
             self.cut_short = true;
             return;
         }
         url.set_fragment(None);
         if self.seen.insert(url.to_string()) {
-            self.queue.push_back(url);
+            if later {
+                self.later.push_back(url);
+            } else {
+                self.queue.push_back(url);
+            }
         }
     }
 
     fn next(&mut self) -> Option<Url> {
         if self.taken >= self.limit {
-            self.cut_short |= !self.queue.is_empty();
+            self.cut_short |= !self.queue.is_empty() || !self.later.is_empty();
             return None;
         }
-        let url = self.queue.pop_front()?;
+        let url = self.queue.pop_front().or_else(|| self.later.pop_front())?;
         self.taken += 1;
         Some(url)
     }
@@ -333,6 +385,12 @@ struct Manager<'a> {
     planned: Vec<Planned>,
     /// What the work on the shared plan did, per source.
     lines: BTreeMap<SourceId, SourceReport>,
+    /// The crawl's ordinary pages, reduced to their content units, and what
+    /// was stored of them: their main content is stored once all are in.
+    site: SitePages,
+    ordinary: Vec<SourceInfo>,
+    /// The links of the crawled ordinary pages (navigation detection).
+    links: CrawlLinks,
 }
 
 /// A source put into the shared plan, finished once the plan is worked off.
@@ -375,6 +433,20 @@ impl SharedWork {
             _ => NavigationMode::Detect,
         }
     }
+}
+
+/// The `boilerplate` the specs name, by the origin of their form page.
+fn boilerplate_by_origin(starts: &[Start]) -> HashMap<url::Origin, Method> {
+    starts
+        .iter()
+        .filter_map(|start| match start {
+            Start::Spec { spec, .. } => {
+                let method = spec.boilerplate?;
+                Some((Url::parse(&spec.url).ok()?.origin(), method))
+            }
+            Start::Url(_) => None,
+        })
+        .collect()
 }
 
 /// The records file of `gather -o`: JSON Lines, appended.
@@ -456,6 +528,9 @@ impl<'a> Manager<'a> {
             shared,
             planned: Vec::new(),
             lines: BTreeMap::new(),
+            site: SitePages::default(),
+            ordinary: Vec::new(),
+            links: CrawlLinks::default(),
         })
     }
 }
@@ -478,17 +553,33 @@ impl Manager<'_> {
             Ok(Discovery::Cooperative(source)) => self.gather_cooperative(&source).await,
             Ok(Discovery::Ordinary(response, page)) => {
                 self.keep_ordinary_page(&response, &page)?;
-                for link in page.links() {
-                    if let Ok(target) = response.url.join(&link.href) {
-                        crawl.push_link(target);
-                    }
-                }
+                self.follow_links(&response.url, &page, crawl);
                 Ok(())
             }
             Err(e) => {
                 self.source_problem(name, &e);
                 Ok(())
             }
+        }
+    }
+
+    /// Queues an ordinary page's links: content and pagination links
+    /// first, menu links after them ([`crate::links`]). The page's groups
+    /// are checked against the pages crawled before; the groups of those
+    /// that link to this page are checked again now that it is known, and
+    /// the links of a group found a menu wait. A menu recognised once is
+    /// recognised on the site's other pages without a check.
+    fn follow_links(&mut self, url: &Url, page: &Page, crawl: &mut Crawl) {
+        let read = self.links.read(url, page);
+        for (target, kind) in read.links {
+            if kind == LinkKind::Menu {
+                crawl.push_later(target);
+            } else {
+                crawl.push_link(target);
+            }
+        }
+        for target in &read.menu_links {
+            crawl.defer(target);
         }
     }
 
@@ -536,17 +627,63 @@ impl Manager<'_> {
         });
     }
 
+    /// Stores an ordinary page with its whole text; its main content
+    /// replaces that once the crawl is over ([`Manager::keep_main_contents`]).
     fn keep_ordinary_page(&mut self, response: &Response, page: &Page) -> Result<(), GatherError> {
-        let id = self.store().upsert_source(&SourceInfo {
+        let info = SourceInfo {
             url: response.url.to_string(),
             kind: SourceKind::Page,
             title: page.title().filter(|t| !t.is_empty()),
             description: page.meta_content("description"),
             keywords: page.meta_content("keywords"),
             text: Some(page.text()),
-        })?;
+        };
+        let id = self.store().upsert_source(&info)?;
         self.store().record_page(id, &page_record(response))?;
         self.report.ordinary_pages += 1;
+        self.site.add(response.url.clone(), page);
+        self.ordinary.push(info);
+        Ok(())
+    }
+
+    /// Stores every crawled ordinary page's main content as its text, and
+    /// as its description where it has none (see [`crate::boilerplate`]):
+    /// the method of `--boilerplate`, else the spec's for the page's
+    /// origin, else the default.
+    fn keep_main_contents(
+        &mut self,
+        by_origin: &HashMap<url::Origin, Method>,
+    ) -> Result<(), GatherError> {
+        let method_of = |url: &Url| {
+            self.options
+                .boilerplate
+                .or_else(|| by_origin.get(&url.origin()).copied())
+                .unwrap_or_default()
+        };
+        let mut methods: Vec<Method> = Vec::new();
+        for info in &self.ordinary {
+            if let Ok(url) = Url::parse(&info.url) {
+                let m = method_of(&url);
+                if !methods.contains(&m) {
+                    methods.push(m);
+                }
+            }
+        }
+        for method in methods {
+            if method == Method::None {
+                continue;
+            }
+            let contents = self.site.main_contents(method);
+            for (info, (url, main)) in self.ordinary.iter().zip(contents) {
+                if method_of(&url) != method {
+                    continue;
+                }
+                let mut info = info.clone();
+                info.description = info.description.or_else(|| main.description());
+                info.text = Some(main.text);
+                self.store().upsert_source(&info)?;
+            }
+        }
         Ok(())
     }
 
@@ -632,6 +769,15 @@ impl Manager<'_> {
 
         if self.shared.is_some() {
             // Workers run the queries: the plan goes into the database.
+            //
+            // Limitation: only the static plan is shared. Truncated queries
+            // are not refined and no values are learned from the answers
+            // ([`crate::refine`]) on this path: the plan keeps neither a
+            // query's element values nor `DB.ResultCount`, and a refined or
+            // learned query would have to be planned by the process that
+            // runs the refinement once the plan is worked off. A source that
+            // needs refinement is gathered into a SQLite file (or by a
+            // single `gather` on that file) for now.
             let (navigation, pattern) = match &source.navigation {
                 NavigationMode::Off => ("off", None),
                 NavigationMode::Pattern(p) => ("pattern", Some(p.clone())),
@@ -670,6 +816,7 @@ impl Manager<'_> {
             rules,
             source.navigation.clone(),
             page_cap.limit,
+            source.metadata.result_count.clone().map(Arc::new),
         ));
 
         // The plan is generated lazily, query by query: it may be far larger
@@ -677,47 +824,34 @@ impl Manager<'_> {
         // query a killed run left half-walked continues where it stood.
         let finished = self.store().finished_queries(id)?;
         let mut checkpoints = self.store().checkpoints(id)?;
-        let tell = |event| {
-            if let Some(listener) = &self.options.progress {
-                listener.tell(event);
-            }
-        };
-        tell(Progress::Source {
+        self.tell(Progress::Source {
             url: source.url.clone(),
             queries: source.plan.len(),
             done_before: finished.len() as u64,
         });
-        let finished_ref = &finished;
-        let skipped = std::cell::Cell::new(0u64);
-        let skipped_ref = &skipped;
+        let mut skipped = 0u64;
         let interrupt = self.options.interrupt.clone();
         let pending = source
             .plan
             .queries()
             .take_while(move |_| !interrupt.is_set());
-        let pending = pending.filter_map(move |query| {
+        let pending = pending.filter_map(|query| {
             let key = query.key();
-            if finished_ref.contains(&key) {
-                skipped_ref.set(skipped_ref.get() + 1);
+            if finished.contains(&key) {
+                skipped += 1;
                 return None;
             }
-            let checkpoint = checkpoints
-                .remove(&key)
-                .and_then(|json| serde_json::from_str::<Checkpoint>(&json).ok());
-            Some((key, query, checkpoint))
+            let checkpoint = take_checkpoint(&mut checkpoints, &key);
+            Some((key, query, checkpoint, Origin::Planned))
         });
-        let mut runs = futures::stream::iter(pending.map(|(key, query, checkpoint)| {
-            let work = Arc::clone(&work);
-            async move { work.run(key, describe(&query), query, checkpoint).await }
-        }))
-        .buffer_unordered(self.options.concurrency.max(1));
-        while let Some(run) = runs.next().await {
-            self.take_run(id, source.url.as_str(), &mut line, run)?;
-        }
-        drop(runs);
-        tell(Progress::SourceDone);
-        line.queries_skipped = skipped.get();
-        self.finish_source(id, plan_limit, &page_cap, line)
+        self.run_queries(&work, source, pending, &mut line).await?;
+        let refined = self
+            .refine(&work, source, &mut checkpoints, &mut line)
+            .await?;
+        line.learning_stopped = self.learn(&work, source, &mut line).await?;
+        self.tell(Progress::SourceDone);
+        line.queries_skipped = skipped;
+        self.finish_source(id, plan_limit, &page_cap, refined, line)
     }
 
     /// What every query of a source shares.
@@ -728,6 +862,7 @@ impl Manager<'_> {
         rules: Vec<(String, Rule)>,
         navigation: NavigationMode,
         max_pages: u64,
+        result_count: Option<Arc<Rule>>,
     ) -> QueryWork {
         QueryWork {
             fetcher: self.fetcher.clone(),
@@ -743,25 +878,27 @@ impl Manager<'_> {
             progress: self.options.progress.clone(),
             interrupt: self.options.interrupt.clone(),
             keep_pages: self.options.keep_pages,
+            result_count,
         }
     }
 
     /// Records what a query gave, counts it in the source's report line,
-    /// and appends its new records to the records file.
+    /// and appends its new records to the records file. Returns the query's
+    /// new values.
     fn take_run(
         &self,
         id: SourceId,
         source_url: &str,
         line: &mut SourceReport,
         run: QueryRun,
-    ) -> Result<(), GatherError> {
+    ) -> Result<u64, GatherError> {
         let done = &run.outcome;
         let recorded = match self.store().record_query_new(id, done) {
             Ok(recorded) => recorded,
             // Another worker took the query over: what it gives is theirs.
             Err(e @ StoreError::LeaseLost { .. }) => {
                 line.warnings.push(e.to_string());
-                return Ok(());
+                return Ok(0);
             }
             Err(e) => return Err(e.into()),
         };
@@ -787,25 +924,37 @@ impl Manager<'_> {
         if let Some(listener) = &self.options.progress {
             listener.tell(Progress::Query { new_values, failed });
         }
-        Ok(())
+        Ok(new_values)
     }
 
-    /// Tells from this run's plan and from what the database holds whether
-    /// the source's content is complete (so a resumed run tells it right
-    /// too), and adds its report line.
+    /// Tells from this run's plan, the refinement (`refined`, `None` when
+    /// the source has no way to refine or its queries ran on the shared
+    /// plan) and what the database holds whether the source's content is
+    /// complete (so a resumed run tells it right too), and adds its report
+    /// line.
     fn finish_source(
         &mut self,
         id: SourceId,
         plan_limit: Option<String>,
         page_cap: &Cap,
+        refined: Option<Refined>,
         mut line: SourceReport,
     ) -> Result<(), GatherError> {
         let mut reasons: Vec<String> = plan_limit.into_iter().collect();
         let cut_short = self.store().stats(id)?.queries_cut_short;
-        if cut_short > 0 {
-            reasons.push(format!(
+        match &refined {
+            // Refinement decides: a cut query whose refinements are all
+            // done is complete.
+            Some(refined) if !refined.left.is_empty() => reasons.push(refined.reasons()),
+            Some(_) => {}
+            None if cut_short > 0 => reasons.push(format!(
                 "page limit: {cut_short} queries had more result pages than {page_cap} allows"
-            ));
+            )),
+            None => {}
+        }
+        if let Some(refined) = refined {
+            line.truncated_left = refined.left;
+            line.hits_estimate = refined.estimate;
         }
         let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
         self.store().set_incomplete(id, reason.as_deref())?;
@@ -895,7 +1044,9 @@ impl Manager<'_> {
                     let checkpoint = checkpoint
                         .as_deref()
                         .and_then(|json| serde_json::from_str::<Checkpoint>(json).ok());
-                    let run = work.run(key, description, query, checkpoint).await;
+                    let run = work
+                        .run(key, description, query, checkpoint, Origin::Claimed)
+                        .await;
                     Ok::<_, GatherError>((work, run))
                 }
             })
@@ -946,10 +1097,312 @@ impl Manager<'_> {
             rules,
             work.navigation(),
             work.max_pages,
+            None,
         ));
         lock(cache).insert(id, Arc::clone(&query_work));
         Ok(query_work)
     }
+}
+
+impl Manager<'_> {
+    fn tell(&self, event: Progress) {
+        if let Some(listener) = &self.options.progress {
+            listener.tell(event);
+        }
+    }
+
+    /// Sends `queries` (key, query, where a killed run left its walk, where
+    /// the query comes from), `--concurrency` at a time, and records each.
+    /// Returns each query's new values, in the order they ended.
+    async fn run_queries(
+        &mut self,
+        work: &Arc<QueryWork>,
+        source: &Source,
+        queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Origin)>,
+        line: &mut SourceReport,
+    ) -> Result<Vec<u64>, GatherError> {
+        let id = work.source;
+        let mut gained = Vec::new();
+        let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
+            let work = Arc::clone(work);
+            async move {
+                work.run(key, describe(&query), query, checkpoint, origin)
+                    .await
+            }
+        }))
+        .buffer_unordered(self.options.concurrency.max(1));
+        while let Some(run) = runs.next().await {
+            gained.push(self.take_run(id, source.url.as_str(), line, run)?);
+        }
+        drop(runs);
+        Ok(gained)
+    }
+
+    /// Learns the values of an open text field from the answers
+    /// ([`crate::refine::learn`]): queries with the most promising words of
+    /// the values gathered so far, `--concurrency` at a time, until the
+    /// query limit is reached, no word is left, or new words stop paying.
+    /// Returns why it stopped; `None` when the source has no such field.
+    async fn learn(
+        &mut self,
+        work: &Arc<QueryWork>,
+        source: &Source,
+        line: &mut SourceReport,
+    ) -> Result<Option<String>, GatherError> {
+        let Some(element) = learn::learnable(source.form.as_ref(), &source.metadata) else {
+            return Ok(None);
+        };
+        let id = work.source;
+        let cap = source.plan.cap();
+        let mut unprofitable = 0;
+        loop {
+            if self.options.interrupt.is_set() {
+                return Ok(Some("the gathering was interrupted".into()));
+            }
+            let (stored, _) = self.store().query_counts(id)?;
+            let room = cap.limit.saturating_sub(stored);
+            if room == 0 {
+                return Ok(Some(format!("the query limit ({cap})")));
+            }
+            let tried: HashSet<String> = self
+                .store()
+                .query_values(id)?
+                .iter()
+                .filter_map(|json| serde_json::from_str::<ElementValues>(json).ok())
+                .flat_map(|values| values.into_iter())
+                .filter(|(name, _)| *name == element)
+                .map(|(_, value)| value.to_lowercase())
+                .collect();
+            let values = self.store().values(id)?;
+            let ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
+            let batch = self.options.concurrency.max(1).min(room as usize);
+            let words = ranking.next(&tried, batch);
+            if words.is_empty() {
+                return Ok(Some("no untried word is left in the answers".into()));
+            }
+            let queries: Vec<_> = words
+                .into_iter()
+                .map(|word| {
+                    let query = source
+                        .plan
+                        .query_with(source.plan.len() + stored, vec![(element.clone(), word)]);
+                    (query.key(), query, None, Origin::Learned)
+                })
+                .collect();
+            line.queries_learned += queries.len() as u64;
+            for gain in self
+                .run_queries(work, source, queries.into_iter(), line)
+                .await?
+            {
+                unprofitable = if gain == 0 { unprofitable + 1 } else { 0 };
+            }
+            if unprofitable >= learn::UNPROFITABLE_RUN {
+                return Ok(Some(format!(
+                    "new words stopped paying ({} queries in a row without a new value)",
+                    learn::UNPROFITABLE_RUN
+                )));
+            }
+        }
+    }
+
+    /// Refines the source's truncated queries, round after round, until
+    /// every answer is whole, no way is left, or the query limit is
+    /// reached (see [`crate::refine`]). `None` when the source has no way
+    /// to refine.
+    async fn refine(
+        &mut self,
+        work: &Arc<QueryWork>,
+        source: &Source,
+        checkpoints: &mut std::collections::HashMap<String, String>,
+        line: &mut SourceReport,
+    ) -> Result<Option<Refined>, GatherError> {
+        let refiner = Refiner::new(source.form.as_ref(), &source.metadata);
+        if refiner.is_empty() {
+            return Ok(None);
+        }
+        let id = work.source;
+        let cap = source.plan.cap();
+        let mut ordinal = source.plan.len();
+        // Keys sent in this run: a refined query that failed is not sent
+        // again in the next round (the next run retries it).
+        let mut tried: HashSet<String> = HashSet::new();
+        loop {
+            let answered = self.store().answered_queries(id)?;
+            let answers: Vec<(String, ElementValues, Answer, bool)> = answered
+                .into_iter()
+                .filter_map(|q| {
+                    Some((
+                        q.key,
+                        serde_json::from_str(&q.values).ok()?,
+                        serde_json::from_str(&q.answer).ok()?,
+                        q.parent.is_none(),
+                    ))
+                })
+                .collect();
+            let common = refiner.common_cap(answers.iter().map(|a| &a.2));
+            let finished = self.store().finished_queries(id)?;
+            let mut refined = Refined::default();
+            let mut next = Vec::new();
+            let mut seen = HashSet::new();
+            for (key, values, answer, _) in &answers {
+                let Some(truncation) = refiner.truncation(answer, common) else {
+                    continue;
+                };
+                let children = refiner.children(values, answer);
+                if children.is_empty() {
+                    refined
+                        .left
+                        .push((describe_values(values), truncation, "no way to refine it"));
+                    continue;
+                }
+                let mut open = false;
+                for child in children {
+                    let query = source.plan.query_with(ordinal, child);
+                    let child_key = query.key();
+                    if finished.contains(&child_key) {
+                        continue;
+                    }
+                    open = true;
+                    if tried.contains(&child_key) || !seen.insert(child_key.clone()) {
+                        continue;
+                    }
+                    ordinal += 1;
+                    let checkpoint = take_checkpoint(checkpoints, &child_key);
+                    next.push((child_key, query, checkpoint, Origin::Refined(key.clone())));
+                }
+                if open {
+                    refined.open.push((describe_values(values), truncation));
+                }
+            }
+            // The provider's hit counts of the planned queries add up to
+            // its size where the plan covers the database once.
+            let planned: Vec<&Answer> = answers
+                .iter()
+                .filter(|(.., planned)| *planned)
+                .map(|(_, _, a, _)| a)
+                .collect();
+            refined.estimate = (!planned.is_empty() && planned.iter().all(|a| a.hits.is_some()))
+                .then(|| planned.iter().filter_map(|a| a.hits).sum());
+            let room = cap.limit.saturating_sub(finished.len() as u64);
+            if next.len() as u64 > room {
+                next.truncate(room as usize);
+                refined.budget = Some(cap);
+            }
+            if next.is_empty() || self.options.interrupt.is_set() {
+                refined.left.extend(refined.open.drain(..).map(|(q, t)| {
+                    (
+                        q,
+                        t,
+                        if refined.budget.is_some() {
+                            "the query limit"
+                        } else if self.options.interrupt.is_set() {
+                            "the gathering was interrupted"
+                        } else {
+                            "refinements failed"
+                        },
+                    )
+                }));
+                return Ok(Some(refined));
+            }
+            line.queries_refined += next.len() as u64;
+            tried.extend(next.iter().map(|n| n.0.clone()));
+            let interrupt = self.options.interrupt.clone();
+            let next = next.into_iter().take_while(move |_| !interrupt.is_set());
+            self.run_queries(work, source, next, line).await?;
+        }
+    }
+}
+
+/// A query's element values: (element, value) in order.
+type ElementValues = Vec<(String, String)>;
+
+/// Where a query comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    /// The static plan.
+    Planned,
+    /// A refinement of the truncated query with this key.
+    Refined(String),
+    /// A word learned from the answers.
+    Learned,
+    /// A query of the shared plan a worker claimed: its element values are
+    /// not in the plan, so it is not refined (see [`work`]).
+    Claimed,
+}
+
+/// What refining a source left: the truncated queries that are not
+/// covered by done refinements, and why.
+#[derive(Debug, Default)]
+struct Refined {
+    /// Truncated queries with refinements still to send.
+    open: Vec<(String, Truncation)>,
+    /// Truncated queries left: the query, why it is truncated, why it is left.
+    left: Vec<(String, Truncation, &'static str)>,
+    /// The query limit stopped the refinements.
+    budget: Option<Cap>,
+    /// The sum of the provider's hit counts over the planned queries.
+    estimate: Option<u64>,
+}
+
+impl Refined {
+    /// `page limit: 3 truncated queries left (by --max-queries 3)`.
+    fn reasons(&self) -> String {
+        let mut by_kind: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+        for (_, truncation, why) in &self.left {
+            let kind = match truncation {
+                Truncation::PageLimit => "page limit",
+                Truncation::MoreHits { .. } => "more hits than shown",
+                Truncation::AtCap { .. } => "result limit DB.MaxResults",
+                Truncation::CommonCap { .. } => "a common result count",
+            };
+            let at = match by_kind.iter().position(|(k, ..)| *k == kind) {
+                Some(at) => at,
+                None => {
+                    by_kind.push((kind, Vec::new(), 0));
+                    by_kind.len() - 1
+                }
+            };
+            by_kind[at].2 += 1;
+            if !by_kind[at].1.contains(why) {
+                by_kind[at].1.push(why);
+            }
+        }
+        by_kind
+            .iter()
+            .map(|(kind, whys, n)| {
+                let whys: Vec<String> = whys
+                    .iter()
+                    .map(|why| match (*why, self.budget) {
+                        ("the query limit", Some(cap)) => cap.to_string(),
+                        (why, _) => why.to_string(),
+                    })
+                    .collect();
+                format!(
+                    "{kind}: {n} truncated queries left (by {})",
+                    whys.join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+fn take_checkpoint(
+    checkpoints: &mut std::collections::HashMap<String, String>,
+    key: &str,
+) -> Option<Checkpoint> {
+    checkpoints
+        .remove(key)
+        .and_then(|json| serde_json::from_str::<Checkpoint>(&json).ok())
+}
+
+/// `region=Rügen&preis=2`: element values, for people.
+fn describe_values(values: &[(String, String)]) -> String {
+    values
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// What every query of one source shares.
@@ -969,6 +1422,8 @@ struct QueryWork {
     progress: Option<ProgressListener>,
     interrupt: Interrupt,
     keep_pages: bool,
+    /// `DB.ResultCount`, read on a query's first result page.
+    result_count: Option<Arc<Rule>>,
 }
 
 /// What one query gave, beyond what the store keeps.
@@ -990,51 +1445,100 @@ struct QueryRun {
 /// What the rules found on one result page, and its links.
 struct Extracted {
     links: Vec<crate::page::Link>,
+    /// The links of the page's pagers (navigation detection).
+    pagers: Vec<crate::page::Link>,
     fragment: IndexFragment,
     records: Vec<Record>,
     warnings: Vec<String>,
+    /// Each rule's values in document order.
+    lists: Vec<(String, Vec<String>)>,
+    /// The provider's hit count (`DB.ResultCount`), when asked for.
+    hits: Option<u64>,
 }
 
-/// Parses a result page and evaluates the rules on it; `records` tells
-/// which of them make records.
-fn extract(rules: &[(String, Rule)], records: &RecordRules, response: &Response) -> Extracted {
-    extract_page(
+/// [`extract_tree`] of a fetched result page; with `pagers`, its pagers'
+/// links too, for a navigator that detects the next pages itself;
+/// `result_count` (`DB.ResultCount`) is read too when given.
+fn extract(
+    rules: &[(String, Rule)],
+    records: &RecordRules,
+    response: &Response,
+    pagers: bool,
+    result_count: Option<&Rule>,
+) -> Extracted {
+    let (mut extracted, page) = extract_tree(
         rules,
         records,
         response.url.as_str(),
         &response.body,
         response.content_type.as_deref(),
-    )
+        result_count,
+    );
+    if pagers {
+        extracted.pagers = pager_links(&page, &response.url);
+    }
+    extracted
 }
 
-fn extract_page(
+/// The links of a page's pagination groups ([`crate::links`]).
+fn pager_links(page: &Page, url: &Url) -> Vec<crate::page::Link> {
+    PageLinks::of(page, url)
+        .classified()
+        .into_iter()
+        .filter(|(_, kind)| *kind == LinkKind::Pagination)
+        .map(|(l, _)| crate::page::Link {
+            href: l.href.clone(),
+            text: l.text.clone(),
+        })
+        .collect()
+}
+
+/// Parses a result page and evaluates the rules on it (`records` tells
+/// which of them make records); the extracted values and links, and the
+/// page's tree.
+fn extract_tree(
     rules: &[(String, Rule)],
     records: &RecordRules,
     url: &str,
     body: &[u8],
     content_type: Option<&str>,
-) -> Extracted {
+    result_count: Option<&Rule>,
+) -> (Extracted, Page) {
     let page = Page::from_bytes(body, content_type);
     let mut fragment = IndexFragment::new();
     let mut warnings = Vec::new();
     let mut values = Vec::with_capacity(rules.len());
+    let mut lists = Vec::with_capacity(rules.len());
+    let hits = result_count.and_then(|rule| {
+        rule.evaluate(&page)
+            .value
+            .flatten()
+            .iter()
+            .find_map(|text| crate::refine::first_number(text))
+    });
     for (attribute, rule) in rules {
         let evaluation = rule.evaluate(&page);
         tracing::debug!(attribute, url, value = ?evaluation.value, "rule");
         if let Some(limit) = evaluation.limit {
             warnings.push(format!("{attribute} on {url}: {limit}"));
         }
-        for value in evaluation.value.flatten() {
-            fragment.add(attribute, &value);
+        let list = evaluation.value.flatten();
+        for value in &list {
+            fragment.add(attribute, value);
         }
+        lists.push((attribute.clone(), list));
         values.push(evaluation.value);
     }
-    Extracted {
+    let extracted = Extracted {
+        pagers: Vec::new(),
         links: page.links(),
         fragment,
         records: records.records(rules, &values, url),
         warnings,
-    }
+        lists,
+        hits,
+    };
+    (extracted, page)
 }
 
 impl QueryWork {
@@ -1049,6 +1553,7 @@ impl QueryWork {
         description: String,
         query: Query,
         checkpoint: Option<Checkpoint>,
+        origin: Origin,
     ) -> QueryRun {
         let resumed = checkpoint.is_some();
         let mut navigator = match checkpoint {
@@ -1078,7 +1583,17 @@ impl QueryWork {
             cut_short: false,
             checkpoint: None,
             fresh: !resumed,
+            answer: None,
+            values: (origin != Origin::Claimed)
+                .then(|| serde_json::to_string(&query.values).ok())
+                .flatten(),
+            parent: match &origin {
+                Origin::Refined(parent) => Some(parent.clone()),
+                _ => None,
+            },
+            learned: origin == Origin::Learned,
         };
+        let mut tally = AnswerTally::default();
         let mut run = QueryRun {
             outcome: outcome.clone(),
             new_values: 0,
@@ -1115,6 +1630,7 @@ impl QueryWork {
                     break;
                 }
             };
+            let answered_before = answered;
             answered = true;
             outcome.attempts += response.attempts;
             let record = page_record(&response);
@@ -1133,8 +1649,13 @@ impl QueryWork {
             let rules = Arc::clone(&self.rules);
             let records = Arc::clone(&self.records);
             let url = response.url.clone();
-            let extracted =
-                tokio::task::spawn_blocking(move || extract(&rules, &records, &response)).await;
+            let pagers = self.navigation == NavigationMode::Detect;
+            // The hit count is read on the query's own page.
+            let count = self.result_count.clone().filter(|_| !answered_before);
+            let extracted = tokio::task::spawn_blocking(move || {
+                extract(&rules, &records, &response, pagers, count.as_deref())
+            })
+            .await;
             let extracted = match extracted {
                 Ok(extracted) => extracted,
                 Err(e) => {
@@ -1144,9 +1665,17 @@ impl QueryWork {
             };
             run.found_nothing &= extracted.fragment.is_empty();
             run.warnings.extend(extracted.warnings);
+            tally.hits(extracted.hits);
+            tally.page(
+                extracted
+                    .lists
+                    .iter()
+                    .map(|(attribute, list)| (attribute.as_str(), list.clone())),
+            );
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
-            navigator.result_page(&url, &extracted.links);
+            navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
+            outcome.answer = serde_json::to_string(&tally.answer()).ok();
             if navigator.has_next() {
                 outcome.checkpoint = navigator
                     .checkpoint()
@@ -1177,6 +1706,10 @@ impl QueryWork {
             QueryState::Done
         };
         outcome.cut_short = navigator.cut_short();
+        tally.cut_short(outcome.cut_short);
+        if answered {
+            outcome.answer = serde_json::to_string(&tally.answer()).ok();
+        }
         // A failed or interrupted walk continues from where it stood; a done
         // one is done.
         outcome.checkpoint = match outcome.state {
@@ -1185,7 +1718,13 @@ impl QueryWork {
                 .and_then(|cp| serde_json::to_string(&cp).ok()),
             QueryState::Done => None,
         };
-        run.found_nothing &= run.pages > 0 && outcome.error.is_none();
+        // An empty answer is no sign of a wrong rule where the provider
+        // says it found nothing, or for a refined query (most prefixes
+        // match nothing).
+        run.found_nothing &= run.pages > 0
+            && outcome.error.is_none()
+            && matches!(origin, Origin::Planned | Origin::Claimed)
+            && tally.answer().hits != Some(0);
         run.outcome = outcome;
         run
     }
@@ -1245,7 +1784,8 @@ pub fn rules_from_json(json: &str) -> Result<Vec<(String, Rule)>, String> {
 }
 
 /// Applies `rules` to the kept result pages of the source's done queries,
-/// in place of the values its queries had found: no request is sent.
+/// in place of the values and records its queries had found: no request is
+/// sent.
 /// Returns the pages read and the values the source's queries now have.
 pub fn reextract(
     store: &mut Store,
@@ -1254,20 +1794,22 @@ pub fn reextract(
 ) -> Result<(u64, u64), StoreError> {
     let pages = store.kept_pages(source)?;
     let record_rules = RecordRules::new(rules);
-    let mut by_query: Vec<(String, IndexFragment)> = Vec::new();
+    let mut by_query: Vec<(String, IndexFragment, Vec<Record>)> = Vec::new();
     for page in &pages {
-        let extracted = extract_page(
+        let (extracted, _) = extract_tree(
             rules,
             &record_rules,
             &page.url,
             &page.body,
             page.content_type.as_deref(),
+            None,
         );
         match by_query.last_mut() {
-            Some((key, fragment)) if *key == page.query => {
+            Some((key, fragment, records)) if *key == page.query => {
                 fragment.merge(&extracted.fragment);
+                records.extend(extracted.records);
             }
-            _ => by_query.push((page.query.clone(), extracted.fragment)),
+            _ => by_query.push((page.query.clone(), extracted.fragment, extracted.records)),
         }
     }
     let values = store.replace_query_values(source, &by_query)?;

@@ -67,6 +67,18 @@ pub struct SourceReport {
     /// What the gathering did about the source before its queries: started
     /// over, rules changed.
     pub notes: Vec<String>,
+    /// Refined queries sent in this run ([`crate::refine`]).
+    pub queries_refined: u64,
+    /// Queries with words learned from the answers, sent in this run
+    /// ([`crate::refine::learn`]).
+    pub queries_learned: u64,
+    /// Why learning stopped, for a source with a field to learn.
+    pub learning_stopped: Option<String>,
+    /// Truncated queries that no done refinement covers: the query, why it
+    /// is truncated, why it is left (no way to refine it, the query limit).
+    pub truncated_left: Vec<(String, crate::refine::Truncation, &'static str)>,
+    /// The provider's size, as its hit counts for the planned queries add up.
+    pub hits_estimate: Option<u64>,
     /// The source as the database holds it after this run.
     pub stats: Option<SourceStats>,
 }
@@ -88,6 +100,11 @@ impl SourceReport {
             queries_without_values: 0,
             warnings: Vec::new(),
             notes: Vec::new(),
+            queries_refined: 0,
+            queries_learned: 0,
+            learning_stopped: None,
+            truncated_left: Vec::new(),
+            hits_estimate: None,
             stats: None,
         }
     }
@@ -128,6 +145,13 @@ impl Report {
                     "new_values": s.new_values,
                     "queries_without_values": s.queries_without_values,
                     "queries_interrupted": s.queries_interrupted,
+                    "queries_refined": s.queries_refined,
+                    "queries_learned": s.queries_learned,
+                    "learning_stopped": s.learning_stopped,
+                    "truncated_left": s.truncated_left.iter().map(|(q, t, why)| serde_json::json!({
+                        "query": q, "truncated": t.to_string(), "left_by": why,
+                    })).collect::<Vec<_>>(),
+                    "hits_estimate": s.hits_estimate,
                     "warnings": s.warnings,
                     "notes": s.notes,
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
@@ -164,6 +188,33 @@ impl fmt::Display for Report {
             for note in &s.notes {
                 writeln!(f, "  note: {note}")?;
             }
+            if s.queries_refined > 0 {
+                writeln!(
+                    f,
+                    "  refined: {} queries sent to complete truncated answers",
+                    s.queries_refined
+                )?;
+            }
+            if let Some(why) = &s.learning_stopped {
+                writeln!(
+                    f,
+                    "  learned: {} queries with words from the answers; stopped: {why}",
+                    s.queries_learned
+                )?;
+            }
+            for (query, truncation, why) in s.truncated_left.iter().take(5) {
+                writeln!(f, "  truncated: {query}: {truncation}; left by {why}")?;
+            }
+            if s.truncated_left.len() > 5 {
+                writeln!(
+                    f,
+                    "  … and {} more truncated queries",
+                    s.truncated_left.len() - 5
+                )?;
+            }
+            if let Some(estimate) = s.hits_estimate {
+                writeln!(f, "  the provider's hit counts add up to {estimate} rows")?;
+            }
             writeln!(f, "  result pages: {}", s.pages)?;
             if let Some(stats) = &s.stats {
                 let values: Vec<String> = stats
@@ -181,6 +232,13 @@ impl fmt::Display for Report {
                     },
                     s.new_values
                 )?;
+                if s.queries_refined + s.queries_learned > 0 && s.new_values > 0 {
+                    writeln!(
+                        f,
+                        "  result pages per new value: {:.2}",
+                        s.pages as f64 / s.new_values as f64
+                    )?;
+                }
                 if stats.records > 0 {
                     writeln!(f, "  records: {}", stats.records)?;
                 }

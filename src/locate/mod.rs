@@ -9,7 +9,9 @@
 //! anchored on its column header and its row's header (the first cell; the
 //! seed's currency rule), on each of them alone; one anchored on the nearest
 //! enclosing
-//! element with an `id`, `name` or `class` attribute; and one that reads the
+//! element with an `id`, `name` or `class` attribute; one that counts the
+//! node's label from the nearest such element before it (the seed's region
+//! after the `Seitenanfang` anchor); and one that reads the
 //! same cell in every row holding the same attribute value as the node's row
 //! (how the seed's CityWorld rules find towns and hotels). Every rule given is
 //! parsed and evaluated on the page first; only rules that give the found
@@ -45,29 +47,36 @@ pub fn locate(page: &Page, text: &str) -> Vec<Location> {
     };
     found
         .into_iter()
-        .filter_map(|node| {
-            let value = page.text_of(node);
-            let node = widest_with_same_text(page, node, &value);
-            let path = format!("html{}.txt", steps(page, Page::ROOT, node));
-            if !gives(page, &path, &value) {
-                return None;
-            }
-            let mut alternatives = Vec::new();
-            let mut candidates = by_headers(page, node);
-            candidates.extend(by_attribute(page, node));
-            candidates.extend(by_row_attribute(page, node));
-            for alt in candidates {
-                if gives(page, &alt, &value) && !alternatives.contains(&alt) {
-                    alternatives.push(alt);
-                }
-            }
-            Some(Location {
-                path,
-                value,
-                alternatives,
-            })
-        })
+        .filter_map(|node| location_of(page, node))
         .collect()
+}
+
+/// The rules that lead to a node's text (the node widened to its element
+/// while the text stays the same), each verified on the page; `None` when
+/// not even the canonical path gives the text back. Template induction
+/// (`crate::induce`) anchors its rules with this too.
+pub(crate) fn location_of(page: &Page, node: NodeId) -> Option<Location> {
+    let value = page.text_of(node);
+    let node = widest_with_same_text(page, node, &value);
+    let path = format!("html{}.txt", steps(page, Page::ROOT, node));
+    if !gives(page, &path, &value) {
+        return None;
+    }
+    let mut alternatives = Vec::new();
+    let mut candidates = by_headers(page, node);
+    candidates.extend(by_attribute(page, node));
+    candidates.extend(by_row_attribute(page, node));
+    candidates.extend(by_preceding_anchor(page, node));
+    for alt in candidates {
+        if gives(page, &alt, &value) && !alternatives.contains(&alt) {
+            alternatives.push(alt);
+        }
+    }
+    Some(Location {
+        path,
+        value,
+        alternatives,
+    })
 }
 
 /// The deepest nodes whose text satisfies `hit`, outside scripts and styles.
@@ -97,7 +106,7 @@ fn find(page: &Page, hit: impl Fn(&str) -> bool) -> Vec<NodeId> {
 
 /// The text's element rather than its `pcdata` node: climbs while the
 /// parent has the same text, up to a cell or list item.
-fn widest_with_same_text(page: &Page, mut node: NodeId, value: &str) -> NodeId {
+pub(crate) fn widest_with_same_text(page: &Page, mut node: NodeId, value: &str) -> NodeId {
     while let Some(parent) = page.parent(node) {
         let stop = matches!(
             page.label_name(parent),
@@ -319,6 +328,41 @@ fn by_attribute(page: &Page, node: NodeId) -> Option<String> {
     }
 }
 
+/// The rule reads the node as the k-th of its label after the nearest
+/// element before it (not around it) with an `id`, `name` or `class` — the
+/// seed's rule for the region after the `Seitenanfang` anchor.
+fn by_preceding_anchor(page: &Page, node: NodeId) -> Option<String> {
+    let body = page.body();
+    let ancestors: Vec<NodeId> = page.ancestors(node).collect();
+    let (anchor, name, value) = page
+        .before(node)
+        .rev()
+        .take_while(|&e| e > body)
+        .filter(|e| !ancestors.contains(e) && page.label_of(*e) != PCDATA)
+        .find_map(|e| {
+            ["id", "name", "class"].into_iter().find_map(|want| {
+                page.attrs(e)
+                    .find(|(n, v)| *n == want && !v.trim().is_empty())
+                    .map(|(n, v)| (e, n.to_string(), v.to_string()))
+            })
+        })?;
+    let k = page
+        .following(anchor, page.label_of(node))
+        .iter()
+        .position(|&x| x == node)?;
+    let lit = quote(&value)?;
+    let label = page.label_name(anchor);
+    let target = page.label_name(node);
+    let index = if k == 0 {
+        String::new()
+    } else {
+        format!("[{k}]")
+    };
+    Some(format!(
+        "html->{label}[v]->{target}{index}.txt WHERE html->{label}[v].getAttr({name}) = {lit}"
+    ))
+}
+
 /// A HEL literal for `s`.
 fn quote(s: &str) -> Option<String> {
     if s.contains('\\') && (s.contains('\'') || s.contains('"')) {
@@ -371,7 +415,21 @@ mod tests {
                 "html->table[1].tr[1].td[c].b.txt WHERE html->table[1].tr[0].th[c].txt = 'Hotel'",
                 "html->table[1].tr[r].td[1].b.txt WHERE html->table[1].tr[r].td.txt = 'Rostock'",
                 "html->table[v].tr[1].td[1].b.txt WHERE html->table[v].getAttr(id) = 'results'",
+                "html->div[v]->b.txt WHERE html->div[v].getAttr(id) = 'nav'",
             ]
+        );
+    }
+
+    #[test]
+    fn anchored_on_the_nearest_named_element_before_the_text() {
+        let page = Page::parse(
+            "<body><a name=Seitenanfang></a><font>Region:</font> <b>R\u{fc}gen</b></body>",
+        );
+        let found = locate(&page, "Rügen");
+        assert_eq!(found[0].path, "html.body.b.txt");
+        assert_eq!(
+            found[0].alternatives,
+            ["html->a[v]->b.txt WHERE html->a[v].getAttr(name) = 'Seitenanfang'"]
         );
     }
 

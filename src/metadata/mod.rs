@@ -147,8 +147,23 @@ pub struct Metadata {
     pub query_elements: Vec<String>,
     /// `DB.QueryElement.<element>`, by element.
     pub domains: BTreeMap<String, Domain>,
+    /// `DB.QueryElement.<element> = @<URL> <HEL rule>`, by element: the
+    /// domain is the values the rule yields on that page (URL relative to
+    /// the form page), read when the source is loaded
+    /// ([`crate::source`]), which puts them into `domains`.
+    pub domain_pages: BTreeMap<String, (String, Rule)>,
     pub max_queries: Option<u64>,
     pub max_pages: Option<u64>,
+    /// `DB.ResultCount`: a rule on a query's first result page whose first
+    /// number is the provider's hit count for the query (read as written:
+    /// the `DB.Result` prefix does not apply).
+    pub result_count: Option<Rule>,
+    /// `DB.MaxResults`: the most hits the provider shows for one query.
+    pub max_results: Option<u64>,
+    /// `DB.Refine`: the elements the provider allows a truncated query to be
+    /// refined by; empty when not given (then any element with a determined
+    /// domain may be used).
+    pub refine: Vec<String>,
     /// Document order, `DB.Result` prefixes applied.
     pub results: Vec<ResultSpec>,
     /// `DB.NavigationURL` as written (`*` for each changing parameter); a
@@ -170,7 +185,7 @@ pub struct Metadata {
 /// What is wrong with one piece of metadata.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum MetadataError {
-    #[error("unknown name {name:?}; the DB names are DB.ConfigFile, DB.QueryScript, DB.QueryElement, DB.QueryElements, DB.QueryElement.<element>, DB.MaxQueries, DB.MaxPages, DB.Result, DB.Result.<attribute>, DB.NavigationURL, DB.Navigation, DB.Summarizer")]
+    #[error("unknown name {name:?}; the DB names are DB.ConfigFile, DB.QueryScript, DB.QueryElement, DB.QueryElements, DB.QueryElement.<element>, DB.MaxQueries, DB.MaxPages, DB.ResultCount, DB.MaxResults, DB.Refine, DB.Result, DB.Result.<attribute>, DB.NavigationURL, DB.Navigation, DB.Summarizer")]
     UnknownName { name: String },
     #[error("{name}: {error}")]
     Value { name: String, error: ValueError },
@@ -228,6 +243,9 @@ pub enum Name<'a> {
     Domain(&'a str),
     MaxQueries,
     MaxPages,
+    ResultCount,
+    MaxResults,
+    Refine,
     Result,
     ResultAttribute(&'a str),
     NavigationUrl,
@@ -257,6 +275,9 @@ pub fn classify(name: &str) -> Option<Name<'_>> {
         "queryelements" => Name::QueryElements,
         "maxqueries" => Name::MaxQueries,
         "maxpages" => Name::MaxPages,
+        "resultcount" => Name::ResultCount,
+        "maxresults" => Name::MaxResults,
+        "refine" => Name::Refine,
         "result" => Name::Result,
         "navigationurl" => Name::NavigationUrl,
         "navigation" => Name::Navigation,
@@ -364,6 +385,15 @@ impl Metadata {
                     };
                     parsed.map_err(value_err).and_then(|d| {
                         let domain = match d {
+                            DomainValue::Page { url, rule } => {
+                                let rule =
+                                    Rule::parse(&rule).map_err(|error| MetadataError::Rule {
+                                        name: canonical.clone(),
+                                        error: Box::new(error),
+                                    })?;
+                                md.domain_pages.insert(element.to_string(), (url, rule));
+                                return Ok(());
+                            }
                             DomainValue::Values(v) => Domain::Values(v),
                             DomainValue::Pattern(p, _) => {
                                 Domain::Pattern(Pattern::parse(&p).map_err(|error| {
@@ -383,6 +413,18 @@ impl Metadata {
                     .map_err(value_err),
                 Name::MaxPages => parse_number(value)
                     .map(|n| md.max_pages = Some(n))
+                    .map_err(value_err),
+                Name::MaxResults => parse_number(value)
+                    .map(|n| md.max_results = Some(n))
+                    .map_err(value_err),
+                Name::ResultCount => Rule::parse(value.trim())
+                    .map(|rule| md.result_count = Some(rule))
+                    .map_err(|error| MetadataError::Rule {
+                        name: canonical.clone(),
+                        error: Box::new(error),
+                    }),
+                Name::Refine => parse_list(value)
+                    .map(|list| md.refine = list)
                     .map_err(value_err),
                 Name::Result => {
                     let p = value.trim();
@@ -473,6 +515,9 @@ pub fn canonical_name(kind: &Name<'_>) -> String {
         Name::Domain(e) => format!("DB.QueryElement.{e}"),
         Name::MaxQueries => "DB.MaxQueries".into(),
         Name::MaxPages => "DB.MaxPages".into(),
+        Name::ResultCount => "DB.ResultCount".into(),
+        Name::MaxResults => "DB.MaxResults".into(),
+        Name::Refine => "DB.Refine".into(),
         Name::Result => "DB.Result".into(),
         Name::ResultAttribute(a) => format!("DB.Result.{a}"),
         Name::NavigationUrl => "DB.NavigationURL".into(),

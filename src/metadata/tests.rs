@@ -272,3 +272,27 @@ fn attribute_names_soif_cannot_carry_are_rejected() {
     assert_eq!(md.results.len(), 1);
     assert_eq!(md.results[0].attribute, "ok");
 }
+
+#[test]
+fn a_domain_from_another_page_is_a_url_and_a_rule() {
+    let md = Metadata::parse(&tags(&[
+        ("DB.QueryElement", "ort"),
+        (
+            "DB.QueryElement.ort",
+            "@/orte.html html.body.ul[0].li[*].txt, match/[A-Z].*/",
+        ),
+    ]))
+    .unwrap();
+    let (url, rule) = &md.domain_pages["ort"];
+    assert_eq!(url, "/orte.html");
+    assert_eq!(rule.source(), "html.body.ul[0].li[*].txt, match/[A-Z].*/");
+    assert!(!md.domains.contains_key("ort"));
+    let (_, problems) = Metadata::from_entries(&tags(&[(
+        "DB.QueryElement.ort",
+        "@/orte.html html.body.ul[0.txt",
+    )]));
+    assert!(
+        matches!(&problems[..], [p] if matches!(p.error, MetadataError::Rule { .. })),
+        "{problems:?}"
+    );
+}

@@ -236,12 +236,25 @@ pub enum DomainValue {
     /// The text between the slashes, and its byte offset in the value.
     Pattern(String, usize),
     Values(Vec<String>),
+    /// `@URL RULE`: the values the rule yields on the page at URL.
+    Page {
+        url: String,
+        rule: String,
+    },
 }
 
-/// `/<simple regex>/` or `<value> {, <value>}`.
+/// `/<simple regex>/`, `@<URL> <HEL rule>` or `<value> {, <value>}`.
 pub fn parse_domain(value: &str) -> Result<DomainValue, ValueError> {
     let pairs = parse(Rule::domain, value)?;
     let flat: Vec<_> = pairs.clone().flatten().collect();
+    let text = |rule| {
+        flat.iter()
+            .find(|p| p.as_rule() == rule)
+            .map(|p| p.as_str().to_string())
+    };
+    if let (Some(url), Some(rule)) = (text(Rule::page_url), text(Rule::page_rule)) {
+        return Ok(DomainValue::Page { url, rule });
+    }
     if let Some(p) = flat.iter().find(|p| p.as_rule() == Rule::pattern_text) {
         return Ok(DomainValue::Pattern(
             p.as_str().to_string(),

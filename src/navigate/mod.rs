@@ -309,6 +309,16 @@ impl Navigator {
     ///   number-labelled links of other kinds, such as "show 10 / 20 / 50 per
     ///   page".
     pub fn result_page(&mut self, url: &Url, links: &[Link]) {
+        self.result_page_with_pagers(url, links, &[]);
+    }
+
+    /// [`Navigator::result_page`], told also the links of the page's pagers:
+    /// the groups of links [`crate::links`] found to be pagination (mostly
+    /// page numbers). In [`NavigationMode::Detect`] a pager's link whose
+    /// text the navigator cannot read (a "next" in a language it does not
+    /// know) is a candidate too, under the same conditions of host and
+    /// shape; a pager's links labelled `1` or "previous" stay out.
+    pub fn result_page_with_pagers(&mut self, url: &Url, links: &[Link], pagers: &[Link]) {
         self.last = None;
         self.answered = true;
         self.seen.insert(page_key(url));
@@ -320,7 +330,7 @@ impl Navigator {
                 .filter_map(|link| absolute(url, &link.href))
                 .filter(|target| pattern.matches(target))
                 .collect(),
-            Walk::Detect(shape) => detect(&self.query_url, url, links, shape),
+            Walk::Detect(shape) => detect(&self.query_url, url, links, pagers, shape),
         };
         for target in found {
             // More than the pages still allowed (and one to tell that the
@@ -455,6 +465,12 @@ const PREVIOUS_WORDS: &[&str] = &[
     "anterior",
 ];
 
+/// Whether a link's text is a pager's: a page number, or next/previous
+/// in the words [`Navigator::result_page`] knows.
+pub(crate) fn is_pager_label(text: &str) -> bool {
+    !matches!(label(text), Label::Other)
+}
+
 /// Reads a link's visible text.
 fn label(text: &str) -> Label {
     let text = text.to_lowercase();
@@ -498,8 +514,15 @@ fn label(text: &str) -> Label {
 }
 
 /// The result pages a page links to, by the heuristics documented at
-/// [`Navigator::result_page`]; fixes the pagination shape on first use.
-fn detect(query: &Url, page: &Url, links: &[Link], shape: &mut Option<Shape>) -> Vec<Url> {
+/// [`Navigator::result_page`] and [`Navigator::result_page_with_pagers`];
+/// fixes the pagination shape on first use.
+fn detect(
+    query: &Url,
+    page: &Url,
+    links: &[Link],
+    pagers: &[Link],
+    shape: &mut Option<Shape>,
+) -> Vec<Url> {
     let own = page_key(page);
     let mut candidates: Vec<(Url, Label)> = Vec::new();
     for link in links {
@@ -515,6 +538,7 @@ fn detect(query: &Url, page: &Url, links: &[Link], shape: &mut Option<Shape>) ->
         match label(&link.text) {
             Label::Next => candidates.push((target, Label::Next)),
             Label::Page(n) if n >= 2 => candidates.push((target, Label::Page(n))),
+            Label::Other if pagers.contains(link) => candidates.push((target, Label::Other)),
             _ => {}
         }
     }

@@ -331,3 +331,65 @@ fn a_query_whose_own_page_failed_has_no_checkpoint() {
     nav.give_back();
     assert!(nav.checkpoint().is_none());
 }
+
+/// An Italian result page `n` of 10 whose pager shows 1, 2, 3, 10 and
+/// "Successiva": pages 4 to 9 are reached only through "Successiva".
+fn italian_page(n: usize) -> String {
+    let mut pager = String::from("<p class=pager>");
+    for k in [1, 2, 3, 10] {
+        if k == n {
+            pager.push_str(&format!("<b>{k}</b> "));
+        } else {
+            pager.push_str(&format!("<a href=\"/risultati?pagina={k}\">{k}</a> "));
+        }
+    }
+    if n < 10 {
+        pager.push_str(&format!(
+            "<a href=\"/risultati?pagina={}\">Successiva</a>",
+            n + 1
+        ));
+    }
+    format!(
+        "<html><body><h1>Alberghi</h1><p>Risultati della pagina {n}.</p>{pager}</p></body></html>"
+    )
+}
+
+fn italian_walk(with_pagers: bool) -> Vec<String> {
+    let mut nav = Navigator::new(
+        NavigationMode::Detect,
+        Request::get(url("http://hotels.example/risultati?pagina=1")),
+        None,
+    );
+    let mut fetched = Vec::new();
+    while let Some(request) = nav.next_request() {
+        assert!(fetched.len() < 100, "runaway navigation");
+        let n: usize = request
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "pagina")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1);
+        let page = crate::page::Page::parse(&italian_page(n));
+        let pagers: Vec<Link> = if with_pagers {
+            crate::links::PageLinks::of(&page, &request.url)
+                .classified()
+                .into_iter()
+                .filter(|(_, kind)| *kind == crate::links::LinkKind::Pagination)
+                .map(|(l, _)| link(&l.href, &l.text))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        nav.result_page_with_pagers(&request.url, &page.links(), &pagers);
+        fetched.push(n.to_string());
+    }
+    fetched
+}
+
+#[test]
+fn a_pagers_next_link_in_a_language_the_labels_do_not_know_is_followed() {
+    assert_eq!(italian_walk(false), ["1", "2", "3", "10"]);
+    let mut all = italian_walk(true);
+    all.sort_by_key(|n| n.parse::<u32>().unwrap());
+    assert_eq!(all, (1..=10).map(|n| n.to_string()).collect::<Vec<_>>());
+}

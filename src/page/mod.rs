@@ -246,6 +246,17 @@ impl Page {
             .map(|p| LabelId(p as u32))
     }
 
+    /// Whether white space (a dropped text node) came just before the node.
+    pub(crate) fn space_before(&self, node: NodeId) -> bool {
+        self.node(node).space_before()
+    }
+
+    /// Whether the node is inline markup (`a`, `b`, `span`, `font`, …), whose
+    /// boundaries do not separate words in [`Page::text`].
+    pub(crate) fn is_inline(&self, node: NodeId) -> bool {
+        INLINE.contains(&self.label_name(node))
+    }
+
     /// A node's label id.
     pub(crate) fn label_of(&self, node: NodeId) -> LabelId {
         self.node(node).label()

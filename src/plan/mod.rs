@@ -180,6 +180,8 @@ pub enum PlanError {
     Overflow,
     #[error("the form submits to {action}, which is not an HTTP URL; give DB.QueryScript")]
     NotHttp { action: String },
+    #[error("DB.Refine names {element:?}, which {reason}: a query is refined by a select or radio group of the form, or by a query element whose domain is a simple regex of `%` prefixes")]
+    Refine { element: String, reason: String },
     #[error("DB.QueryScript {script:?} is not a valid URL: {message}")]
     Script { script: String, message: String },
 }
@@ -314,6 +316,30 @@ impl QueryPlan {
                         } else {
                             metadata.query_elements.join(", ")
                         },
+                    },
+                });
+            }
+        }
+        for element in &metadata.refine {
+            let pattern = matches!(metadata.domains.get(element), Some(Domain::Pattern(_)))
+                && metadata.query_elements.contains(element);
+            let reason = match form.and_then(|f| f.element(element)) {
+                _ if pattern => None,
+                None => Some("is not an element of the form".to_string()),
+                Some(e) => match &e.kind {
+                    ElementKind::Radio { .. }
+                    | ElementKind::Select {
+                        multiple: false, ..
+                    } => None,
+                    _ => Some(format!("is a {}", e.kind_name())),
+                },
+            };
+            if let Some(reason) = reason {
+                problems.push(PlanProblem {
+                    origin: origin_of("DB.Refine"),
+                    error: PlanError::Refine {
+                        element: element.clone(),
+                        reason,
                     },
                 });
             }
@@ -453,14 +479,39 @@ impl QueryPlan {
             .zip(&digits)
             .map(|((name, d), &i)| (name.clone(), d.get(i).unwrap_or_default()))
             .collect();
-        let pairs: Vec<(String, String)> = self
-            .slots
-            .iter()
-            .map(|s| match s {
-                Slot::Fixed(n, v) => (n.clone(), v.clone()),
-                Slot::Query(i) => values[*i].clone(),
-            })
-            .collect();
+        Some(self.query_with(ordinal, values))
+    }
+
+    /// The query that sends `values` (element → value): a query element
+    /// takes its value from there, and so does any other element of the
+    /// form named there (a refinement: `preis=2` for a region); the others
+    /// keep their defaults. A named element the form does not send by
+    /// default is added at the end.
+    pub fn query_with(&self, ordinal: u64, values: Vec<(String, String)>) -> Query {
+        let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        let mut pairs: Vec<(String, String)> = Vec::with_capacity(self.slots.len());
+        let mut replaced: Vec<&str> = Vec::new();
+        for slot in &self.slots {
+            let name = match slot {
+                Slot::Fixed(n, _) => n.as_str(),
+                Slot::Query(i) => self.elements[*i].0.as_str(),
+            };
+            match (slot, value_of(name)) {
+                // A multi-valued default (checkboxes) is replaced as a whole.
+                (Slot::Fixed(..), Some(_)) if replaced.contains(&name) => {}
+                (_, Some(v)) => {
+                    replaced.push(name);
+                    pairs.push((name.to_string(), v.clone()));
+                }
+                (Slot::Fixed(n, v), None) => pairs.push((n.clone(), v.clone())),
+                (Slot::Query(_), None) => pairs.push((name.to_string(), String::new())),
+            }
+        }
+        for (name, value) in &values {
+            if !pairs.iter().any(|(n, _)| n == name) {
+                pairs.push((name.clone(), value.clone()));
+            }
+        }
         let request = encode::request(
             &self.action,
             self.method,
@@ -468,11 +519,11 @@ impl QueryPlan {
             self.encoding,
             &pairs,
         );
-        Some(Query {
+        Query {
             ordinal,
             values,
             request,
-        })
+        }
     }
 
     /// All queries in order, each built when the iterator reaches it.

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use url::Url;
 
 use crate::fetch::{Credentials, FetchError, Fetcher, Response};
-use crate::form::{forms, Form, FormError};
+use crate::form::{forms, ElementKind, Form, FormError};
 use crate::metadata::{
     classify, page_meta, read_config_file, DbContent, Entry, Metadata, Name, Origin, PageMeta,
     Problem,
@@ -39,6 +39,9 @@ use crate::spec::{FormRef, Spec, SpecError};
 pub struct Limits {
     /// `--max-queries`; the provider's DB.MaxQueries may be lower.
     pub max_queries: Option<u64>,
+    /// `--learn`: a text field without a domain gets the form page's most
+    /// frequent words as seed words, and learns the rest from the answers.
+    pub learn: bool,
 }
 
 /// What a fetched page turned out to be.
@@ -422,7 +425,52 @@ async fn build(
         }
     }
 
-    let (metadata, md_problems) = Metadata::from_entries(&entries);
+    let (mut metadata, md_problems) = Metadata::from_entries(&entries);
+    // Domains read from another page (`@URL RULE`), fetched once each.
+    for (element, (target, rule)) in metadata.domain_pages.clone() {
+        let name = format!("DB.QueryElement.{element}");
+        let origin = metadata
+            .origins
+            .get(&name)
+            .cloned()
+            .unwrap_or(Origin::MetaTag {
+                page: page.url.to_string(),
+                line: None,
+            });
+        let url = match page.url.join(&target) {
+            Ok(url) => url,
+            Err(e) => {
+                problems.push(SourceProblem::Other {
+                    origin,
+                    message: format!("{name}: @{target} is not a URL: {e}"),
+                });
+                continue;
+            }
+        };
+        match fetcher.get(&url).await {
+            Ok(resp) => {
+                let values = domain_from_page(&resp, &rule);
+                if values.is_empty() {
+                    problems.push(SourceProblem::Other {
+                        origin,
+                        message: format!(
+                            "{name}: the rule {} yields no value on {url}",
+                            rule.source()
+                        ),
+                    });
+                } else {
+                    metadata
+                        .domains
+                        .insert(element, crate::metadata::Domain::Values(values));
+                }
+                fetched.push(resp);
+            }
+            Err(error) => problems.push(SourceProblem::Other {
+                origin,
+                message: format!("{name}: the page with the domain: {error}"),
+            }),
+        }
+    }
     let failed: Vec<String> = md_problems
         .iter()
         .map(|p| p.error.name().to_string())
@@ -449,6 +497,31 @@ async fn build(
             None
         }
     };
+
+    if limits.learn {
+        for element in &metadata.query_elements {
+            let open_field = form
+                .as_ref()
+                .and_then(|f| f.element(element))
+                .is_some_and(|e| {
+                    matches!(
+                        e.kind,
+                        ElementKind::Text { .. } | ElementKind::TextArea { .. }
+                    )
+                });
+            if open_field
+                && !metadata.domains.contains_key(element)
+                && !metadata.domain_pages.contains_key(element)
+            {
+                let seeds = crate::refine::learn::page_words(&page.tree.text(), SEED_WORDS);
+                if !seeds.is_empty() {
+                    metadata
+                        .domains
+                        .insert(element.clone(), crate::metadata::Domain::Values(seeds));
+                }
+            }
+        }
+    }
 
     let plan = QueryPlan::build(
         form.as_ref(),
@@ -494,6 +567,23 @@ async fn build(
             problems,
         }),
     }
+}
+
+/// How many of the form page's words seed a field learned with `--learn`.
+const SEED_WORDS: usize = 20;
+
+/// The distinct values `rule` yields on a page, in document order, each in
+/// its normal form (empty ones left out).
+fn domain_from_page(resp: &Response, rule: &crate::hel::Rule) -> Vec<String> {
+    let page = crate::page::Page::from_bytes(&resp.body, resp.content_type.as_deref());
+    let mut seen = std::collections::HashSet::new();
+    rule.evaluate(&page)
+        .value
+        .flatten()
+        .iter()
+        .map(|v| crate::fragment::normalize(v))
+        .filter(|v| !v.is_empty() && seen.insert(v.clone()))
+        .collect()
 }
 
 /// `DB.NavigationURL` builds the next pages, `DB.Navigation NO` turns
@@ -552,10 +642,20 @@ impl Start {
     /// Reads and checks a spec file now, so that a missing or malformed
     /// spec fails before any request is sent.
     pub fn spec(path: &Path) -> Result<Start, SourceError> {
-        let spec = Spec::load(path).map_err(SourceError::Spec)?;
+        Start::spec_from(path, Spec::load(path))
+    }
+
+    /// Reads a spec file for `gather check` and `gather plan`: keys whose
+    /// values have the wrong type are left out and listed among the
+    /// source's problems, with those of its rules and form, in one list.
+    pub fn spec_listing(path: &Path) -> Result<Start, SourceError> {
+        Start::spec_from(path, Spec::load_listing(path))
+    }
+
+    fn spec_from(path: &Path, spec: Result<Spec, SpecError>) -> Result<Start, SourceError> {
         Ok(Start::Spec {
             path: path.to_path_buf(),
-            spec: Box::new(spec),
+            spec: Box::new(spec.map_err(SourceError::Spec)?),
         })
     }
 

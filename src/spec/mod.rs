@@ -52,6 +52,15 @@ pub struct Spec {
     /// DB.MaxPages
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_pages: Option<u64>,
+    /// DB.ResultCount: a HEL rule whose first number is the hit count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_count: Option<String>,
+    /// DB.MaxResults
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_results: Option<u64>,
+    /// DB.Refine: a list, or one comma-separated string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refine: Option<Values>,
     /// `DB.Result` (`prefix:`) and `DB.Result.<attribute>` (`attribute:` with
     /// `rule:` or `values:`), in document order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -65,6 +74,81 @@ pub struct Spec {
     /// DB.Summarizer
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarizer: Option<String>,
+    /// How the text of the ordinary pages crawled on this spec's host is
+    /// reduced to their main content: `ntpc`, `lev`, `sst` or `none`
+    /// ([`crate::boilerplate`]); `--boilerplate` overrides it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "boilerplate_method"
+    )]
+    pub boilerplate: Option<crate::boilerplate::Method>,
+    /// Keys left out because their values had the wrong type (key, what is
+    /// wrong), when the spec was read with [`Spec::from_yaml_listing`]; they
+    /// are the first problems [`Spec::entries_with_errors`] lists.
+    #[serde(skip)]
+    pub wrong_keys: Vec<(String, String)>,
+}
+
+/// `boilerplate:` as its method's name.
+mod boilerplate_method {
+    use crate::boilerplate::Method;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(m: &Option<Method>, s: S) -> Result<S::Ok, S::Error> {
+        match m {
+            Some(m) => s.serialize_str(m.name()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Method>, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map(Some).map_err(serde::de::Error::custom)
+    }
+}
+
+fn read(path: &Path) -> Result<String, SpecError> {
+    std::fs::read_to_string(path).map_err(|error| SpecError::Io {
+        path: path.display().to_string(),
+        error,
+    })
+}
+
+/// The spec's top-level mapping without the keys whose values do not fit
+/// their key, and those keys with what is wrong (and the line of the key);
+/// `None` when the text is no YAML mapping.
+fn wrong_keys(text: &str) -> Option<(serde_norway::Value, Vec<(String, String)>)> {
+    let Ok(serde_norway::Value::Mapping(map)) = serde_norway::from_str(text) else {
+        return None;
+    };
+    // Each key alone (with a url, which every spec needs), so that one
+    // wrong key does not hide the next.
+    let mut rest = serde_norway::Mapping::new();
+    let mut wrong = Vec::new();
+    for (key, value) in map {
+        let mut one = serde_norway::Mapping::new();
+        one.insert("url".into(), "http://spec.invalid/".into());
+        one.insert(key.clone(), value.clone());
+        match serde_norway::from_value::<Spec>(serde_norway::Value::Mapping(one)) {
+            Ok(_) => {
+                rest.insert(key, value);
+            }
+            Err(e) => {
+                let name = key.as_str().unwrap_or("?").to_string();
+                let line = text.lines().position(|l| {
+                    l.strip_prefix(name.as_str())
+                        .is_some_and(|r| r.trim_start().starts_with(':'))
+                });
+                let message = match line {
+                    Some(n) => format!("{e} (line {})", n + 1),
+                    None => e.to_string(),
+                };
+                wrong.push((name, message));
+            }
+        }
+    }
+    Some((serde_norway::Value::Mapping(rest), wrong))
 }
 
 /// A form by position or by name/id.
@@ -138,11 +222,13 @@ impl Spec {
     /// Reads a spec file.
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| SpecError::Io {
-            path: shown.clone(),
-            error,
-        })?;
-        Spec::from_yaml(&text, &shown)
+        Spec::from_yaml(&read(path)?, &shown)
+    }
+
+    /// Reads a spec file as [`Spec::from_yaml_listing`] does.
+    pub fn load_listing(path: &Path) -> Result<Spec, SpecError> {
+        let shown = path.display().to_string();
+        Spec::from_yaml_listing(&read(path)?, &shown)
     }
 
     /// Parses the YAML text of a spec; `path` names it in messages.
@@ -154,36 +240,48 @@ impl Spec {
             Ok(spec) => return Ok(spec),
             Err(error) => error,
         };
-        let yaml = || SpecError::Yaml {
-            path: path.to_string(),
-            error: serde_norway::from_str::<Spec>(text).err().unwrap_or(first),
-        };
-        let Ok(serde_norway::Value::Mapping(map)) = serde_norway::from_str(text) else {
-            return Err(yaml());
-        };
-        // Each key alone (with a url, which every spec needs), so that one
-        // wrong key does not hide the next.
-        let mut errors = Vec::new();
-        for (key, value) in &map {
-            let mut one = serde_norway::Mapping::new();
-            one.insert("url".into(), "http://spec.invalid/".into());
-            one.insert(key.clone(), value.clone());
-            if let Err(e) = serde_norway::from_value::<Spec>(serde_norway::Value::Mapping(one)) {
-                errors.push(SpecError::Key {
+        let errors = match wrong_keys(text) {
+            Some((_, wrong)) if wrong.len() > 1 => wrong,
+            // One wrong key: YAML's own error, which has its line and column.
+            _ => {
+                return Err(SpecError::Yaml {
                     path: path.to_string(),
-                    key: key.as_str().unwrap_or("?").to_string(),
-                    message: e.to_string(),
-                });
+                    error: first,
+                })
             }
-        }
-        // One wrong key: YAML's own error, which has its line and column.
-        if errors.len() < 2 {
-            return Err(yaml());
-        }
+        };
         Err(SpecError::Keys {
             path: path.to_string(),
-            errors,
+            errors: errors
+                .into_iter()
+                .map(|(key, message)| SpecError::Key {
+                    path: path.to_string(),
+                    key,
+                    message,
+                })
+                .collect(),
         })
+    }
+
+    /// Like [`Spec::from_yaml`], but keys whose values have the wrong type
+    /// are left out and kept in [`Spec::wrong_keys`], so that `gather check`
+    /// lists them with every other problem of the spec. Fails as
+    /// `from_yaml` does when what is left is no spec.
+    pub fn from_yaml_listing(text: &str, path: &str) -> Result<Spec, SpecError> {
+        let strict = Spec::from_yaml(text, path);
+        if strict.is_ok() {
+            return strict;
+        }
+        let Some((rest, wrong)) = wrong_keys(text) else {
+            return strict;
+        };
+        match serde_norway::from_value::<Spec>(rest) {
+            Ok(mut spec) if !wrong.is_empty() => {
+                spec.wrong_keys = wrong;
+                Ok(spec)
+            }
+            _ => strict,
+        }
     }
 
     /// The spec as YAML.
@@ -220,7 +318,15 @@ impl Spec {
     /// The entries that could be made, and the problems with the others.
     pub fn entries_with_errors(&self, path: &str) -> (Vec<Entry>, Vec<SpecError>) {
         let mut entries = Vec::new();
-        let mut errors = Vec::new();
+        let mut errors: Vec<SpecError> = self
+            .wrong_keys
+            .iter()
+            .map(|(key, message)| SpecError::Key {
+                path: path.to_string(),
+                key: key.clone(),
+                message: message.clone(),
+            })
+            .collect();
         let mut add = |key: String, name: String, value: String, hint: Option<ValueKind>| {
             entries.push(Entry {
                 name,
@@ -246,6 +352,7 @@ impl Spec {
             ("config_file", "DB.ConfigFile", &self.config_file),
             ("query_script", "DB.QueryScript", &self.query_script),
             ("query_element", "DB.QueryElement", &self.query_element),
+            ("result_count", "DB.ResultCount", &self.result_count),
         ];
         for (key, name, value) in single {
             if let Some(v) = value {
@@ -269,9 +376,13 @@ impl Spec {
                 hint,
             );
         }
+        if let Some(v) = &self.refine {
+            add("refine".into(), "DB.Refine".into(), joined(v).0, None);
+        }
         for (key, name, value) in [
             ("max_queries", "DB.MaxQueries", self.max_queries),
             ("max_pages", "DB.MaxPages", self.max_pages),
+            ("max_results", "DB.MaxResults", self.max_results),
         ] {
             if let Some(n) = value {
                 add(key.into(), name.into(), n.to_string(), None);
@@ -365,7 +476,9 @@ impl Spec {
                 }
                 Name::Domain(element) => {
                     let value = match parse_domain(&v) {
-                        Ok(DomainValue::Pattern(..)) => Values::One(v.trim().to_string()),
+                        Ok(DomainValue::Pattern(..) | DomainValue::Page { .. }) => {
+                            Values::One(v.trim().to_string())
+                        }
                         Ok(DomainValue::Values(list)) => Values::List(list),
                         Err(_) => continue,
                     };
@@ -373,6 +486,9 @@ impl Spec {
                 }
                 Name::MaxQueries => spec.max_queries = v.trim().parse().ok(),
                 Name::MaxPages => spec.max_pages = v.trim().parse().ok(),
+                Name::MaxResults => spec.max_results = v.trim().parse().ok(),
+                Name::ResultCount => spec.result_count = Some(v.trim().to_string()),
+                Name::Refine => spec.refine = parse_list(&v).ok().map(Values::List),
                 Name::Result => {
                     let p = v.trim().to_string();
                     prefix = (!p.is_empty()).then(|| p.clone());

@@ -135,3 +135,40 @@ fn every_key_of_the_wrong_type_is_named_with_what_it_should_hold() {
     let msg = one.to_string();
     assert!(msg.contains("max_pages") && msg.contains("line 2"), "{msg}");
 }
+
+#[test]
+fn read_for_checking_wrong_keys_are_left_out_and_listed_first() {
+    let text = "url: http://x/\nmax_queries: many\nmax_pages: 7\nresults:\n  - attribute: a\n    rule: html.body.txt\n";
+    let spec = Spec::from_yaml_listing(text, "bad.yaml").unwrap();
+    assert_eq!(spec.max_pages, Some(7));
+    assert_eq!(spec.max_queries, None);
+    assert_eq!(spec.wrong_keys.len(), 1);
+    assert_eq!(spec.wrong_keys[0].0, "max_queries");
+    assert!(
+        spec.wrong_keys[0].1.ends_with("(line 2)"),
+        "{:?}",
+        spec.wrong_keys
+    );
+    let (entries, errors) = spec.entries_with_errors("bad.yaml");
+    assert!(entries.iter().any(|e| e.name == "DB.Result.a"));
+    assert!(matches!(&errors[..], [SpecError::Key { key, .. }] if key == "max_queries"));
+    // What is left must still be a spec: without a usable url it fails as
+    // from_yaml does.
+    assert!(Spec::from_yaml_listing("url: [1]\nmax_pages: 7\n", "bad.yaml").is_err());
+    assert!(Spec::from_yaml_listing("- a\n", "bad.yaml").is_err());
+    // A good spec has no wrong keys.
+    let good = Spec::from_yaml_listing("url: http://x/\n", "s").unwrap();
+    assert!(good.wrong_keys.is_empty());
+}
+
+#[test]
+fn boilerplate_names_a_method_and_nothing_else() {
+    let spec = Spec::from_yaml(&format!("{HOTELS}boilerplate: sst\n"), "h.yaml").unwrap();
+    assert_eq!(spec.boilerplate, Some(crate::boilerplate::Method::Sst));
+    assert!(serde_norway::to_string(&spec)
+        .unwrap()
+        .contains("boilerplate: sst"));
+    let err = Spec::from_yaml(&format!("{HOTELS}boilerplate: magic\n"), "h.yaml").unwrap_err();
+    assert!(err.to_string().contains("ntpc, lev, sst or none"), "{err}");
+    assert_eq!(Spec::from_yaml(HOTELS, "h.yaml").unwrap().boilerplate, None);
+}

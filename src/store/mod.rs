@@ -186,6 +186,14 @@ pub struct QueryOutcome {
     pub records: Vec<Record>,
     /// The page limit stopped its result pages while more were linked.
     pub cut_short: bool,
+    /// What its answer revealed so far (JSON, see [`crate::refine::Answer`]).
+    pub answer: Option<String>,
+    /// Its element values (JSON pairs), so that it can be refined later.
+    pub values: Option<String>,
+    /// The key of the query a refined query narrows.
+    pub parent: Option<String>,
+    /// Its value was learned from the answers ([`crate::refine::learn`]).
+    pub learned: bool,
     /// Where the query's navigator stands, for a query that is not done:
     /// a later run continues from there ([`Store::checkpoints`]).
     pub checkpoint: Option<String>,
@@ -193,6 +201,18 @@ pub struct QueryOutcome {
     /// earlier attempt recorded are replaced. A record that continues a
     /// walk (after a checkpoint) adds its pages to those recorded before.
     pub fresh: bool,
+}
+
+/// A done query with what its answer revealed ([`Store::answered_queries`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnsweredQuery {
+    pub key: String,
+    /// Its element values (JSON pairs).
+    pub values: String,
+    /// What its answer revealed (JSON, see [`crate::refine::Answer`]).
+    pub answer: String,
+    /// The query it refines, for a refined query.
+    pub parent: Option<String>,
 }
 
 /// Counts for one source.
@@ -546,19 +566,20 @@ impl Store {
         on_backend!(self, b => b.kept_pages(source))
     }
 
-    /// Replaces the values the source's queries found with `by_query`
-    /// (query key → its values), in one transaction: what applying changed
-    /// rules to the kept pages gives. Returns how many values there are now.
+    /// Replaces the values and records the source's queries found with
+    /// `by_query` (query key → its values and records), in one transaction:
+    /// what applying changed rules to the kept pages gives. Returns how many
+    /// values there are now.
     pub fn replace_query_values(
         &mut self,
         source: SourceId,
-        by_query: &[(String, IndexFragment)],
+        by_query: &[(String, IndexFragment, Vec<Record>)],
     ) -> Result<u64, StoreError> {
         on_backend!(mut self, b => b.replace_query_values(source, by_query))
     }
 
     /// Marks the source's done queries as not done, and removes the values
-    /// they found: the next gathering sends them again.
+    /// and records they found: the next gathering sends them again.
     pub fn reopen_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
         on_backend!(mut self, b => b.reopen_queries(source))
     }
@@ -612,6 +633,24 @@ impl Store {
         outcome: &QueryOutcome,
     ) -> Result<Recorded, StoreError> {
         on_backend!(mut self, b => b.record_query_new(source, outcome))
+    }
+
+    /// The source's done queries with what their answers revealed, in the
+    /// order they were planned and refined.
+    pub fn answered_queries(&self, source: SourceId) -> Result<Vec<AnsweredQuery>, StoreError> {
+        on_backend!(self, b => b.answered_queries(source))
+    }
+
+    /// The element values (JSON pairs) of every stored query of the
+    /// source, in any state.
+    pub fn query_values(&self, source: SourceId) -> Result<Vec<String>, StoreError> {
+        on_backend!(self, b => b.query_values(source))
+    }
+
+    /// How many queries of the source are stored (any state), and how many
+    /// of them are refined queries.
+    pub fn query_counts(&self, source: SourceId) -> Result<(u64, u64), StoreError> {
+        on_backend!(self, b => b.query_counts(source))
     }
 
     /// The checkpoints of the source's queries that are not done: query key

@@ -30,22 +30,32 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use super::{
-    deflate, inflate, now, Hit, KeptPage, PageRecord, QueryOutcome, QueryState, Recorded, SourceId,
-    SourceInfo, SourceKind, SourceRecord, SourceStats, Status, StatusSource, StoreError,
-    StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
+    deflate, inflate, now, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome, QueryState,
+    Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status, StatusSource,
+    StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
 
 /// The schema version this gather writes (table `gather_schema`).
-const VERSION: i64 = 1;
+const VERSION: i64 = 2;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1)];
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2)];
 
 /// Taken while the schema is created or migrated, so that workers starting
 /// at once do not race.
 const MIGRATION_LOCK: i64 = 0x6761_7468;
+
+/// What a query's answer revealed, its element values, the query a refined
+/// query narrows and whether its value was learned: the SQLite schema's
+/// version 6.
+const V2: &str = "
+ALTER TABLE queries ADD COLUMN answer TEXT;
+ALTER TABLE queries ADD COLUMN query_values TEXT;
+ALTER TABLE queries ADD COLUMN parent TEXT;
+ALTER TABLE queries ADD COLUMN learned BOOLEAN NOT NULL DEFAULT false;
+";
 
 /// The SQLite schema's ideas (version 5) and the workers' tables.
 const V1: &str = "
@@ -542,8 +552,8 @@ impl Postgres {
             &format!("reopening the queries of source {source}"),
             source,
             &[
-                "DELETE FROM attribute_values WHERE source_id = $1
-                   AND query_key IN (SELECT key FROM queries WHERE source_id = $1)",
+                FORGET_VALUES,
+                FORGET_RECORDS,
                 "UPDATE queries SET state = 'pending', checkpoint = NULL
                    WHERE source_id = $1 AND state = 'done'",
             ],
@@ -591,20 +601,17 @@ impl Postgres {
     pub fn replace_query_values(
         &mut self,
         source: SourceId,
-        by_query: &[(String, IndexFragment)],
+        by_query: &[(String, IndexFragment, Vec<Record>)],
     ) -> Result<u64, StoreError> {
         let e = pg_err(&self.db, format!("replacing the values of source {source}"));
         block_on(async {
             let tx = self.client.transaction().await?;
-            tx.execute(
-                "DELETE FROM attribute_values WHERE source_id = $1
-                   AND query_key IN (SELECT key FROM queries WHERE source_id = $1)",
-                &[&source],
-            )
-            .await?;
+            tx.execute(FORGET_VALUES, &[&source]).await?;
+            tx.execute(FORGET_RECORDS, &[&source]).await?;
             let mut added = 0;
-            for (key, fragment) in by_query {
+            for (key, fragment, records) in by_query {
                 added += insert_values(&self.statements, &tx, source, Some(key), fragment).await?;
+                insert_records(&self.statements, &tx, source, key, records).await?;
             }
             tx.commit().await?;
             Ok(added)
@@ -652,6 +659,45 @@ impl Postgres {
             &[&source],
         )?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub fn answered_queries(&self, source: SourceId) -> Result<Vec<AnsweredQuery>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the answers of source {source}"),
+            "SELECT key, query_values, answer, parent FROM queries
+             WHERE source_id = $1 AND state = 'done'
+               AND answer IS NOT NULL AND query_values IS NOT NULL
+             ORDER BY ordinal, id",
+            &[&source],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| AnsweredQuery {
+                key: r.get(0),
+                values: r.get(1),
+                answer: r.get(2),
+                parent: r.get(3),
+            })
+            .collect())
+    }
+
+    pub fn query_values(&self, source: SourceId) -> Result<Vec<String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the query values of source {source}"),
+            "SELECT query_values FROM queries WHERE source_id = $1 AND query_values IS NOT NULL",
+            &[&source],
+        )?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub fn query_counts(&self, source: SourceId) -> Result<(u64, u64), StoreError> {
+        let rows = self.rows(
+            &format!("counting the queries of source {source}"),
+            "SELECT count(*), count(parent) FROM queries WHERE source_id = $1",
+            &[&source],
+        )?;
+        let n = |i| rows.first().map_or(0, |r| r.get::<_, i64>(i)).max(0) as u64;
+        Ok((n(0), n(1)))
     }
 
     pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
@@ -712,13 +758,17 @@ impl Postgres {
                 &tx,
                 "WITH q AS (
                  INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
-                                      started_at, finished_at, cut_short, checkpoint)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                                      started_at, finished_at, cut_short, checkpoint,
+                                      answer, query_values, parent, learned)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16, $17)
                  ON CONFLICT (source_id, key) DO UPDATE SET
                    ordinal = excluded.ordinal, description = excluded.description,
                    state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
                    attempts = queries.attempts + excluded.attempts,
                    finished_at = excluded.finished_at, checkpoint = excluded.checkpoint,
+                   answer = coalesce(excluded.answer, queries.answer),
+                   query_values = coalesce(excluded.query_values, queries.query_values),
+                   parent = coalesce(excluded.parent, queries.parent),
                    leased_by = CASE WHEN excluded.state = 'pending' THEN queries.leased_by END,
                    lease_until = CASE WHEN excluded.state = 'pending' THEN queries.lease_until END
                  -- A worker writes a query only while it holds its lease.
@@ -746,6 +796,10 @@ impl Postgres {
                     &outcome.checkpoint,
                     &self.worker,
                     &outcome.fresh,
+                    &outcome.answer,
+                    &outcome.values,
+                    &outcome.parent,
+                    &outcome.learned,
                 ],
             )
             .await?;
@@ -1164,6 +1218,14 @@ async fn insert_page(
     .await?;
     Ok(())
 }
+
+/// Removes the values the source's queries found (`$1`: the source).
+const FORGET_VALUES: &str = "DELETE FROM attribute_values WHERE source_id = $1
+   AND query_key IN (SELECT key FROM queries WHERE source_id = $1)";
+
+/// Removes the records the source's queries found (`$1`: the source).
+const FORGET_RECORDS: &str = "DELETE FROM records WHERE source_id = $1
+   AND query_key IN (SELECT key FROM queries WHERE source_id = $1)";
 
 /// Inserts the fragment's values that are new for the source, in one
 /// statement; returns how many were new. Sorted, so that two workers

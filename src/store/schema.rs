@@ -1,10 +1,10 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 5;
+pub const VERSION: i64 = 6;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5)];
+pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6)];
 
 const V1: &str = "
 CREATE TABLE sources (
@@ -131,4 +131,15 @@ CREATE TABLE records (
     fields    TEXT NOT NULL,
     UNIQUE (source_id, fields)
 );
+";
+
+/// What a query's answer revealed (`crate::refine::Answer` as JSON: hit
+/// count, rows shown, sorted fields), its element values (JSON pairs), for
+/// a refined query the key of the query it narrows, and whether its value
+/// was learned from the answers.
+const V6: &str = "
+ALTER TABLE queries ADD COLUMN answer TEXT;
+ALTER TABLE queries ADD COLUMN query_values TEXT;
+ALTER TABLE queries ADD COLUMN parent TEXT;
+ALTER TABLE queries ADD COLUMN learned INTEGER NOT NULL DEFAULT 0;
 ";

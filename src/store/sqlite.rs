@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
 use super::{
-    deflate, inflate, now, schema, Hit, KeptPage, PageRecord, QueryOutcome, QueryState, Recorded,
-    SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status, StatusSource, StoreError,
-    StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
+    deflate, inflate, now, schema, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome,
+    QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status,
+    StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
@@ -267,43 +267,41 @@ impl Sqlite {
             .collect()
     }
 
-    /// Replaces the values the source's queries found with `by_query`
-    /// (query key → its values), in one transaction: what applying changed
-    /// rules to the kept pages gives. Returns how many values there are now.
+    /// Replaces the values and records the source's queries found with
+    /// `by_query` (query key → its values and records), in one transaction:
+    /// what applying changed rules to the kept pages gives. Returns how many
+    /// values there are now.
     pub fn replace_query_values(
         &mut self,
         source: SourceId,
-        by_query: &[(String, IndexFragment)],
+        by_query: &[(String, IndexFragment, Vec<Record>)],
     ) -> Result<u64, StoreError> {
         let path = self.path.clone();
         let context = format!("replacing the values of source {source}");
         let tx = self.transaction(&context)?;
-        tx.execute(
-            "DELETE FROM attribute_values WHERE source_id = ?1
-               AND query_key IN (SELECT key FROM queries WHERE source_id = ?1)",
-            [source],
-        )
-        .map_err(sql_err(&path, &context))?;
+        tx.execute_batch(&forget_query_results(source))
+            .map_err(sql_err(&path, &context))?;
         let mut added = 0;
-        for (key, fragment) in by_query {
+        for (key, fragment, records) in by_query {
             added += insert_values(&tx, source, Some(key), fragment)
                 .map_err(sql_err(&path, &context))?;
+            insert_records(&tx, source, key, records).map_err(sql_err(&path, &context))?;
         }
         tx.commit().map_err(sql_err(&path, &context))?;
         Ok(added)
     }
 
     /// Marks the source's done queries as not done, and removes the values
-    /// they found: the next gathering sends them again.
+    /// and records they found: the next gathering sends them again.
     pub fn reopen_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
         let path = self.path.clone();
         let context = format!("reopening the queries of source {source}");
         let tx = self.transaction(&context)?;
         tx.execute_batch(&format!(
-            "DELETE FROM attribute_values WHERE source_id = {source}
-               AND query_key IN (SELECT key FROM queries WHERE source_id = {source});
+            "{}
              UPDATE queries SET state = 'pending', checkpoint = NULL
-               WHERE source_id = {source} AND state = 'done';"
+               WHERE source_id = {source} AND state = 'done';",
+            forget_query_results(source)
         ))
         .map_err(sql_err(&path, &context))?;
         tx.commit().map_err(sql_err(&path, &context))
@@ -370,13 +368,16 @@ impl Sqlite {
         let time = now();
         let query_id: i64 = tx
             .query_row(
-                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint, answer, query_values, parent, learned)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
                  ON CONFLICT (source_id, key) DO UPDATE SET
                    ordinal = excluded.ordinal, description = excluded.description,
                    state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
                    attempts = queries.attempts + excluded.attempts,
-                   finished_at = excluded.finished_at, checkpoint = excluded.checkpoint
+                   finished_at = excluded.finished_at, checkpoint = excluded.checkpoint,
+                   answer = coalesce(excluded.answer, queries.answer),
+                   query_values = coalesce(excluded.query_values, queries.query_values),
+                   parent = coalesce(excluded.parent, queries.parent)
                  RETURNING id",
                 params![
                     source,
@@ -390,6 +391,10 @@ impl Sqlite {
                     (outcome.state != QueryState::Pending).then_some(time),
                     outcome.cut_short,
                     outcome.checkpoint,
+                    outcome.answer,
+                    outcome.values,
+                    outcome.parent,
+                    outcome.learned,
                 ],
                 |r| r.get(0),
             )
@@ -425,6 +430,53 @@ impl Sqlite {
             new_values,
             new_records,
         })
+    }
+
+    /// The source's done queries with what their answers revealed, in the
+    /// order they were planned and refined.
+    pub fn answered_queries(&self, source: SourceId) -> Result<Vec<AnsweredQuery>, StoreError> {
+        self.rows(
+            &format!("reading the answers of source {source}"),
+            "SELECT key, query_values, answer, parent FROM queries
+             WHERE source_id = ?1 AND state = 'done'
+               AND answer IS NOT NULL AND query_values IS NOT NULL
+             ORDER BY ordinal, id",
+            [source],
+            |r| {
+                Ok(AnsweredQuery {
+                    key: r.get(0)?,
+                    values: r.get(1)?,
+                    answer: r.get(2)?,
+                    parent: r.get(3)?,
+                })
+            },
+        )
+    }
+
+    /// The element values (JSON pairs) of every stored query of the
+    /// source, in any state.
+    pub fn query_values(&self, source: SourceId) -> Result<Vec<String>, StoreError> {
+        self.rows(
+            &format!("reading the query values of source {source}"),
+            "SELECT query_values FROM queries WHERE source_id = ?1 AND query_values IS NOT NULL",
+            [source],
+            |r| r.get(0),
+        )
+    }
+
+    /// How many queries of the source are stored (any state), and how many
+    /// of them are refined queries.
+    pub fn query_counts(&self, source: SourceId) -> Result<(u64, u64), StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*), count(parent) FROM queries WHERE source_id = ?1",
+                [source],
+                |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+            )
+            .map_err(sql_err(
+                &self.path,
+                &format!("counting the queries of source {source}"),
+            ))
     }
 
     /// The checkpoints of the source's queries that are not done: query key
@@ -891,6 +943,16 @@ fn insert_values(
         }
     }
     Ok(added)
+}
+
+/// SQL removing the values and records the source's queries found.
+fn forget_query_results(source: SourceId) -> String {
+    format!(
+        "DELETE FROM attribute_values WHERE source_id = {source}
+           AND query_key IN (SELECT key FROM queries WHERE source_id = {source});
+         DELETE FROM records WHERE source_id = {source}
+           AND query_key IN (SELECT key FROM queries WHERE source_id = {source});"
+    )
 }
 
 /// Inserts the records the source does not hold yet; returns them.

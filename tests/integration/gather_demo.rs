@@ -6,12 +6,7 @@ use crate::gathering;
 use gather::demo::{DemoConfig, DemoSite, Variant};
 
 async fn site() -> DemoSite {
-    DemoSite::start(DemoConfig {
-        hotels: 400,
-        ..DemoConfig::default()
-    })
-    .await
-    .expect("demo site starts")
+    crate::support::demo_site(400).await
 }
 
 async fn gathers_exactly(variant: Variant) {
@@ -187,14 +182,26 @@ async fn limits_cut_the_gathering_short_and_say_so() {
     );
 
     // Without the limits the other five queries are sent; the three done
-    // under the page limit stay done, and the source says so.
+    // under the page limit stay done, and are refined by the price
+    // select they leave open: the source is complete.
     let report = gathering::gather_url(&url, &gathering::options(&db)).await;
-    assert_eq!(report.sources[0].queries_skipped, 3, "report:\n{report}");
-    assert_eq!(report.sources[0].queries_sent, 5, "report:\n{report}");
-    let incomplete = report.sources[0].stats.as_ref().unwrap().incomplete.clone();
-    let incomplete = incomplete.expect("still incomplete");
-    assert!(!incomplete.contains("query limit"), "{incomplete}");
-    assert!(incomplete.contains("page limit: 3 queries"), "{incomplete}");
+    let source = &report.sources[0];
+    assert_eq!(source.queries_skipped, 3, "report:\n{report}");
+    assert!(source.queries_refined > 0, "report:\n{report}");
+    assert_eq!(
+        source.queries_sent,
+        5 + source.queries_refined,
+        "report:\n{report}"
+    );
+    assert_eq!(
+        source.stats.as_ref().unwrap().incomplete,
+        None,
+        "report:\n{report}"
+    );
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        site.expected(Variant::Paged)
+    );
 
     // A database gathered without limits is complete.
     let whole = dir.path().join("whole.sqlite");

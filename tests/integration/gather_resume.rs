@@ -29,7 +29,7 @@ fn gather_command(url: &url::Url, db: &std::path::Path) -> Command {
 /// Query key → the target (path and query) of the query's first page.
 async fn first_pages(url: &url::Url) -> HashMap<String, String> {
     let fetcher = Fetcher::new(FetchConfig::default()).unwrap();
-    let limits = Limits { max_queries: None };
+    let limits = Limits::default();
     let Ok(Discovery::Database(source)) = source::discover(url, &fetcher, &limits).await else {
         panic!("the paged form is a database source");
     };

@@ -201,14 +201,12 @@ fn rule_evaluation_on_a_hostile_page_stays_within_memory() {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("nested.html");
     std::fs::write(&page, nested_divs(800)).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gather"))
-        .args(["hel", "html->div[*]->div[*]->div[*].txt"])
-        .arg(&page)
-        .output()
-        .unwrap();
-    // The peak of every child this binary ran so far: none may come near
-    // the gigabytes the unbounded value needed.
-    let kib = support::children_peak_rss_kib();
+    let (out, kib) = support::output_with_peak_rss(
+        Command::new(env!("CARGO_BIN_EXE_gather"))
+            .args(["hel", "html->div[*]->div[*]->div[*].txt"])
+            .arg(&page),
+    );
+    // Its peak may not come near the gigabytes the unbounded value needed.
     assert!(kib < 512 * 1024, "peak {kib} KiB");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cut at"), "{stderr}");
@@ -391,11 +389,8 @@ async fn a_body_that_never_ends_and_a_compression_bomb_stop_at_the_body_limit() 
             "--retries".into(),
             "0".into(),
         ];
-        let out = tokio::task::spawn_blocking(move || {
-            Command::new(env!("CARGO_BIN_EXE_gather"))
-                .args(&args)
-                .output()
-                .unwrap()
+        let (out, kib) = tokio::task::spawn_blocking(move || {
+            support::output_with_peak_rss(Command::new(env!("CARGO_BIN_EXE_gather")).args(&args))
         })
         .await
         .unwrap();
@@ -405,7 +400,6 @@ async fn a_body_that_never_ends_and_a_compression_bomb_stop_at_the_body_limit() 
             stderr.contains("body larger than 16777216 bytes"),
             "gzip {gzip}: {stderr}"
         );
-        let kib = support::children_peak_rss_kib();
         assert!(kib < 256 * 1024, "gzip {gzip}: peak {kib} KiB");
     }
 }
@@ -441,13 +435,12 @@ fn a_page_with_a_million_links_queues_no_more_than_the_page_limit() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("links.html");
     std::fs::write(&file, &html).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gather"))
-        .args(["hel", "html.body->a[*](.txt # .getAttr(href))"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let (out, kib) = support::output_with_peak_rss(
+        Command::new(env!("CARGO_BIN_EXE_gather"))
+            .args(["hel", "html.body->a[*](.txt # .getAttr(href))"])
+            .arg(&file),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cut at"));
-    let kib = support::children_peak_rss_kib();
     assert!(kib < 1024 * 1024, "peak {kib} KiB");
 }

@@ -5,6 +5,7 @@
 mod gathering;
 mod support;
 
+mod boilerplate_http;
 mod demo_database;
 mod demo_site;
 mod fetch_http;
@@ -20,6 +21,8 @@ mod hel_fuzz;
 mod hel_lang;
 mod hel_seed;
 mod hostile;
+mod induce_cli;
+mod links_http;
 mod metadata_fuzz;
 mod navigate_paged;
 mod output_cli;
@@ -29,6 +32,7 @@ mod page_tree;
 mod plan_http;
 mod plan_specs;
 mod records;
+mod refine;
 mod reruns;
 mod store_db;
 mod summarize_cooperative;

@@ -724,7 +724,7 @@ async fn bad_metadata_is_listed_with_positions_and_exit_2() {
     std::fs::write(
         &path,
         format!(
-            "url: {}\nquery_element: region\ndomains:\n  region: /x*/\n",
+            "url: {}\nquery_element: region\nmax_pages: many\ndomains:\n  region: /x*/\n",
             s.url("/bad.html")
         ),
     )
@@ -743,6 +743,12 @@ async fn bad_metadata_is_listed_with_positions_and_exit_2() {
         err.contains(
             "bad.yaml key domains.region: DB.QueryElement.region: /x*/ has an unbounded repetition"
         ),
+        "{err}"
+    );
+    // A value of the wrong type joins the same list of problems.
+    assert!(err.contains("bad.yaml: 2 problems"), "{err}");
+    assert!(
+        err.contains("key max_pages: invalid type: string \"many\", expected u64 (line 3)"),
         "{err}"
     );
     assert!(err.contains("no DB.* metadata"), "{err}");
@@ -794,6 +800,7 @@ async fn the_form_with_the_query_elements_is_chosen_and_a_spec_can_name_one() {
         &f,
         &Limits {
             max_queries: Some(2),
+            ..Limits::default()
         },
     )
     .await
@@ -911,4 +918,45 @@ async fn a_plan_of_a_billion_queries_is_shown_without_building_them() {
         out.contains("warning: the default limit of 100000 queries per source (raise it with --max-queries) cuts the plan short: 100000 of 1000000000 queries"),
         "{out}"
     );
+}
+
+#[tokio::test]
+async fn a_domain_read_from_another_page_gives_the_queries() {
+    let s = Server::start().await;
+    s.page(
+        "/orte.html",
+        "<html><body><h2>Orte</h2><ul><li>Binz<li>Sellin<li> Binz <li>Göhren</ul></body></html>",
+    );
+    let meta = "<META NAME=\"DB.QueryElement\" CONTENT=\"ort\">\n\
+                <META NAME=\"DB.QueryElement.ort\" CONTENT=\"@orte.html html.body.ul[0].li[*].txt\">\n\
+                <META NAME=\"DB.Result.name\" CONTENT=\"html.body->b[*].txt\">";
+    s.page("/form.html", &page_with(meta));
+    let f = fetcher(&[]);
+    let src = database(&s.url("/form.html"), &f, Limits::default())
+        .await
+        .unwrap();
+    let values: Vec<String> = src.plan.queries().map(|q| q.values[0].1.clone()).collect();
+    assert_eq!(values, ["Binz", "Sellin", "Göhren"]);
+    assert!(src.fetched.iter().any(|r| r.url.path() == "/orte.html"));
+
+    // A rule that yields nothing there, and a page that is not there, are
+    // problems of the source, named by their meta tag.
+    for (target, expected) in [
+        ("orte.html html.body.ol[0].li[*].txt", "yields no value on"),
+        ("fehlt.html html.body.ul[0].li[*].txt", "HTTP 404"),
+    ] {
+        let meta = format!(
+            "<META NAME=\"DB.QueryElement\" CONTENT=\"ort\">\n\
+             <META NAME=\"DB.QueryElement.ort\" CONTENT=\"@{target}\">"
+        );
+        s.page("/bad.html", &page_with(&meta));
+        let err = database(&s.url("/bad.html"), &f, Limits::default())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("DB.QueryElement.ort") && err.contains(expected),
+            "{err}"
+        );
+    }
 }

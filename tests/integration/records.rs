@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use crate::gathering;
 use crate::support::{self, page_record, query_outcome};
 
-use gather::demo::{DemoConfig, DemoSite, Variant};
+use gather::demo::{DemoSite, Variant};
 use gather::gatherer::{self, Progress, ProgressListener, Start};
 use gather::record::{Field, Fields, Record};
 use gather::store::{QueryState, SourceInfo, SourceKind, Store};
@@ -18,12 +18,7 @@ use gather::store::{QueryState, SourceInfo, SourceKind, Store};
 type Hotel = (String, String, String, String);
 
 async fn site() -> DemoSite {
-    DemoSite::start(DemoConfig {
-        hotels: 300,
-        ..DemoConfig::default()
-    })
-    .await
-    .expect("demo site starts")
+    crate::support::demo_site(300).await
 }
 
 /// Every hotel of the provider's database.
@@ -466,10 +461,18 @@ fn a_database_from_before_records_gets_the_records_table() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.sqlite");
     store_with_records(&db);
-    // As a gather before records left it: no records table, version 4.
+    // As a gather before records left it: no records table, no answers
+    // kept with the queries, version 4.
     let raw = rusqlite::Connection::open(&db).unwrap();
-    raw.execute_batch("DROP TABLE records; PRAGMA user_version = 4;")
-        .unwrap();
+    raw.execute_batch(
+        "DROP TABLE records;
+         ALTER TABLE queries DROP COLUMN answer;
+         ALTER TABLE queries DROP COLUMN query_values;
+         ALTER TABLE queries DROP COLUMN parent;
+         ALTER TABLE queries DROP COLUMN learned;
+         PRAGMA user_version = 4;",
+    )
+    .unwrap();
     drop(raw);
     store_with_records(&db);
     let raw = rusqlite::Connection::open(&db).unwrap();
@@ -479,5 +482,73 @@ fn a_database_from_before_records_gets_the_records_table() {
     let records: i64 = raw
         .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
         .unwrap();
-    assert_eq!((version, records), (5, 3));
+    assert_eq!((version, records), (6, 3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changed_rules_rebuild_the_records_from_the_kept_pages() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = site.url(Variant::Listed);
+    // A condition no row meets: no records.
+    let wrong = hotel_rules().replace("'hotel_id'", "'hotel_nr'");
+    let spec = write_spec(dir.path(), &url, "region", &wrong);
+    let db = dir.path().join("g.sqlite");
+    let gather_spec = || async {
+        gatherer::gather(&[Start::spec(&spec).unwrap()], &gathering::options(&db))
+            .await
+            .unwrap()
+    };
+    let report = gather_spec().await;
+    assert_eq!(report.sources[0].stats.as_ref().unwrap().records, 0);
+    let queries_sent = || {
+        site.requests()
+            .iter()
+            .filter(|r| r.target.contains("auswahl.pl"))
+            .count()
+    };
+    let sent = queries_sent();
+
+    // The condition fixed: the kept pages give every hotel's record, and no
+    // request is sent.
+    write_spec(dir.path(), &url, "region", &hotel_rules());
+    let report = gather_spec().await;
+    assert_eq!(queries_sent(), sent, "a query was sent again");
+    let expected = provider_hotels(&site);
+    assert_eq!(
+        report.sources[0].stats.as_ref().unwrap().records,
+        expected.len() as u64
+    );
+    let export = || {
+        vec![
+            "export".into(),
+            "--db".into(),
+            path_arg(&db),
+            "--format".into(),
+            "jsonl".into(),
+            "--records".into(),
+        ]
+    };
+    let out = run_gather_async(export()).await;
+    let hotels = hotels_of(&support::stdout(&out), ["id", "name", "ort", "preis"]);
+    assert_eq!(hotels.into_iter().collect::<BTreeSet<_>>(), expected);
+
+    // `gather reextract` with the wrong condition again: the records go.
+    site.shutdown().await;
+    write_spec(dir.path(), &url, "region", &wrong);
+    let out = run_gather_async(vec![
+        "reextract".into(),
+        "--db".into(),
+        path_arg(&db),
+        "--spec".into(),
+        path_arg(&spec),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let out = run_gather_async(export()).await;
+    assert_eq!(
+        support::stdout(&out),
+        "",
+        "records of the old rules are gone"
+    );
 }

@@ -414,13 +414,10 @@ async fn a_worker_needs_a_shared_database_and_says_so() {
     assert!(stderr.contains("cannot be reached"), "{stderr}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
-    use gather::store::{Location, QueryState, SharedPlan, SourceInfo, SourceKind, Store};
-    let pg = postgres();
-    let db = pg.database("lease").unwrap();
-    let mut planner = Store::open_at(&Location::Postgres(db.clone())).unwrap();
-    let source = planner
+/// A database source `http://provider.test/form` in `store`.
+fn provider_source(store: &mut gather::store::Store) -> gather::store::SourceId {
+    use gather::store::{SourceInfo, SourceKind};
+    store
         .upsert_source(&SourceInfo {
             url: "http://provider.test/form".into(),
             kind: SourceKind::Database,
@@ -429,7 +426,16 @@ async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
             keywords: None,
             text: None,
         })
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
+    use gather::store::{Location, QueryState, SharedPlan, Store};
+    let pg = postgres();
+    let db = pg.database("lease").unwrap();
+    let mut planner = Store::open_at(&Location::Postgres(db.clone())).unwrap();
+    let source = provider_source(&mut planner);
     let request =
         r#"{"method":"Get","url":"http://provider.test/r?q=a","body":null,"content_type":null}"#;
     let planned = planner
@@ -501,4 +507,79 @@ async fn status_of_a_sqlite_file_counts_its_queries() {
     );
     assert_eq!(source["leased"], 0);
     assert!(status["workers_alive"].as_array().unwrap().is_empty());
+}
+
+/// What SQLite's schema version 6 keeps of a query (its answer, element
+/// values, parent, learned), read back the same way from both back-ends.
+fn refinement_columns_round_trip(mut store: gather::store::Store) {
+    use gather::record::{Field, Fields, Record};
+    use gather::store::{AnsweredQuery, QueryState};
+    let source = provider_source(&mut store);
+    let mut parent =
+        crate::support::query_outcome("p", "q=a", QueryState::Done, Vec::new(), &[("item", "x")]);
+    parent.answer = Some(r#"{"hits":9}"#.into());
+    parent.values = Some(r#"[["q","a"]]"#.into());
+    parent.records = vec![Record {
+        page: "http://provider.test/r?q=a".into(),
+        ordinal: 0,
+        fields: Fields(vec![("item".into(), Field::One("x".into()))]),
+    }];
+    store.record_query(source, &parent).unwrap();
+    let mut child =
+        crate::support::query_outcome("c", "q=ab", QueryState::Pending, Vec::new(), &[]);
+    child.ordinal = 1;
+    child.values = Some(r#"[["q","ab"]]"#.into());
+    child.parent = Some("p".into());
+    child.learned = true;
+    store.record_query(source, &child).unwrap();
+    // A later record without them keeps what was recorded.
+    let mut done = crate::support::query_outcome("c", "q=ab", QueryState::Done, Vec::new(), &[]);
+    done.ordinal = 1;
+    done.answer = Some(r#"{"hits":2}"#.into());
+    done.fresh = false;
+    store.record_query(source, &done).unwrap();
+
+    assert_eq!(
+        store.answered_queries(source).unwrap(),
+        vec![
+            AnsweredQuery {
+                key: "p".into(),
+                values: r#"[["q","a"]]"#.into(),
+                answer: r#"{"hits":9}"#.into(),
+                parent: None,
+            },
+            AnsweredQuery {
+                key: "c".into(),
+                values: r#"[["q","ab"]]"#.into(),
+                answer: r#"{"hits":2}"#.into(),
+                parent: Some("p".into()),
+            },
+        ]
+    );
+    let mut values = store.query_values(source).unwrap();
+    values.sort();
+    assert_eq!(values, vec![r#"[["q","a"]]"#, r#"[["q","ab"]]"#]);
+    assert_eq!(store.query_counts(source).unwrap(), (2, 1));
+
+    // Replacing the values replaces the records too; reopening removes both.
+    assert_eq!(store.record_count(source).unwrap(), 1);
+    let fragment = [("item", "y")].into_iter().collect();
+    store
+        .replace_query_values(source, &[("p".to_string(), fragment, Vec::new())])
+        .unwrap();
+    assert_eq!(store.record_count(source).unwrap(), 0);
+    assert_eq!(store.values(source).unwrap()["item"], vec!["y".to_string()]);
+    store.reopen_queries(source).unwrap();
+    assert!(store.values(source).unwrap().is_empty());
+    assert!(store.answered_queries(source).unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refinement_columns_round_trip_on_postgresql_and_sqlite() {
+    use gather::store::{Location, Store};
+    let pg = postgres();
+    let db = pg.database("refine_columns").unwrap();
+    refinement_columns_round_trip(Store::open_at(&Location::Postgres(db)).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    refinement_columns_round_trip(Store::open(&dir.path().join("g.db")).unwrap());
 }

@@ -238,6 +238,10 @@ pub fn query_outcome(
         cut_short: false,
         checkpoint: None,
         fresh: true,
+        answer: None,
+        values: None,
+        parent: None,
+        learned: false,
     }
 }
 
@@ -262,15 +266,61 @@ pub fn strs(vs: &[&str]) -> Nsl {
     Nsl::List(vs.iter().map(|v| s(v)).collect())
 }
 
-/// The largest peak resident memory, in KiB, of the child processes this
-/// test binary has waited for (`getrusage(RUSAGE_CHILDREN)`): a bound on the
-/// memory of a child a test ran to its end.
-pub fn children_peak_rss_kib() -> u64 {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: getrusage fills the struct it is given; read only on success.
-    let status = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
-    assert_eq!(status, 0, "getrusage works");
-    // SAFETY: initialised by the successful call above.
-    let usage = unsafe { usage.assume_init() };
-    u64::try_from(usage.ru_maxrss).unwrap_or(0)
+/// Runs a command to its end and returns its output with its own peak
+/// memory in KiB: the largest `VmHWM` of `/proc/PID/status`, read every
+/// millisecond while it runs. Neither `getrusage(RUSAGE_CHILDREN)` nor
+/// `wait4` will do: at `exec`, Linux records the high-water mark of the
+/// memory the child shared with this test binary as the child's own, so a
+/// child started while the tests held much memory seemed to need it all.
+/// `VmHWM` belongs to the child's own memory after `exec`, which `spawn`
+/// has waited for.
+pub fn output_with_peak_rss(cmd: &mut Command) -> (Output, u64) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            pipe.read_to_end(&mut buf).unwrap();
+            buf
+        })
+    };
+    let out = read(Box::new(child.stdout.take().unwrap()));
+    let err = read(Box::new(child.stderr.take().unwrap()));
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file) {
+            let hwm = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+            peak = peak.max(hwm.unwrap_or(0));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert!(peak > 0, "the child's memory was read at least once");
+    let output = Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    (output, peak)
+}
+
+/// The demo site with `hotels` hotels on a free port.
+pub async fn demo_site(hotels: usize) -> gather::demo::DemoSite {
+    gather::demo::DemoSite::start(gather::demo::DemoConfig {
+        hotels,
+        ..gather::demo::DemoConfig::default()
+    })
+    .await
+    .expect("demo site starts")
 }

@@ -1,0 +1,387 @@
+//! `gather bench induce DIR EXPECTED`: template induction measured on a
+//! directory of result pages of one site.
+//!
+//! EXPECTED is a JSON object: page file name → attribute → the values the
+//! page holds. `--train N` pages, spread evenly over the pages in name
+//! order, are the training pages; every attribute is named from its
+//! expected values on them (up to three per page, as `gather induce
+//! --name` does), and its rule is scored on the other pages: precision and
+//! recall of its values against the expected ones, counted as multisets.
+//! The two mappings (the approximation of §5.2 and the restricted
+//! top-down distance of §3.3) run side by side, each with how many test
+//! pages its template aligns with (§6.3); their induction times are
+//! medians of `--runs` runs, next to the cost of the page tree and of the
+//! induced rules per page.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use gather::demo::{DemoConfig, DemoSite};
+use gather::hel::Rule;
+use gather::induce::{self, Algorithm};
+use gather::page::Page;
+
+use super::bench::median_secs;
+
+#[derive(Debug, clap::Args)]
+pub struct InduceBenchArgs {
+    /// A directory of result pages of one site (`*.html`, `*.htm`).
+    pub dir: PathBuf,
+    /// A JSON file: page file name → attribute → expected values.
+    pub expected: PathBuf,
+    /// How many pages to induce on (spread evenly over the pages).
+    #[arg(long, default_value_t = 3)]
+    pub train: usize,
+    /// Runs per timing; medians are reported.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Instead of measuring, save the demo site's result pages into DIR and
+    /// their values, from the provider's database, into EXPECTED.
+    #[arg(long)]
+    pub write_demo: bool,
+    /// Hotels in the demo database (with --write-demo).
+    #[arg(long, default_value_t = 3000)]
+    pub hotels: usize,
+    /// Instead of measuring, write this many generated product-listing pages
+    /// (the pages of `gather bench hel`: nested layout tables, menus,
+    /// scripts, unclosed cells) into DIR and their values, read from the
+    /// generated markup, into EXPECTED.
+    #[arg(long, value_name = "N")]
+    pub write_listings: Option<usize>,
+}
+
+type Expected = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+
+pub fn run(args: &InduceBenchArgs) -> ExitCode {
+    let written = if let Some(n) = args.write_listings {
+        write_listings(&args.dir, &args.expected, n).map(|()| (n, "product-listing pages"))
+    } else if args.write_demo {
+        write_demo(args).map(|n| (n, "result pages of the demo site"))
+    } else {
+        return match measure(args) {
+            Ok(()) => super::exit(super::OK),
+            Err(e) => {
+                eprintln!("gather bench induce: {e}");
+                super::exit(super::BAD_INPUT)
+            }
+        };
+    };
+    match written {
+        Ok((n, what)) => {
+            println!(
+                "wrote {n} {what} to {} and their values to {}",
+                args.dir.display(),
+                args.expected.display()
+            );
+            super::exit(super::OK)
+        }
+        Err(e) => {
+            eprintln!("gather bench induce: {e}");
+            super::exit(super::FAILED)
+        }
+    }
+}
+
+fn measure(args: &InduceBenchArgs) -> Result<(), String> {
+    let text = std::fs::read_to_string(&args.expected)
+        .map_err(|e| format!("cannot read {}: {e}", args.expected.display()))?;
+    let expected: Expected = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: not a JSON object of page → attribute → values: {e}",
+            args.expected.display()
+        )
+    })?;
+    let names: Vec<&String> = expected.keys().collect();
+    if names.len() < args.train + 1 || args.train < 2 {
+        return Err(format!(
+            "{} pages are expected, --train {}: induction needs at least 2 pages and at least one page to test on",
+            names.len(),
+            args.train
+        ));
+    }
+    let mut bytes = Vec::new();
+    for name in &names {
+        let path = args.dir.join(name);
+        bytes.push(
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+        );
+    }
+    let runs = args.runs.max(1);
+    let parse = median_secs(runs, || {
+        for b in &bytes {
+            std::hint::black_box(Page::from_bytes(b, None));
+        }
+    });
+    let pages: Vec<Page> = bytes.iter().map(|b| Page::from_bytes(b, None)).collect();
+    let train: Vec<usize> = (0..args.train)
+        .map(|i| i * names.len() / args.train)
+        .collect();
+    let training: Vec<Page> = train.iter().map(|&i| pages[i].clone()).collect();
+    let test: Vec<usize> = (0..names.len()).filter(|i| !train.contains(i)).collect();
+    let attributes: Vec<String> = {
+        let mut a: Vec<String> = expected.values().flat_map(|m| m.keys().cloned()).collect();
+        a.sort();
+        a.dedup();
+        a
+    };
+    println!(
+        "{} pages ({:.1} KB on average): {} to induce on ({}), {} to test on; median of {runs} runs",
+        names.len(),
+        bytes.iter().map(Vec::len).sum::<usize>() as f64 / names.len() as f64 / 1e3,
+        train.len(),
+        train.iter().map(|&i| names[i].as_str()).collect::<Vec<_>>().join(", "),
+        test.len()
+    );
+    println!(
+        "page tree: {:.3} ms per page",
+        parse * 1e3 / names.len() as f64
+    );
+    let mut times = Vec::new();
+    for algorithm in [Algorithm::Approximate, Algorithm::Restricted] {
+        let label = match algorithm {
+            Algorithm::Approximate => "approximation (§5.2)",
+            Algorithm::Restricted => "restricted top-down distance (§3.3)",
+        };
+        let mut induction = match induce::induce(&training, algorithm) {
+            Ok(i) => i,
+            Err(e) => {
+                println!("\n{label}: {e}");
+                continue;
+            }
+        };
+        let secs = median_secs(runs, || {
+            std::hint::black_box(induce::induce(&training, algorithm).ok());
+        });
+        times.push(secs);
+        let test_pages: Vec<Page> = test.iter().map(|&i| pages[i].clone()).collect();
+        let aligned = induce::aligned(&induction.template, &test_pages);
+        println!(
+            "\n{label}: the template aligns with {aligned} of the {} test pages (§6.3)",
+            test_pages.len()
+        );
+        println!(
+            "  induction {:.1} ms ({:.2} ms per training page), {} slots found unnamed",
+            secs * 1e3,
+            secs * 1e3 / training.len() as f64,
+            induction.slots.len()
+        );
+        let mut rules = Vec::new();
+        println!(
+            "  {:<12} {:>9} {:>7} {:>7}  rule",
+            "attribute", "precision", "recall", "values"
+        );
+        for attribute in &attributes {
+            let texts: Vec<String> = train
+                .iter()
+                .flat_map(|&i| {
+                    expected[names[i]]
+                        .get(attribute)
+                        .into_iter()
+                        .flatten()
+                        .take(3)
+                        .cloned()
+                })
+                .collect();
+            let slot = match induction.name(&training, attribute, &texts) {
+                Ok(s) => s,
+                Err(e) => {
+                    println!(
+                        "  {attribute:<12} {:>9} {:>7} {:>7}  ({e})",
+                        "-", "0.000", "-"
+                    );
+                    continue;
+                }
+            };
+            let rule = Rule::parse(&slot.rule).map_err(|e| e.to_string())?;
+            let (mut both, mut got, mut want) = (0, 0, 0);
+            for &i in &test {
+                let values = rule.eval(&pages[i]).flatten();
+                let none = Vec::new();
+                let wanted = expected[names[i]].get(attribute).unwrap_or(&none);
+                let (b, g, w) = induce::overlap(&values, wanted);
+                both += b;
+                got += g;
+                want += w;
+            }
+            let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
+            println!(
+                "  {attribute:<12} {:>9.3} {:>7.3} {:>7}  {}",
+                ratio(both, got),
+                ratio(both, want),
+                want,
+                slot.rule
+            );
+            rules.push(rule);
+        }
+        let hel = median_secs(runs, || {
+            for &i in &test {
+                for r in &rules {
+                    std::hint::black_box(r.eval(&pages[i]).flatten());
+                }
+            }
+        });
+        println!(
+            "  the {} induced rules with HEL: {:.3} ms per page",
+            rules.len(),
+            hel * 1e3 / test.len() as f64
+        );
+    }
+    if let [approximation, restricted] = times[..] {
+        println!(
+            "\nrestricted / approximation induction time: {:.2}×",
+            restricted / approximation
+        );
+    }
+    Ok(())
+}
+
+/// The demo's result pages: per region, all its hotels, and for each first
+/// letter of its towns, the hotels of the towns that begin with it.
+fn write_demo(args: &InduceBenchArgs) -> Result<usize, String> {
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    rt.block_on(async {
+        let site = DemoSite::start(DemoConfig {
+            hotels: args.hotels,
+            ..DemoConfig::default()
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        let result = write_pages(&site, &args.dir, &args.expected).await;
+        site.shutdown().await;
+        result
+    })
+}
+
+struct Hotel {
+    name: String,
+    ort: String,
+    preis: i64,
+}
+
+async fn write_pages(site: &DemoSite, dir: &Path, expected_path: &Path) -> Result<usize, String> {
+    let conn = rusqlite::Connection::open(site.database_path()).map_err(|e| e.to_string())?;
+    let mut by_region: BTreeMap<String, Vec<Hotel>> = BTreeMap::new();
+    {
+        let mut stmt = conn
+            .prepare(
+                "SELECT region.region, hotel.name, hotel.ort, hotel.preis FROM hotel \
+                 JOIN region ON region.id = hotel.region_id",
+            )
+            .map_err(|e| e.to_string())?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    Hotel {
+                        name: r.get(1)?,
+                        ort: r.get(2)?,
+                        preis: r.get(3)?,
+                    },
+                ))
+            })
+            .map_err(|e| e.to_string())?;
+        for row in rows {
+            let (region, hotel) = row.map_err(|e| e.to_string())?;
+            by_region.entry(region).or_default().push(hotel);
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let client = reqwest::Client::new();
+    let mut expected: Expected = BTreeMap::new();
+    for (region, hotels) in &by_region {
+        let mut prefixes: Vec<String> = vec![String::new()];
+        for h in hotels {
+            let first: String = h.ort.chars().take(1).collect();
+            if !prefixes.contains(&first) {
+                prefixes.push(first);
+            }
+        }
+        for prefix in prefixes {
+            let shown: Vec<&Hotel> = hotels
+                .iter()
+                .filter(|h| h.ort.to_lowercase().starts_with(&prefix.to_lowercase()))
+                .collect();
+            let mut url = site
+                .base_url()
+                .join("/cgi-bin/auswahl.pl")
+                .map_err(|e| e.to_string())?;
+            url.set_query(Some(&format!(
+                "region={}&ort={}",
+                latin1_form(region),
+                latin1_form(&prefix)
+            )));
+            let body = client
+                .get(url.clone())
+                .send()
+                .await
+                .and_then(|r| r.error_for_status())
+                .map_err(|e| format!("{url}: {e}"))?
+                .bytes()
+                .await
+                .map_err(|e| format!("{url}: {e}"))?;
+            let name = format!("{:04}.html", expected.len());
+            std::fs::write(dir.join(&name), &body)
+                .map_err(|e| format!("cannot write {}: {e}", dir.join(&name).display()))?;
+            let mut towns: Vec<String> = Vec::new();
+            for h in &shown {
+                if !towns.contains(&h.ort) {
+                    towns.push(h.ort.clone());
+                }
+            }
+            let mut values = BTreeMap::new();
+            values.insert("region".to_string(), vec![region.clone()]);
+            values.insert(
+                "name".to_string(),
+                shown.iter().map(|h| h.name.clone()).collect(),
+            );
+            values.insert("ort".to_string(), towns);
+            values.insert(
+                "preis".to_string(),
+                shown.iter().map(|h| format!("{} DM", h.preis)).collect(),
+            );
+            expected.insert(name, values);
+        }
+    }
+    let json = serde_json::to_string_pretty(&expected).map_err(|e| e.to_string())?;
+    std::fs::write(expected_path, json)
+        .map_err(|e| format!("cannot write {}: {e}", expected_path.display()))?;
+    Ok(expected.len())
+}
+
+/// Generated product listings and, read from their markup with regular
+/// expressions (not with the page tree), the category, the product names,
+/// their article numbers and their prices.
+fn write_listings(dir: &Path, expected_path: &Path, n: usize) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let pattern = |p: &str| regex::Regex::new(p).map_err(|e| e.to_string());
+    let category = pattern(r"</td>\n<td valign=top>\n<h1>([^<]*)</h1>")?;
+    let name = pattern(r#"<td class=name><a href="[^"]*" title="([^"]*)">"#)?;
+    let number = pattern(r"<small>(Art\.-Nr\. [0-9]+)</small>")?;
+    let price = pattern(r"<td class=price align=right><b>([^<]*)</b>")?;
+    let decode = |s: &str| s.replace("&amp;", "&");
+    let mut expected: Expected = BTreeMap::new();
+    for seed in 0..n {
+        let html = gather::demo::listing::generate_page(seed as u64, 40_000);
+        let file = format!("{seed:04}.html");
+        std::fs::write(dir.join(&file), &html)
+            .map_err(|e| format!("cannot write {}: {e}", dir.join(&file).display()))?;
+        let all = |re: &regex::Regex| -> Vec<String> {
+            re.captures_iter(&html).map(|c| decode(&c[1])).collect()
+        };
+        let mut values = BTreeMap::new();
+        values.insert("category".to_string(), all(&category));
+        values.insert("name".to_string(), all(&name));
+        values.insert("number".to_string(), all(&number));
+        values.insert("price".to_string(), all(&price));
+        expected.insert(file, values);
+    }
+    let json = serde_json::to_string_pretty(&expected).map_err(|e| e.to_string())?;
+    std::fs::write(expected_path, json)
+        .map_err(|e| format!("cannot write {}: {e}", expected_path.display()))
+}
+
+/// A value encoded for the demo's ISO-8859-1 forms.
+fn latin1_form(value: &str) -> String {
+    url::form_urlencoded::byte_serialize(&encoding_rs::WINDOWS_1252.encode(value).0).collect()
+}

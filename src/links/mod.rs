@@ -1,0 +1,819 @@
+//! Navigation detection (seed 004: Mielke, "Modelle und Algorithmen zur
+//! Navigationserkennung innerhalb von Domains", 2011): a page's links in
+//! groups of uniformly presented links, each group classified as site
+//! navigation (a menu), pagination, or content links.
+//!
+//! - **Groups** (§3.1, Definition 6, Algorithm 2 *erweiterter
+//!   gruppiereKnoten*): the `<a href>` elements of one depth of the page
+//!   tree are grouped by their nearest common ancestor: for `i = 1, 2, …`
+//!   the links still free whose `i`-th ancestor is the same form a group
+//!   when they lead to at least two different documents
+//!   (`destinationCnt ≥ 2`, §3.1.4). Links in no group are content links.
+//! - **Similarity** (§3.2): two links are *v-equivalent* when they lead to
+//!   the same document, *b-equivalent* when they also have the same text,
+//!   *d-equivalent* when they also have the same path description (the
+//!   start tags from the root to the link, Definition 9). Two groups
+//!   *x-harmonise* (Definition 12) when their x-equivalent links appear in
+//!   the same order: the longest common subsequence of their x-IDs is as
+//!   long as a maximal matching, and not empty (§3.2.3).
+//! - **Link structure** (§3.3, Definitions 13–14, Algorithms 3–4): the
+//!   groups of a candidate navigation system, one per page, form a graph
+//!   (an edge when a link of one group leads to the page of another); it
+//!   is a navigation graph when it has a main navigation (the groups every
+//!   other group links to), and, without the edges among those, splits into
+//!   exactly one strongly connected component per main group, each of
+//!   which, without its main group, is empty or again a navigation graph.
+//! - **Detection** (§4): for a reference group, its *neighbour documents*
+//!   are the pages of its host it links to (Definition 15); a *harmonic
+//!   combination* takes the reference group and one group of each
+//!   neighbour document such that all pairs v-harmonise (Definitions
+//!   16–18); groups are tried in the order of their v-, b- and
+//!   d-harmony weights with the reference group (§4.2). When no group of
+//!   the combination links back to the reference page, the reference group
+//!   is an *outsider* and the structure is checked without it (§4.3).
+//!   A navigation or an outsider is a menu.
+//!
+//! Pagination is what [`crate::navigate`] reads from link texts: a group
+//! whose links are mostly page numbers or next/previous words (in the
+//! languages the navigator knows), or a single link saying "next" or
+//! "more" (a "load more" link), is a pager; the thesis leaves pagers out.
+//!
+//! Decisions where the seed leaves a choice open: the *domain* is the
+//! page's origin (scheme, host, port), as for the crawl. A neighbour
+//! document takes part in a combination through a group that
+//! v-harmonises with the reference group over at least two links: the
+//! navigations of one system share their main items (§2.2.2,
+//! *Hauptnavigation*), while one shared link says nothing (two pages that
+//! merely link each other pass the structure check). Neighbour documents
+//! without such a group, or that could not be read, are left out, as the
+//! documents of transverse links are (§4.1) — the thesis would reject the
+//! group (its *Intranet* example), which loses every menu with one item
+//! into another part of the site; at least one neighbour must remain, and
+//! when some are left out, the groups of the combination must
+//! d-harmonise, i.e. also look alike ("Die Wahl der Äquivalenz kann … den
+//! Gegebenheiten … angepasst werden", §3.2.1): a list of articles that
+//! shares a few links with a section menu is no menu. The
+//! search for harmonic
+//! combinations, exponential in the neighbours (§4.4), stops after
+//! [`MAX_COMBINATIONS`] combinations; groups of more than
+//! [`MAX_GROUP_LINKS`] links (a listing, not a menu) are not compared.
+//! Breadcrumbs, which the thesis leaves out (§2.1), go through the same
+//! checks: a trail into the main navigation's pages is an outsider of it,
+//! hence a menu. Beyond the thesis, a crawl recognises a menu once per
+//! site ([`KnownMenus`]).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+
+use url::Url;
+
+use crate::page::{NodeId, Page, A};
+
+/// Complete harmonic combinations tried per reference group at most.
+pub const MAX_COMBINATIONS: usize = 2000;
+/// Groups with more links are not compared (their harmony costs |Γ₁|·|Γ₂|).
+pub const MAX_GROUP_LINKS: usize = 400;
+
+/// What a link is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LinkKind {
+    /// Site navigation: a menu (a navigation or an outsider of the thesis).
+    Menu,
+    /// A pager: page numbers, next and previous, "load more".
+    Pagination,
+    /// Everything else.
+    Content,
+}
+
+impl LinkKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkKind::Menu => "menu",
+            LinkKind::Pagination => "pagination",
+            LinkKind::Content => "content",
+        }
+    }
+}
+
+impl fmt::Display for LinkKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One `<a href>` of a page.
+#[derive(Debug, Clone)]
+pub struct PageLink {
+    /// The `href` as written.
+    pub href: String,
+    /// The link's text.
+    pub text: String,
+    /// The absolute `http(s)` URL it leads to, without fragment.
+    pub target: Option<Url>,
+    /// Its place among the page's links, from 0.
+    pub index: usize,
+    /// A hash of the path description (Definition 9): only its equality
+    /// with other links' matters.
+    path: u64,
+}
+
+impl PageLink {
+    /// The document it leads to (its v-ID).
+    fn document(&self) -> String {
+        self.target
+            .as_ref()
+            .map_or_else(|| self.href.clone(), document_key)
+    }
+}
+
+/// A group of uniformly presented links and what it is for.
+#[derive(Debug, Clone)]
+pub struct LinkGroup {
+    pub links: Vec<PageLink>,
+    pub kind: LinkKind,
+}
+
+/// A page's links: its groups, and the links in no group.
+#[derive(Debug, Clone)]
+pub struct PageLinks {
+    pub url: Url,
+    pub groups: Vec<LinkGroup>,
+    pub ungrouped: Vec<(PageLink, LinkKind)>,
+}
+
+/// A URL as a document: without fragment, and without an empty `?`.
+pub fn document_key(url: &Url) -> String {
+    let mut url = url.clone();
+    url.set_fragment(None);
+    if url.query() == Some("") {
+        url.set_query(None);
+    }
+    url.into()
+}
+
+fn hash(s: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    s.hash(&mut h);
+    h.finish()
+}
+
+fn start_tag(page: &Page, node: NodeId) -> String {
+    let mut out = format!("<{}", page.label_name(node));
+    for (name, value) in page.attrs(node) {
+        out.push_str(&format!(" {name}=\"{value}\""));
+    }
+    out.push('>');
+    out
+}
+
+/// The `<a href>` elements of a page, in document order.
+fn anchors(page: &Page) -> Vec<NodeId> {
+    page.with_label(A)
+        .iter()
+        .copied()
+        .filter(|&a| page.attribute(a, "href").is_some())
+        .collect()
+}
+
+/// The path description (Definition 9) of every `<a href>` of a page, in
+/// document order (the order of [`PageLink::index`]): the start tags from
+/// the root down to the link's own.
+pub fn path_descriptions(page: &Page) -> Vec<String> {
+    anchors(page)
+        .into_iter()
+        .map(|a| path_description(page, a))
+        .collect()
+}
+
+fn path_description(page: &Page, a: NodeId) -> String {
+    let mut path: Vec<String> = page.ancestors(a).map(|n| start_tag(page, n)).collect();
+    path.reverse();
+    path.push(start_tag(page, a));
+    path.concat()
+}
+
+impl PageLinks {
+    /// The page's links in groups (Algorithm 2), pagers marked; menus are
+    /// found by [`PageLinks::classify`].
+    pub fn of(page: &Page, url: &Url) -> PageLinks {
+        let nodes = anchors(page);
+        let links: Vec<PageLink> = nodes
+            .iter()
+            .map(|&a| {
+                let href = page.attribute(a, "href").unwrap_or("").trim().to_string();
+                let target = url
+                    .join(&href)
+                    .ok()
+                    .filter(|t| matches!(t.scheme(), "http" | "https"))
+                    .map(|mut t| {
+                        t.set_fragment(None);
+                        t
+                    });
+                PageLink {
+                    href,
+                    text: page.text_of(a),
+                    target,
+                    index: 0,
+                    path: hash(&path_description(page, a)),
+                }
+            })
+            .collect();
+        let mut links = links;
+        for (i, l) in links.iter_mut().enumerate() {
+            l.index = i;
+        }
+        let groups = group(page, &nodes, &links);
+        let mut grouped = vec![false; links.len()];
+        let mut out_groups: Vec<(usize, LinkGroup)> = Vec::new();
+        for members in groups {
+            let first = members[0];
+            let group_links: Vec<PageLink> = members
+                .iter()
+                .map(|&k| {
+                    grouped[k] = true;
+                    links[k].clone()
+                })
+                .collect();
+            let kind = if is_pager(url, &group_links) {
+                LinkKind::Pagination
+            } else {
+                LinkKind::Content
+            };
+            out_groups.push((
+                first,
+                LinkGroup {
+                    links: group_links,
+                    kind,
+                },
+            ));
+        }
+        out_groups.sort_by_key(|(first, _)| *first);
+        let ungrouped = links
+            .into_iter()
+            .zip(grouped)
+            .filter(|(_, g)| !g)
+            .map(|(link, _)| {
+                let kind = if same_origin(url, &link) && is_more_link(&link.text) {
+                    LinkKind::Pagination
+                } else {
+                    LinkKind::Content
+                };
+                (link, kind)
+            })
+            .collect();
+        PageLinks {
+            url: url.clone(),
+            groups: out_groups.into_iter().map(|(_, g)| g).collect(),
+            ungrouped,
+        }
+    }
+
+    /// Every link with its kind, in document order.
+    pub fn classified(&self) -> Vec<(&PageLink, LinkKind)> {
+        let mut all: Vec<(&PageLink, LinkKind)> = self
+            .groups
+            .iter()
+            .flat_map(|g| g.links.iter().map(move |l| (l, g.kind)))
+            .chain(self.ungrouped.iter().map(|(l, k)| (l, *k)))
+            .collect();
+        all.sort_by_key(|(l, _)| l.index);
+        all
+    }
+
+    /// Marks the groups that are menus (§4), given the links of the pages
+    /// the crawl read: `neighbours` answers for a document key.
+    pub fn classify<'a>(&mut self, neighbours: &dyn Fn(&str) -> Option<&'a PageLinks>) {
+        for g in 0..self.groups.len() {
+            self.classify_group(g, neighbours);
+        }
+    }
+
+    /// Checks group `g` again, as [`PageLinks::classify`] does (a crawl
+    /// does so when a page it links to has been read); true when it is
+    /// found a menu now.
+    pub fn classify_group<'a>(
+        &mut self,
+        g: usize,
+        neighbours: &dyn Fn(&str) -> Option<&'a PageLinks>,
+    ) -> bool {
+        let found = self.groups[g].kind == LinkKind::Content && is_navigation(self, g, neighbours);
+        if found {
+            self.groups[g].kind = LinkKind::Menu;
+        }
+        found
+    }
+
+    /// The documents of the page's host its group `g` links to (its
+    /// neighbour documents, Definition 15), in order, each once.
+    pub fn neighbour_documents(&self, g: usize) -> Vec<Url> {
+        let own = document_key(&self.url);
+        let mut seen = HashSet::new();
+        self.groups[g]
+            .links
+            .iter()
+            .filter(|l| same_origin(&self.url, l))
+            .filter_map(|l| l.target.clone())
+            .filter(|t| {
+                let key = document_key(t);
+                key != own && seen.insert(key)
+            })
+            .collect()
+    }
+}
+
+/// The menus a crawl has recognised, per origin, so that a menu is checked
+/// once per site: a group of a later page that harmonises (v) with a
+/// known menu over at least half of its links is that menu.
+#[derive(Debug, Default)]
+pub struct KnownMenus {
+    by_origin: HashMap<String, Vec<Vec<String>>>,
+}
+
+impl KnownMenus {
+    /// Marks the groups of `page` that are menus seen before.
+    pub fn recognise(&self, page: &mut PageLinks) {
+        let Some(menus) = self.by_origin.get(&page.url.origin().ascii_serialization()) else {
+            return;
+        };
+        for g in &mut page.groups {
+            if g.kind != LinkKind::Content {
+                continue;
+            }
+            let docs: Vec<String> = g.links.iter().map(PageLink::document).collect();
+            let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+            let known = menus.iter().any(|m| {
+                let m: Vec<&str> = m.iter().map(String::as_str).collect();
+                let w = harmony(&docs, &m);
+                w >= 2 && w * 2 >= docs.len()
+            });
+            if known {
+                g.kind = LinkKind::Menu;
+            }
+        }
+    }
+
+    /// Remembers the menus of `page`.
+    pub fn remember(&mut self, page: &PageLinks) {
+        let menus = self
+            .by_origin
+            .entry(page.url.origin().ascii_serialization())
+            .or_default();
+        for g in page.groups.iter().filter(|g| g.kind == LinkKind::Menu) {
+            let docs: Vec<String> = g.links.iter().map(PageLink::document).collect();
+            if !menus.contains(&docs) {
+                menus.push(docs);
+            }
+        }
+    }
+}
+
+/// What a crawl knows of the links of the pages it read: each page's
+/// groups, checked against the pages read before it; when a page is read,
+/// the groups of the earlier pages that link to it are checked again; and
+/// the menus recognised, once per site ([`KnownMenus`]).
+#[derive(Debug, Default)]
+pub struct CrawlLinks {
+    pages: HashMap<String, PageLinks>,
+    /// Document → the (page, group) of the pages read that link to it.
+    linked_from: HashMap<String, Vec<(String, usize)>>,
+    menus: KnownMenus,
+}
+
+/// What reading one page tells a crawl.
+#[derive(Debug)]
+pub struct ReadLinks {
+    /// The page's links, in document order, with their kinds.
+    pub links: Vec<(Url, LinkKind)>,
+    /// Links of earlier pages whose group turned out a menu now.
+    pub menu_links: Vec<Url>,
+}
+
+impl CrawlLinks {
+    /// Reads one page's links.
+    pub fn read(&mut self, url: &Url, page: &Page) -> ReadLinks {
+        self.read_links(PageLinks::of(page, url))
+    }
+
+    /// [`CrawlLinks::read`] of links already grouped.
+    pub fn read_links(&mut self, mut links: PageLinks) -> ReadLinks {
+        let key = document_key(&links.url);
+        self.menus.recognise(&mut links);
+        {
+            let known = &self.pages;
+            links.classify(&|k| known.get(k));
+        }
+        let classified = links
+            .classified()
+            .into_iter()
+            .filter_map(|(l, kind)| Some((l.target.clone()?, kind)))
+            .collect();
+        for g in 0..links.groups.len() {
+            for doc in links.neighbour_documents(g) {
+                self.linked_from
+                    .entry(document_key(&doc))
+                    .or_default()
+                    .push((key.clone(), g));
+            }
+        }
+        self.menus.remember(&links);
+        self.pages.insert(key.clone(), links);
+        let mut menu_links = Vec::new();
+        for (before, g) in self.linked_from.get(&key).cloned().unwrap_or_default() {
+            let Some(mut earlier) = self.pages.remove(&before) else {
+                continue;
+            };
+            let known = &self.pages;
+            if earlier.classify_group(g, &|k| known.get(k)) {
+                menu_links.extend(
+                    earlier.groups[g]
+                        .links
+                        .iter()
+                        .filter_map(|l| l.target.clone()),
+                );
+                self.menus.remember(&earlier);
+            }
+            self.pages.insert(before, earlier);
+        }
+        ReadLinks {
+            links: classified,
+            menu_links,
+        }
+    }
+
+    /// The links of a page read, as they are classified now.
+    pub fn page(&self, url: &Url) -> Option<&PageLinks> {
+        self.pages.get(&document_key(url))
+    }
+}
+
+fn same_origin(url: &Url, link: &PageLink) -> bool {
+    link.target
+        .as_ref()
+        .is_some_and(|t| t.origin() == url.origin())
+}
+
+/// A pager: at least two links labelled as a pager's, half of the group.
+fn is_pager(url: &Url, links: &[PageLink]) -> bool {
+    let pager = links
+        .iter()
+        .filter(|l| same_origin(url, l) && crate::navigate::is_pager_label(&l.text))
+        .count();
+    pager >= 2 && pager * 2 >= links.len()
+}
+
+/// A single link to the next page or to more results.
+fn is_more_link(text: &str) -> bool {
+    crate::navigate::is_pager_label(text) && !text.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Algorithm 2: the groups, as lists of link indexes in document order.
+fn group(page: &Page, nodes: &[NodeId], links: &[PageLink]) -> Vec<Vec<usize>> {
+    let mut by_depth: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (k, &a) in nodes.iter().enumerate() {
+        by_depth
+            .entry(page.ancestors(a).count())
+            .or_default()
+            .push(k);
+    }
+    let mut groups = Vec::new();
+    for (depth, mut free) in by_depth {
+        let mut ancestor: HashMap<usize, NodeId> = free.iter().map(|&k| (k, nodes[k])).collect();
+        let mut i = 1;
+        while free.len() >= 2 && i <= depth {
+            let mut sets: BTreeMap<NodeId, Vec<usize>> = BTreeMap::new();
+            for &k in &free {
+                let up = page.parent(ancestor[&k]).unwrap_or(ancestor[&k]);
+                ancestor.insert(k, up);
+                sets.entry(up).or_default().push(k);
+            }
+            for set in sets.into_values() {
+                let destinations: HashSet<String> =
+                    set.iter().map(|&k| links[k].document()).collect();
+                if destinations.len() >= 2 {
+                    free.retain(|k| !set.contains(k));
+                    groups.push(set);
+                }
+            }
+            i += 1;
+        }
+    }
+    groups
+}
+
+/// x-IDs of a group's links, interned.
+struct Ids {
+    v: Vec<u32>,
+    b: Vec<u32>,
+    d: Vec<u32>,
+}
+
+#[derive(Default)]
+struct Interner(HashMap<String, u32>);
+
+impl Interner {
+    fn id(&mut self, s: String) -> u32 {
+        let next = self.0.len() as u32;
+        *self.0.entry(s).or_insert(next)
+    }
+
+    fn ids(&mut self, g: &LinkGroup) -> Ids {
+        let mut ids = Ids {
+            v: Vec::new(),
+            b: Vec::new(),
+            d: Vec::new(),
+        };
+        for l in &g.links {
+            let v = l.document();
+            let b = format!("{v}\u{0}{}", l.text);
+            let d = format!("{b}\u{0}{:x}", l.path);
+            ids.v.push(self.id(v));
+            ids.b.push(self.id(b));
+            ids.d.push(self.id(d));
+        }
+        ids
+    }
+}
+
+/// The x-harmony weight of two groups (Definition 12): the size of a
+/// maximal matching of equal IDs when the longest common subsequence is
+/// that long, else 0.
+fn harmony<T: Eq + std::hash::Hash + Copy>(a: &[T], b: &[T]) -> usize {
+    if a.is_empty() || b.is_empty() || a.len() > MAX_GROUP_LINKS || b.len() > MAX_GROUP_LINKS {
+        return 0;
+    }
+    let mut counts: HashMap<T, (usize, usize)> = HashMap::new();
+    for &x in a {
+        counts.entry(x).or_default().0 += 1;
+    }
+    for &x in b {
+        counts.entry(x).or_default().1 += 1;
+    }
+    let matching: usize = counts.values().map(|&(x, y)| x.min(y)).sum();
+    if matching == 0 {
+        return 0;
+    }
+    let mut prev = vec![0usize; b.len() + 1];
+    let mut row = vec![0usize; b.len() + 1];
+    for &x in a {
+        for (j, &y) in b.iter().enumerate() {
+            row[j + 1] = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(row[j])
+            };
+        }
+        std::mem::swap(&mut prev, &mut row);
+    }
+    if prev[b.len()] == matching {
+        matching
+    } else {
+        0
+    }
+}
+
+/// A group of a neighbour document: its weight with the reference (v + b +
+/// d), its d-weight, its IDs.
+type Candidate<'g> = (usize, usize, Ids, &'g LinkGroup);
+
+/// Whether group `g` of `page` is a navigation or an outsider (§4).
+fn is_navigation<'a>(
+    page: &PageLinks,
+    g: usize,
+    neighbours_of: &dyn Fn(&str) -> Option<&'a PageLinks>,
+) -> bool {
+    let reference = &page.groups[g];
+    if reference.links.len() > MAX_GROUP_LINKS {
+        return false;
+    }
+    let neighbours = page.neighbour_documents(g);
+    let docs: Vec<&PageLinks> = neighbours
+        .iter()
+        .filter_map(|t| neighbours_of(&document_key(t)))
+        .collect();
+    if docs.is_empty() {
+        return false;
+    }
+    let mut interner = Interner::default();
+    let ref_ids = interner.ids(reference);
+    // Per neighbour document: its groups that v-harmonise with the
+    // reference over at least two links, with their v-, b- and d-weights.
+    let mut per_doc: Vec<(String, Vec<Candidate>)> = Vec::new();
+    for doc in &docs {
+        let list: Vec<Candidate> = doc
+            .groups
+            .iter()
+            .filter(|other| other.kind != LinkKind::Pagination)
+            .filter_map(|other| {
+                let ids = interner.ids(other);
+                let v = harmony(&ref_ids.v, &ids.v);
+                (v >= 2).then(|| {
+                    let d = harmony(&ref_ids.d, &ids.d);
+                    (v + harmony(&ref_ids.b, &ids.b) + d, d, ids, other)
+                })
+            })
+            .collect();
+        if !list.is_empty() {
+            per_doc.push((document_key(&doc.url), list));
+        }
+    }
+    // Where neighbour documents are left out, the rest must present the
+    // links as the reference does (d-harmony).
+    let strict = per_doc.len() < neighbours.len();
+    let mut candidates: Vec<Vec<(Ids, &LinkGroup)>> = Vec::new();
+    let mut keys: Vec<String> = vec![document_key(&page.url)];
+    for (key, mut list) in per_doc {
+        if strict {
+            list.retain(|(_, d, _, _)| *d >= 2);
+        }
+        if list.is_empty() {
+            continue;
+        }
+        list.sort_by_key(|(w, _, _, _)| std::cmp::Reverse(*w));
+        candidates.push(list.into_iter().map(|(_, _, ids, g)| (ids, g)).collect());
+        keys.push(key);
+    }
+    if candidates.is_empty() {
+        return false;
+    }
+    let mut search = Search {
+        candidates: &candidates,
+        keys: &keys,
+        reference,
+        chosen: Vec::new(),
+        tried: 0,
+        strict,
+    };
+    search.run()
+}
+
+/// The backtracking search for a harmonic combination whose link
+/// structure is a navigation graph.
+struct Search<'s, 'g> {
+    candidates: &'s [Vec<(Ids, &'g LinkGroup)>],
+    /// Document keys: the reference page, then the neighbour documents.
+    keys: &'s [String],
+    reference: &'s LinkGroup,
+    chosen: Vec<usize>,
+    tried: usize,
+    /// Whether the groups must d-harmonise (not only v-harmonise).
+    strict: bool,
+}
+
+impl Search<'_, '_> {
+    fn run(&mut self) -> bool {
+        // Explicit stack of the next candidate to try per document.
+        let mut next = vec![0usize];
+        while let Some(&at) = next.last() {
+            let doc = next.len() - 1;
+            if self.tried >= MAX_COMBINATIONS {
+                return false;
+            }
+            if at >= self.candidates[doc].len() {
+                next.pop();
+                self.chosen.pop();
+                continue;
+            }
+            if let Some(n) = next.last_mut() {
+                *n += 1;
+            }
+            let ids = &self.candidates[doc][at].0;
+            let strict = self.strict;
+            let fits = self.chosen.iter().enumerate().all(|(d, &c)| {
+                let other = &self.candidates[d][c].0;
+                if strict {
+                    harmony(&other.d, &ids.d) > 0
+                } else {
+                    harmony(&other.v, &ids.v) > 0
+                }
+            });
+            if !fits {
+                continue;
+            }
+            self.chosen.truncate(doc);
+            self.chosen.push(at);
+            if self.chosen.len() == self.candidates.len() {
+                self.tried += 1;
+                if self.structure_holds() {
+                    return true;
+                }
+                self.chosen.pop();
+            } else {
+                next.push(0);
+            }
+        }
+        false
+    }
+
+    /// §4.3 and Algorithm 4 for the chosen combination.
+    fn structure_holds(&self) -> bool {
+        let groups: Vec<&LinkGroup> = std::iter::once(self.reference)
+            .chain(
+                self.chosen
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &c)| self.candidates[d][c].1),
+            )
+            .collect();
+        let links_to = |g: &LinkGroup, key: &str| g.links.iter().any(|l| l.document() == key);
+        let back = groups[1..].iter().any(|g| links_to(g, &self.keys[0]));
+        let nodes: Vec<usize> = if back {
+            (0..groups.len()).collect()
+        } else {
+            (1..groups.len()).collect()
+        };
+        let edges: Vec<Vec<bool>> = (0..groups.len())
+            .map(|i| {
+                (0..groups.len())
+                    .map(|j| i != j && links_to(groups[i], &self.keys[j]))
+                    .collect()
+            })
+            .collect();
+        is_navigation_graph(&nodes, &edges)
+    }
+}
+
+/// Algorithm 4 (*istNavigationsgraph*) without recursion: the main
+/// navigation nodes (Algorithm 3), the strongly connected components
+/// without the edges among them, one main node in each, and the same for
+/// each component without its main node.
+fn is_navigation_graph(nodes: &[usize], edges: &[Vec<bool>]) -> bool {
+    let mut work: Vec<Vec<usize>> = vec![nodes.to_vec()];
+    while let Some(vs) = work.pop() {
+        if vs.is_empty() {
+            continue;
+        }
+        let main: Vec<usize> = vs
+            .iter()
+            .copied()
+            .filter(|&v| vs.iter().all(|&u| u == v || edges[u][v]))
+            .collect();
+        if main.is_empty() {
+            return false;
+        }
+        let edge = |u: usize, v: usize| edges[u][v] && !(main.contains(&u) && main.contains(&v));
+        let components = strong_components(&vs, &edge);
+        if components.len() != main.len() {
+            return false;
+        }
+        for component in components {
+            let mains: Vec<usize> = component
+                .iter()
+                .copied()
+                .filter(|v| main.contains(v))
+                .collect();
+            if mains.len() != 1 {
+                return false;
+            }
+            if component.len() > 1 {
+                work.push(component.into_iter().filter(|v| *v != mains[0]).collect());
+            }
+        }
+    }
+    true
+}
+
+/// The strongly connected components of the graph on `vs` (Kosaraju, with
+/// explicit stacks).
+fn strong_components(vs: &[usize], edge: &dyn Fn(usize, usize) -> bool) -> Vec<Vec<usize>> {
+    let mut order = Vec::new();
+    let mut seen: HashSet<usize> = HashSet::new();
+    for &s in vs {
+        if !seen.insert(s) {
+            continue;
+        }
+        let mut stack = vec![(s, 0usize)];
+        while let Some((v, i)) = stack.pop() {
+            if let Some(&u) = vs[i..].iter().find(|&&u| edge(v, u) && !seen.contains(&u)) {
+                let at = vs.iter().position(|&x| x == u).unwrap_or(vs.len());
+                stack.push((v, at + 1));
+                seen.insert(u);
+                stack.push((u, 0));
+            } else {
+                order.push(v);
+            }
+        }
+    }
+    let mut assigned: HashSet<usize> = HashSet::new();
+    let mut components = Vec::new();
+    for &s in order.iter().rev() {
+        if !assigned.insert(s) {
+            continue;
+        }
+        let mut component = vec![s];
+        let mut stack = vec![s];
+        while let Some(v) = stack.pop() {
+            for &u in vs {
+                if edge(u, v) && assigned.insert(u) {
+                    component.push(u);
+                    stack.push(u);
+                }
+            }
+        }
+        components.push(component);
+    }
+    components
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,79 @@
+use super::*;
+
+fn url(s: &str) -> Url {
+    Url::parse(s).unwrap()
+}
+
+fn groups_of(html: &str) -> Vec<Vec<String>> {
+    PageLinks::of(&Page::parse(html), &url("http://h/p.html"))
+        .groups
+        .iter()
+        .map(|g| g.links.iter().map(|l| l.text.clone()).collect())
+        .collect()
+}
+
+#[test]
+fn links_group_by_their_nearest_common_ancestor_per_depth() {
+    // Two lists at the same depth make two groups; a lone link is none;
+    // two links to the same page are no group (destinationCnt < 2).
+    let html = "<body><ul><li><a href=/a>A</a></li><li><a href=/b>B</a></li></ul>\
+                <ul><li><a href=/c>C</a></li><li><a href=/d>D</a></li><li><a href=/e>E</a></li></ul>\
+                <p><b><a href=/x>X</a></b></p><div><a href=/s>img</a><a href=/s>same</a></div></body>";
+    assert_eq!(groups_of(html), [vec!["A", "B"], vec!["C", "D", "E"]]);
+}
+
+#[test]
+fn deeper_common_ancestors_are_found_after_nearer_ones() {
+    // Depth-equal links whose parents differ meet at the table.
+    let html = "<body><table><tr><td><a href=/1>1x</a></td><td><a href=/2>2x</a></td></tr>\
+                <tr><td><a href=/3>3x</a></td></tr></table></body>";
+    assert_eq!(groups_of(html), [vec!["1x", "2x"]]);
+}
+
+#[test]
+fn a_pager_is_pagination_in_german_or_english_and_more_is_too() {
+    let page = Page::parse(
+        "<body><p>Seite: <a href='?s=1'>« zurück</a> <a href='?s=1'>1</a> <b>2</b> \
+         <a href='?s=3'>3</a> <a href='?s=3'>weiter »</a></p>\
+         <div><a href='/a'>Alpha</a> <a href='/b'>Beta</a></div><p><a href='?s=3'>load more</a></p></body>",
+    );
+    let links = PageLinks::of(&page, &url("http://h/list?s=2"));
+    assert_eq!(links.groups[0].kind, LinkKind::Pagination);
+    assert_eq!(links.groups[1].kind, LinkKind::Content);
+    assert_eq!(links.ungrouped[0].1, LinkKind::Pagination);
+}
+
+#[test]
+fn groups_harmonise_when_shared_links_keep_their_order() {
+    assert_eq!(harmony(&[1, 2, 3], &[1, 9, 2, 3]), 3);
+    assert_eq!(harmony(&[1, 2, 3], &[3, 2, 1]), 0);
+    assert_eq!(harmony(&[1, 2], &[7, 8]), 0);
+    assert_eq!(harmony(&[1, 1, 2], &[1, 2, 2]), 2);
+}
+
+fn graph(n: usize, e: &[(usize, usize)]) -> Vec<Vec<bool>> {
+    let mut g = vec![vec![false; n]; n];
+    for &(a, b) in e {
+        g[a][b] = true;
+    }
+    g
+}
+
+#[test]
+fn navigation_graphs_follow_definition_14() {
+    let all: Vec<usize> = (0..3).collect();
+    // Three pages that all link to each other: a main navigation.
+    let full = graph(3, &[(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]);
+    assert!(is_navigation_graph(&all, &full));
+    // A main page 0 with two sub-pages that link back and to each other:
+    // 0 is main; 1 and 2 form a sub-navigation.
+    let sub = graph(3, &[(0, 1), (1, 0), (2, 0), (1, 2), (2, 1)]);
+    assert!(is_navigation_graph(&all, &sub));
+    // A chain (a breadcrumb's structure) has no node everyone links to.
+    let chain = graph(3, &[(1, 0), (2, 1)]);
+    assert!(!is_navigation_graph(&all, &chain));
+    // A hub linking out to two pages that only link back: the leaves make
+    // one component with the hub but have no main node among them.
+    let star = graph(3, &[(0, 1), (0, 2), (1, 0), (2, 0)]);
+    assert!(!is_navigation_graph(&all, &star));
+}

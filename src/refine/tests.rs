@@ -1,0 +1,193 @@
+use super::*;
+use crate::metadata::{Entry, Origin};
+use crate::page::Page;
+
+fn metadata(pairs: &[(&str, &str)]) -> Metadata {
+    let entries: Vec<Entry> = pairs
+        .iter()
+        .map(|(n, v)| Entry {
+            name: n.to_string(),
+            value: v.to_string(),
+            origin: Origin::MetaTag {
+                page: "http://h.test/".into(),
+                line: None,
+            },
+            hint: None,
+        })
+        .collect();
+    Metadata::parse(&entries).unwrap()
+}
+
+const FORM: &str = r#"<form action="/s"><input type=radio name=region value=Nord checked>
+<input type=radio name=region value=Sued>
+<select name=preis><option value="" selected>alle Preise<option value=1>bis 50<option value=2>bis 100<option value=3>teuer</select>
+<select name=sort><option value=name>Name<option value=ort>Ort</select>
+<input name=q></form>"#;
+
+fn form() -> Form {
+    let url = url::Url::parse("http://h.test/").unwrap();
+    crate::form::forms(&Page::parse(FORM), &url, encoding_rs::UTF_8)
+        .unwrap()
+        .remove(0)
+}
+
+fn answer(shown: u64) -> Answer {
+    Answer {
+        shown,
+        ..Answer::default()
+    }
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_region_is_split_by_the_price_it_leaves_open() {
+    let md = metadata(&[("DB.QueryElement", "region")]);
+    let refiner = Refiner::new(Some(&form()), &md);
+    let parent = pairs(&[("region", "Nord")]);
+    let children = refiner.children(&parent, &answer(50));
+    assert_eq!(
+        children,
+        vec![
+            pairs(&[("region", "Nord"), ("preis", "1")]),
+            pairs(&[("region", "Nord"), ("preis", "2")]),
+            pairs(&[("region", "Nord"), ("preis", "3")]),
+        ]
+    );
+    // With the price fixed, no way is left: the sort select has no "any"
+    // option and its default is a real value; the region is fixed.
+    assert!(refiner.children(&children[0], &answer(50)).is_empty());
+    // DB.Refine names the ways: without preis, nothing is left.
+    let md = metadata(&[("DB.QueryElement", "region"), ("DB.Refine", "sort")]);
+    assert!(Refiner::new(Some(&form()), &md)
+        .children(&parent, &answer(50))
+        .is_empty());
+}
+
+#[test]
+fn a_prefix_grows_by_the_patterns_alphabet_and_the_space() {
+    let md = metadata(&[("DB.QueryElement", "q"), ("DB.QueryElement.q", "/[A-C1]%/")]);
+    let refiner = Refiner::new(None, &md);
+    let got: Vec<String> = refiner
+        .children(&pairs(&[("q", "B%")]), &answer(50))
+        .into_iter()
+        .map(|c| c[0].1.clone())
+        .collect();
+    assert_eq!(got, ["B", "B %", "B1%", "BA%", "BB%", "BC%"]);
+}
+
+#[test]
+fn sorted_answers_skip_the_extensions_shown_whole() {
+    let md = metadata(&[("DB.QueryElement", "q"), ("DB.QueryElement.q", "/[A-D]%/")]);
+    let refiner = Refiner::new(None, &md);
+    let shown = Answer {
+        shown: 50,
+        sorted: vec![Sorted {
+            attribute: "title".into(),
+            first: "Baal".into(),
+            last: "Bcher".into(),
+        }],
+        ..Answer::default()
+    };
+    let got: Vec<String> = refiner
+        .children(&pairs(&[("q", "B%")]), &shown)
+        .into_iter()
+        .map(|c| c[0].1.clone())
+        .collect();
+    // "B", "B ", "BA", "BB" sort before "BC…": all their hits were shown.
+    assert_eq!(got, ["BC%", "BD%"]);
+    // Values of another field tell nothing about the prefix.
+    let other = Answer {
+        sorted: vec![Sorted {
+            attribute: "year".into(),
+            first: "1901".into(),
+            last: "1999".into(),
+        }],
+        ..shown
+    };
+    assert_eq!(refiner.children(&pairs(&[("q", "B%")]), &other).len(), 6);
+}
+
+#[test]
+fn truncation_by_page_limit_count_cap_and_common_count() {
+    let counted = Refiner::new(
+        None,
+        &metadata(&[
+            ("DB.QueryElement", "q"),
+            ("DB.ResultCount", "html.body.p[0].txt"),
+            ("DB.MaxResults", "50"),
+        ]),
+    );
+    let with_hits = |hits, shown| Answer {
+        hits: Some(hits),
+        shown,
+        ..Answer::default()
+    };
+    assert_eq!(
+        counted.truncation(&with_hits(312, 50), None),
+        Some(Truncation::MoreHits {
+            hits: 312,
+            shown: 50
+        })
+    );
+    assert_eq!(counted.truncation(&with_hits(50, 50), None), None);
+    let capped = Refiner::new(
+        None,
+        &metadata(&[("DB.QueryElement", "q"), ("DB.MaxResults", "50")]),
+    );
+    assert_eq!(
+        capped.truncation(&answer(50), None),
+        Some(Truncation::AtCap { cap: 50 })
+    );
+    assert_eq!(capped.truncation(&answer(49), None), None);
+    let paged = Answer {
+        cut_short: true,
+        ..answer(7)
+    };
+    assert_eq!(capped.truncation(&paged, None), Some(Truncation::PageLimit));
+    // Without a count or a cap: three answers at the largest count.
+    let silent = Refiner::new(None, &metadata(&[("DB.QueryElement", "q")]));
+    let answers = [answer(20), answer(20), answer(7), answer(20)];
+    assert_eq!(silent.common_cap(&answers), Some(20));
+    assert_eq!(
+        silent.truncation(&answer(20), Some(20)),
+        Some(Truncation::CommonCap { shown: 20 })
+    );
+    assert_eq!(silent.truncation(&answer(7), Some(20)), None);
+    assert_eq!(silent.common_cap(&answers[..2]), None);
+    assert_eq!(
+        capped.common_cap(&answers),
+        None,
+        "the provider told its cap"
+    );
+}
+
+#[test]
+fn a_tally_counts_rows_and_keeps_the_sorted_fields() {
+    let mut tally = AnswerTally::default();
+    tally.hits(first_number(
+        "Ihre Suche nach A% ergab 1.234 Treffer. Es werden nur die ersten 50 angezeigt",
+    ));
+    tally.page([
+        ("title", vec!["Abend".to_string(), "anker".to_string()]),
+        ("year", vec!["1999".to_string(), "1901".to_string()]),
+    ]);
+    tally.page([("title", vec!["Axt".to_string()]), ("year", vec![])]);
+    let a = tally.answer();
+    assert_eq!(a.hits, Some(1234));
+    assert_eq!(a.shown, 3);
+    assert_eq!(
+        a.sorted,
+        vec![Sorted {
+            attribute: "title".into(),
+            first: "Abend".into(),
+            last: "Axt".into()
+        }]
+    );
+    assert_eq!(first_number("12 von 3,456"), Some(12));
+    assert_eq!(first_number("keine"), None);
+}

@@ -1,0 +1,210 @@
+//! Template induction on the demo site's result pages, served on 127.0.0.1:
+//! `gather induce` on saved answers, and `gather spec --induce` on the form
+//! page without metadata, whose spec, gathered, yields the site's values.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gather::demo::{DemoSite, Variant};
+use gather::hel::Rule;
+use gather::page::Page;
+use gather::spec::Spec;
+
+use crate::gathering;
+use crate::support::{gather, stderr, stdout};
+
+async fn site() -> DemoSite {
+    crate::support::demo_site(300).await
+}
+
+/// The region names and, per region, its hotel names from the provider's database.
+fn hotels_by_region(site: &DemoSite) -> BTreeMap<String, Vec<String>> {
+    let conn = rusqlite::Connection::open(site.database_path()).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT region.region, hotel.name FROM hotel JOIN region ON region.id = hotel.region_id",
+        )
+        .unwrap();
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .unwrap();
+    for row in rows {
+        let (region, name) = row.unwrap();
+        out.entry(region).or_default().push(name);
+    }
+    out
+}
+
+async fn answer(site: &DemoSite, region: &str) -> Vec<u8> {
+    let mut url = site.base_url().join("/cgi-bin/auswahl.pl").unwrap();
+    let encoded: String =
+        url::form_urlencoded::byte_serialize(&encoding_rs::WINDOWS_1252.encode(region).0).collect();
+    url.set_query(Some(&format!("region={encoded}")));
+    let resp = reqwest::get(url).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    resp.bytes().await.unwrap().to_vec()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn induced_rules_named_by_example_hold_on_an_unseen_answer() {
+    let site = site().await;
+    let hotels = hotels_by_region(&site);
+    let regions: Vec<&String> = hotels.keys().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for region in &regions[..3] {
+        let path = dir.path().join(format!("{}.html", files.len()));
+        std::fs::write(&path, answer(&site, region).await).unwrap();
+        files.push(path.to_str().unwrap().to_string());
+    }
+    let unseen = Page::from_bytes(&answer(&site, regions[4]).await, None);
+    let first = &hotels[regions[0]][0];
+    let second = &hotels[regions[1]][0];
+    let mut args: Vec<String> = vec!["induce".into()];
+    args.extend(files.iter().cloned());
+    for name in [first, second] {
+        args.extend(["--name".to_string(), format!("hotel={name}")]);
+    }
+    let out = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        gather(&args)
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let printed = stdout(&out);
+    // Ready to paste: the output is the `results:` of a spec.
+    let spec = Spec::from_yaml(&format!("url: http://x/\n{printed}"), "induced").unwrap();
+    assert_eq!(spec.results.len(), 1, "{printed}");
+    let item = &spec.results[0];
+    assert_eq!(item.attribute.as_deref(), Some("hotel"));
+    let rule = item.rule.as_deref().unwrap();
+    assert!(rule.contains(" WHERE "), "not anchored: {rule}");
+    assert!(printed.contains(first.as_str()), "{printed}");
+    // On an answer it never saw, the rule gives exactly that region's hotels.
+    let got: BTreeSet<String> = Rule::parse(rule)
+        .unwrap()
+        .eval(&unseen)
+        .flatten()
+        .into_iter()
+        .collect();
+    let want: BTreeSet<String> = hotels[regions[4]].iter().cloned().collect();
+    assert_eq!(got, want);
+
+    // Without --name every slot is printed; a text on no page is an error.
+    let mut all = vec!["induce"];
+    all.extend(files.iter().map(String::as_str));
+    let out = gather(&all);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let spec = Spec::from_yaml(&format!("url: http://x/\n{}", stdout(&out)), "all").unwrap();
+    assert!(spec.results.len() >= 3, "{}", stdout(&out));
+    all.extend(["--name", "x=no such hotel anywhere"]);
+    let out = gather(&all);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("occurs on none of the pages"),
+        "{}",
+        stderr(&out)
+    );
+    // The restricted top-down distance (--exact) finds the same slot.
+    let mut exact: Vec<String> = vec!["induce".into(), "--exact".into()];
+    exact.extend(files.iter().cloned());
+    exact.extend(["--name".to_string(), format!("hotel={first}")]);
+    let exact: Vec<&str> = exact.iter().map(String::as_str).collect();
+    let out = gather(&exact);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(rule), "{}", stdout(&out));
+    let out = gather(&["induce", &files[0]]);
+    assert_eq!(out.status.code(), Some(2), "one page is refused");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_induced_spec_gathers_the_sites_values() {
+    let site = site().await;
+    let form = site.base_url().join("/plain/").unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let spec_path = dir.path().join("induced.yaml");
+    let db = dir.path().join("g.sqlite");
+    let (spec_file, db_file) = (
+        spec_path.to_str().unwrap().to_string(),
+        db.to_str().unwrap().to_string(),
+    );
+    let (out, gathered) = tokio::task::spawn_blocking(move || {
+        let out = gather(&["spec", "--induce", &form]);
+        std::fs::write(&spec_file, stdout(&out)).unwrap();
+        let gathered = gather(&["--spec", &spec_file, "--db", &db_file]);
+        (out, gathered)
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    // The operator is told which slots have no name yet.
+    assert!(text.contains("# slots it could not name"), "{text}");
+    assert!(
+        stderr(&out).contains("could not name slot_"),
+        "{}",
+        stderr(&out)
+    );
+    let spec = Spec::from_yaml(&text, "induced.yaml").unwrap();
+    assert_eq!(
+        spec.query_elements,
+        Some(gather::spec::Values::List(vec![
+            "region".into(),
+            "preis".into()
+        ]))
+    );
+    assert_eq!(gathered.status.code(), Some(0), "{}", stderr(&gathered));
+    let url = site.base_url().join("/plain/").unwrap();
+    let stored = gathering::stored_values(&db, url.as_str());
+    let expected = site.expected(Variant::Listed);
+    // The slot showing the region is named after the query element.
+    assert_eq!(stored["region"], expected["region"], "{text}");
+    for attribute in ["ort", "name"] {
+        assert!(
+            stored.values().any(|v| *v == expected[attribute]),
+            "no induced attribute holds exactly the site's {attribute} values:\n{text}"
+        );
+    }
+    // A page with metadata is sent to `gather spec` instead.
+    let listed = site.url(Variant::Listed).to_string();
+    let out = tokio::task::spawn_blocking(move || gather(&["spec", "--induce", &listed]))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("carries DB.* metadata"),
+        "{}",
+        stderr(&out)
+    );
+    site.shutdown().await;
+}
+
+#[test]
+fn the_benchmark_scores_induced_rules_on_pages_it_did_not_learn_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    let expected = dir.path().join("expected.json");
+    let (p, e) = (pages.to_str().unwrap(), expected.to_str().unwrap());
+    let out = gather(&["bench", "induce", p, e, "--write-listings", "6"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = gather(&["bench", "induce", p, e, "--train", "2", "--runs", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stdout(&out);
+    assert!(report.contains("2 to induce on"), "{report}");
+    assert!(report.contains("the template aligns with"), "{report}");
+    for attribute in ["category", "name", "number", "price"] {
+        let line = report
+            .lines()
+            .find(|l| l.trim_start().starts_with(attribute))
+            .unwrap_or_else(|| panic!("no line for {attribute}:\n{report}"));
+        let figures: Vec<&str> = line.split_whitespace().skip(1).take(2).collect();
+        assert_eq!(figures, ["1.000", "1.000"], "{line}");
+    }
+    // Too few pages for training and testing.
+    let out = gather(&["bench", "induce", p, e, "--train", "6"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let out = gather(&["bench", "induce", p, "/no/such/file.json"]);
+    assert_eq!(out.status.code(), Some(2));
+}

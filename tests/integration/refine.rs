@@ -1,0 +1,291 @@
+//! Surfacing the whole database: truncated answers are noticed and refined
+//! (by the price select a region leaves open, by one more character of a
+//! `%` prefix), within the provider's limits, resumably. The demo site's
+//! limited guide and library catalogue are the providers; what is gathered
+//! is compared with their own databases, and the site's request log shows
+//! what was sent.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::gathering;
+use crate::support;
+
+use gather::demo::{DemoConfig, DemoSite, LoggedRequest, Variant};
+
+async fn site() -> DemoSite {
+    DemoSite::start(DemoConfig {
+        hotels: 1500,
+        titles: 1200,
+        articles: 1500,
+        ..DemoConfig::default()
+    })
+    .await
+    .expect("demo site starts")
+}
+
+fn sent_to(site: &DemoSite, script: &str) -> Vec<LoggedRequest> {
+    site.requests()
+        .into_iter()
+        .filter(|r| r.target.starts_with(script))
+        .collect()
+}
+
+/// The provider's `DB.MaxPages` of a form page.
+async fn max_pages(site: &DemoSite, variant: Variant) -> usize {
+    let page = reqwest::get(site.url(variant))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let at = page
+        .find("NAME=\"DB.MaxPages\" CONTENT=\"")
+        .expect("DB.MaxPages")
+        + 28;
+    page[at..].split('"').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_limited_guide_is_refined_by_price_to_every_hotel() {
+    let site = site().await;
+    let limit = max_pages(&site, Variant::Limited).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.url(Variant::Limited);
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    let source = &report.sources[0];
+    assert!(!report.failed(), "report:\n{report}");
+    assert!(source.queries_refined > 0, "report:\n{report}");
+    assert!(source.truncated_left.is_empty(), "report:\n{report}");
+    assert_eq!(
+        source.stats.as_ref().unwrap().incomplete,
+        None,
+        "report:\n{report}"
+    );
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        site.expected(Variant::Limited)
+    );
+    // Never more pages for one query than the provider allows, and no page
+    // twice.
+    let mut per_query: BTreeMap<String, usize> = BTreeMap::new();
+    let mut targets = BTreeSet::new();
+    for request in sent_to(&site, "/cgi-bin/liste.pl") {
+        assert!(
+            targets.insert(request.target.clone()),
+            "{} twice",
+            request.target
+        );
+        *per_query.entry(request.hotel_search()).or_default() += 1;
+    }
+    assert!(per_query.values().all(|&n| n <= limit), "{per_query:?}");
+    assert!(
+        per_query.values().any(|&n| n == limit),
+        "some region hit the limit"
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capped_catalogue_gives_every_title_and_a_rerun_sends_nothing() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.url(Variant::Catalogue);
+
+    // Within a query limit the refinements stop, and the summary says which
+    // truncated queries are left and why.
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(60);
+    let report = gathering::gather_url(&url, &options).await;
+    let source = &report.sources[0];
+    assert_eq!(source.queries_sent, 60, "report:\n{report}");
+    assert!(!source.truncated_left.is_empty(), "report:\n{report}");
+    let incomplete = source.stats.as_ref().unwrap().incomplete.clone();
+    let incomplete = incomplete.expect("incomplete");
+    assert!(
+        incomplete.contains("more hits than shown") && incomplete.contains("--max-queries 60"),
+        "{incomplete}"
+    );
+    assert_eq!(source.hits_estimate, Some(1200), "report:\n{report}");
+    let first_run = sent_to(&site, "/cgi-bin/katalog.pl").len();
+    assert_eq!(first_run, 60);
+
+    // Without the limit the run goes on where the first stopped.
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    let source = &report.sources[0];
+    assert!(!report.failed(), "report:\n{report}");
+    assert!(source.truncated_left.is_empty(), "report:\n{report}");
+    assert_eq!(source.stats.as_ref().unwrap().incomplete, None);
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        site.expected(Variant::Catalogue),
+        "every title of the catalogue"
+    );
+    let sent = sent_to(&site, "/cgi-bin/katalog.pl");
+    let distinct: BTreeSet<&str> = sent.iter().map(|r| r.target.as_str()).collect();
+    assert_eq!(distinct.len(), sent.len(), "no query was sent twice");
+    // The provider's titles are sorted: extensions that sort before the
+    // last title shown are not sent. Far fewer queries than the two-character
+    // static plan (36 × 37).
+    assert!(sent.len() < 36 * 37 / 2, "{} queries", sent.len());
+
+    // A third run has nothing left to send.
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    assert_eq!(report.sources[0].queries_sent, 0, "report:\n{report}");
+    assert_eq!(sent_to(&site, "/cgi-bin/katalog.pl").len(), sent.len());
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_that_are_whole_send_no_refinement() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    for variant in [Variant::Listed, Variant::Paged, Variant::NavigationUrl] {
+        let db = dir.path().join(format!("{variant:?}.sqlite"));
+        let report = gathering::gather_url(&site.url(variant), &gathering::options(&db)).await;
+        let source = &report.sources[0];
+        assert_eq!(source.queries_refined, 0, "{variant:?}: {report}");
+        assert_eq!(source.queries_sent, 8, "{variant:?}: {report}");
+    }
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_shows_the_refinement_and_check_names_a_wrong_refine_element() {
+    let site = site().await;
+    let url = site.url(Variant::Catalogue).to_string();
+    let out = tokio::task::spawn_blocking(move || support::gather(&["plan", &url]))
+        .await
+        .unwrap();
+    let stdout = support::stdout(&out);
+    assert!(
+        stdout.contains("refinement of truncated queries (hit count from DB.ResultCount")
+            && stdout.contains("DB.MaxResults 50")
+            && stdout.contains("by q (a % prefix extended by one of 37 characters)"),
+        "{stdout}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("guide.yaml");
+    std::fs::write(
+        &spec,
+        format!(
+            "url: {}\nquery_element: region\nrefine: [preis, ort]\nmax_results: 40\nresults:\n  - attribute: name\n    rule: html.body->table[1].tr[*].td[1].b.txt\n",
+            site.url(Variant::Paged)
+        ),
+    )
+    .unwrap();
+    let path = spec.display().to_string();
+    let out = tokio::task::spawn_blocking(move || support::gather(&["check", "--spec", &path]))
+        .await
+        .unwrap();
+    let stderr = support::stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("key refine: DB.Refine names \"ort\", which is a text field"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("\"preis\""), "{stderr}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keywords_learned_from_the_answers_reach_most_of_an_archive() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.url(Variant::Archive);
+    let expected = site.expected(Variant::Archive);
+    let words_sent = |site: &DemoSite| -> Vec<String> {
+        sent_to(site, "/cgi-bin/archiv.pl")
+            .into_iter()
+            .map(|r| r.target)
+            .collect()
+    };
+
+    // A first run with a budget of 100 queries: the three seed words, then
+    // words of the titles gathered so far.
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(100);
+    let report = gathering::gather_url(&url, &options).await;
+    let source = &report.sources[0];
+    assert_eq!(source.queries_planned, 3);
+    assert_eq!(source.queries_learned, 97, "report:\n{report}");
+    assert!(
+        source
+            .learning_stopped
+            .as_deref()
+            .is_some_and(|why| why.contains("--max-queries 100")),
+        "report:\n{report}"
+    );
+    let first = words_sent(&site);
+    assert_eq!(first.len(), 100);
+
+    // Resumed with a larger budget, it goes on with new words: no word is
+    // sent twice, and most of the archive is reached.
+    options.max_queries = Some(500);
+    let report = gathering::gather_url(&url, &options).await;
+    assert_eq!(report.sources[0].queries_skipped, 3, "report:\n{report}");
+    let sent = words_sent(&site);
+    let distinct: BTreeSet<&String> = sent.iter().collect();
+    assert_eq!(distinct.len(), sent.len(), "a word was sent twice");
+    assert!(sent.len() <= 500);
+    let found = gathering::stored_values(&db, url.as_str());
+    let reached = found["nr"].intersection(&expected["nr"]).count();
+    let share = reached as f64 / expected["nr"].len() as f64;
+    assert!(
+        share >= 0.9,
+        "{reached} of {} articles",
+        expected["nr"].len()
+    );
+    assert!(found["nr"].is_subset(&expected["nr"]));
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_learn_a_field_without_a_domain_starts_from_the_form_pages_words() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("archiv.yaml");
+    std::fs::write(
+        &spec,
+        format!(
+            "url: {}\nquery_element: w\nresults:\n  - attribute: nr\n    rule: html.body->table[0].tr[*].td[0].txt\n  - attribute: titel\n    rule: html.body->table[0].tr[*].td[1].txt\n",
+            site.url(Variant::Archive)
+        ),
+    )
+    .unwrap();
+    let db = dir.path().join("g.sqlite");
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(150);
+    let start = || gather::gatherer::Start::spec(&spec).unwrap();
+
+    // Without --learn the text field has no domain: a problem of the spec.
+    let report = gather::gatherer::gather(&[start()], &options)
+        .await
+        .unwrap();
+    assert!(report.bad_input(), "report:\n{report}");
+    assert!(
+        report.to_string().contains("text field"),
+        "report:\n{report}"
+    );
+
+    options.learn = true;
+    let report = gather::gatherer::gather(&[start()], &options)
+        .await
+        .unwrap();
+    let source = &report.sources[0];
+    assert!(source.queries_learned > 0, "report:\n{report}");
+    assert_eq!(source.queries_sent, 150, "report:\n{report}");
+    let expected = site.expected(Variant::Archive);
+    let found = gathering::stored_values(&db, site.url(Variant::Archive).as_str());
+    let share = found["nr"].len() as f64 / expected["nr"].len() as f64;
+    assert!(
+        share > 0.5,
+        "{} of {}",
+        found["nr"].len(),
+        expected["nr"].len()
+    );
+    site.shutdown().await;
+}
