@@ -1666,12 +1666,7 @@ impl QueryWork {
             run.found_nothing &= extracted.fragment.is_empty();
             run.warnings.extend(extracted.warnings);
             tally.hits(extracted.hits);
-            tally.page(
-                extracted
-                    .lists
-                    .iter()
-                    .map(|(attribute, list)| (attribute.as_str(), list.clone())),
-            );
+            tally.page(&extracted.lists);
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
             navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
@@ -1832,10 +1827,5 @@ fn describe(query: &Query) -> String {
     if query.values.is_empty() {
         return query.request.url.to_string();
     }
-    query
-        .values
-        .iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect::<Vec<_>>()
-        .join("&")
+    describe_values(&query.values)
 }

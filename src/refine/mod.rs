@@ -83,14 +83,15 @@ struct RuleTally {
 }
 
 impl AnswerTally {
-    /// Counts one result page: each rule's values, in document order.
-    pub fn page<'a>(&mut self, values: impl IntoIterator<Item = (&'a str, Vec<String>)>) {
-        for (attribute, list) in values {
-            let at = match self.rules.iter().position(|r| r.attribute == attribute) {
+    /// Counts one result page: each rule's values, in document order
+    /// (attribute, values).
+    pub fn page(&mut self, lists: &[(String, Vec<String>)]) {
+        for (attribute, list) in lists {
+            let at = match self.rules.iter().position(|r| r.attribute == *attribute) {
                 Some(at) => at,
                 None => {
                     self.rules.push(RuleTally {
-                        attribute: attribute.to_string(),
+                        attribute: attribute.clone(),
                         count: 0,
                         first: None,
                         last: None,
@@ -100,15 +101,20 @@ impl AnswerTally {
                 }
             };
             let rule = &mut self.rules[at];
-            for value in list.into_iter().filter(|v| !v.is_empty()) {
+            let mut previous = rule.last.as_deref().map(fold);
+            for value in list.iter().filter(|v| !v.is_empty()) {
                 rule.count += 1;
-                if let Some(last) = &rule.last {
-                    rule.ascending &= fold(last) <= fold(&value);
+                let folded = fold(value);
+                if let Some(before) = &previous {
+                    rule.ascending &= *before <= folded;
                 }
                 if rule.first.is_none() {
                     rule.first = Some(value.clone());
                 }
-                rule.last = Some(value);
+                previous = Some(folded);
+            }
+            if let Some(last) = list.iter().rev().find(|v| !v.is_empty()) {
+                rule.last = Some(last.clone());
             }
         }
     }

@@ -172,11 +172,17 @@ fn a_tally_counts_rows_and_keeps_the_sorted_fields() {
     tally.hits(first_number(
         "Ihre Suche nach A% ergab 1.234 Treffer. Es werden nur die ersten 50 angezeigt",
     ));
-    tally.page([
-        ("title", vec!["Abend".to_string(), "anker".to_string()]),
-        ("year", vec!["1999".to_string(), "1901".to_string()]),
+    let list = |attribute: &str, values: &[&str]| {
+        (
+            attribute.to_string(),
+            values.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    tally.page(&[
+        list("title", &["Abend", "anker"]),
+        list("year", &["1999", "1901"]),
     ]);
-    tally.page([("title", vec!["Axt".to_string()]), ("year", vec![])]);
+    tally.page(&[list("title", &["Axt"]), list("year", &[])]);
     let a = tally.answer();
     assert_eq!(a.hits, Some(1234));
     assert_eq!(a.shown, 3);
