@@ -212,7 +212,7 @@ fn an_unknown_method_is_bad_input() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_sites_ordinary_pages_lose_banner_menu_and_footer() {
-    let site = gathering::demo_site(100).await;
+    let site = crate::support::demo_site(100).await;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.sqlite");
     let mut options = gathering::options(&db);
@@ -240,7 +240,7 @@ async fn the_demo_sites_ordinary_pages_lose_banner_menu_and_footer() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_specs_boilerplate_applies_to_the_ordinary_pages_of_its_host() {
-    let site = gathering::demo_site(100).await;
+    let site = crate::support::demo_site(100).await;
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("hotels.yaml");
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/specs/hotels.yaml"))

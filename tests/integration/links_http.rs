@@ -31,7 +31,7 @@ fn is(map: &BTreeMap<String, Vec<String>>, text: &str, kind: &str) {
 }
 
 async fn site() -> gather::demo::DemoSite {
-    crate::gathering::demo_site(100).await
+    crate::support::demo_site(100).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -181,7 +181,7 @@ async fn the_crawl_takes_content_links_before_the_links_of_a_menu_it_recognised(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_with_a_sample_shows_the_result_pages_pager() {
     // Enough hotels for the first region's results to span pages.
-    let site = crate::gathering::demo_site(600).await;
+    let site = crate::support::demo_site(600).await;
     let url = site.url(gather::demo::Variant::Paged);
     let out =
         tokio::task::spawn_blocking(move || support::gather(&["check", "--sample", url.as_str()]))

@@ -59,13 +59,3 @@ pub fn export_line(db: &Path, url: &str) -> Option<serde_json::Value> {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("one JSON object per line"))
         .find(|v| v["url"] == url)
 }
-
-/// The demo site with `hotels` hotels, started on a free port.
-pub async fn demo_site(hotels: usize) -> gather::demo::DemoSite {
-    gather::demo::DemoSite::start(gather::demo::DemoConfig {
-        hotels,
-        ..gather::demo::DemoConfig::default()
-    })
-    .await
-    .expect("demo site starts")
-}
