@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::SourceArgs;
+use super::{CredentialArgs, SourceArgs};
 use gather::fetch::FetchConfig;
 use gather::gatherer::{self, Options, Start};
 
@@ -14,6 +14,29 @@ use gather::gatherer::{self, Options, Start};
 pub struct GatherArgs {
     #[command(flatten)]
     pub source: SourceArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// At most this many result pages per query (the provider's DB.MaxPages may be lower).
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+    /// Ordinary pages the crawl from start URLs collects at most.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub crawl_limit: usize,
+    /// Start every database source over: its queries are sent again.
+    #[arg(long)]
+    pub fresh: bool,
+    /// How ordinary pages' text (SOIF Full-Text, description) is reduced to
+    /// their main content: ntpc (word counts over the pages of the same
+    /// net path, the default), lev (Levenshtein distances), sst (Site Style
+    /// Tree) or none (the whole text). Overrides the specs' `boilerplate`.
+    #[arg(long, value_name = "ntpc|lev|sst|none")]
+    pub boilerplate: Option<gather::boilerplate::Method>,
+}
+
+/// How a process sends queries and stores what they give: shared by
+/// `gather` and `gather worker`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
     /// The gatherer's database: a SQLite file, or postgres://USER@HOST:PORT/DB
     /// for a plan that workers on many machines share.
     #[arg(long, env = "GATHER_DB", default_value = "gather.sqlite")]
@@ -22,10 +45,7 @@ pub struct GatherArgs {
     /// renewed; a dead worker's queries are taken over after it.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub lease_seconds: f64,
-    /// At most this many result pages per query (the provider's DB.MaxPages may be lower).
-    #[arg(long, value_name = "N")]
-    pub max_pages: Option<u64>,
-    /// Requests in flight at once per host.
+    /// Queries in flight at once (and requests in flight per host).
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub concurrency: usize,
     /// Requests in flight at once per host when that differs from the
@@ -36,9 +56,6 @@ pub struct GatherArgs {
     /// Pause between two requests to one host, in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub delay_ms: u64,
-    /// Ordinary pages the crawl from start URLs collects at most.
-    #[arg(long, value_name = "N", default_value_t = 100)]
-    pub crawl_limit: usize,
     /// Let a query's result pages also come from this host (HOST or
     /// HOST:PORT; repeatable). By default navigation stays on the query's host.
     #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
@@ -53,9 +70,6 @@ pub struct GatherArgs {
     /// matched against).
     #[arg(long, value_name = "TEXT")]
     pub user_agent: Option<String>,
-    /// Start every database source over: its queries are sent again.
-    #[arg(long)]
-    pub fresh: bool,
     /// Keep no result page bodies (by default they are kept, compressed, so
     /// that changed rules apply without a request: `gather reextract`).
     #[arg(long)]
@@ -71,20 +85,15 @@ pub struct GatherArgs {
     /// (its latency divided by --concurrency, never below --delay-ms).
     #[arg(long)]
     pub auto_throttle: bool,
-    /// How ordinary pages' text (SOIF Full-Text, description) is reduced to
-    /// their main content: ntpc (word counts over the pages of the same
-    /// net path, the default), lev (Levenshtein distances), sst (Site Style
-    /// Tree) or none (the whole text). Overrides the specs' `boilerplate`.
-    #[arg(long, value_name = "ntpc|lev|sst|none")]
-    pub boilerplate: Option<gather::boilerplate::Method>,
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
 }
 
-impl GatherArgs {
-    /// The gathering options these arguments describe.
-    pub fn options(&self) -> Result<Options, String> {
+impl RunArgs {
+    /// The options these arguments describe, sending with `credentials`;
+    /// what only a planner decides keeps its default.
+    pub fn options(&self, credentials: gather::fetch::Credentials) -> Result<Options, String> {
         if self.concurrency == 0 || self.host_concurrency == Some(0) {
             return Err("--concurrency and --host-concurrency must be at least 1".into());
         }
@@ -98,7 +107,7 @@ impl GatherArgs {
         let fetch = FetchConfig {
             concurrency_per_host: self.host_concurrency.unwrap_or(self.concurrency),
             delay: Duration::from_millis(self.delay_ms),
-            credentials: self.source.credentials()?,
+            credentials,
             timeout: Duration::from_secs_f64(self.timeout),
             retries: self.retries,
             auto_throttle: self.auto_throttle,
@@ -112,19 +121,28 @@ impl GatherArgs {
             db: self.db.clone(),
             lease: Duration::from_secs_f64(self.lease_seconds),
             fetch,
-            max_queries: self.source.max_queries,
-            learn: self.source.learn,
-            max_pages: self.max_pages,
             concurrency: self.concurrency,
-            crawl_limit: self.crawl_limit,
             allow_hosts: self.allow_hosts.clone(),
-            interrupt: Default::default(),
-            fresh: self.fresh,
             keep_pages: !self.no_keep_pages,
             page_budget: self.page_budget_mb.saturating_mul(1 << 20),
             progress: super::progress::bar(!self.json),
             records_out: self.records_out.clone(),
+            ..Options::default()
+        })
+    }
+}
+
+impl GatherArgs {
+    /// The gathering options these arguments describe.
+    pub fn options(&self) -> Result<Options, String> {
+        Ok(Options {
+            max_queries: self.source.max_queries,
+            learn: self.source.learn,
+            max_pages: self.max_pages,
+            crawl_limit: self.crawl_limit,
+            fresh: self.fresh,
             boilerplate: self.boilerplate,
+            ..self.run.options(self.source.credentials()?)?
         })
     }
 
@@ -176,7 +194,7 @@ pub fn run(args: &GatherArgs) -> ExitCode {
         Err(code) => return code,
     };
     let result = runtime.block_on(gatherer::gather(&starts, &options));
-    finish(args, result)
+    finish(&args.run, result)
 }
 
 /// The runtime of a gathering (or a worker), and its options with the
@@ -194,7 +212,7 @@ fn start(options: Options) -> Result<(tokio::runtime::Runtime, Options), ExitCod
 }
 
 /// Prints a gathering's summary; its exit status.
-fn finish(args: &GatherArgs, result: Result<gatherer::Report, gatherer::GatherError>) -> ExitCode {
+fn finish(args: &RunArgs, result: Result<gatherer::Report, gatherer::GatherError>) -> ExitCode {
     match result {
         Ok(report) => {
             if args.json {
@@ -218,18 +236,32 @@ fn finish(args: &GatherArgs, result: Result<gatherer::Report, gatherer::GatherEr
 #[derive(Debug, Clone, clap::Args)]
 pub struct WorkerArgs {
     #[command(flatten)]
-    pub gather: GatherArgs,
+    pub login: CredentialArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Seconds to wait for a plan when the database holds none yet and no
+    /// planner (`gather URL --db postgres://…`) is at work.
+    #[arg(long = "wait", value_name = "SECONDS", default_value_t = 60.0)]
+    pub wait_seconds: f64,
 }
 
 /// `gather worker --db postgres://…`: works on the shared plan until it is
 /// done.
 pub fn run_worker(args: &WorkerArgs) -> ExitCode {
-    let args = &args.gather;
-    if !args.source.urls.is_empty() || !args.source.specs.is_empty() {
-        eprintln!("gather worker: takes no URL or spec; it works on the plan in --db (`gather URL --db postgres://…` makes one)");
-        return super::exit(super::BAD_INPUT);
-    }
-    let options = match args.options() {
+    let options = args
+        .login
+        .credentials()
+        .and_then(|credentials| args.run.options(credentials))
+        .and_then(|options| {
+            if !(args.wait_seconds.is_finite() && args.wait_seconds >= 0.0) {
+                return Err("--wait must be a number of seconds, at least 0".into());
+            }
+            Ok(Options {
+                plan_wait: Duration::from_secs_f64(args.wait_seconds),
+                ..options
+            })
+        });
+    let options = match options {
         Ok(options) => options,
         Err(message) => {
             eprintln!("gather worker: {message}");
@@ -241,5 +273,5 @@ pub fn run_worker(args: &WorkerArgs) -> ExitCode {
         Err(code) => return code,
     };
     let result = runtime.block_on(gatherer::work(&options));
-    finish(args, result)
+    finish(&args.run, result)
 }

@@ -76,13 +76,8 @@ pub struct SourceArgs {
     /// YAML specs describing sources that carry no metadata.
     #[arg(long = "spec", value_name = "FILE")]
     pub specs: Vec<std::path::PathBuf>,
-    /// HTTP Basic credentials for one host: HOST[:PORT]=USER:PASS (repeatable).
-    /// Visible to other users in the process list: prefer --netrc or GATHER_AUTH.
-    #[arg(long = "auth", value_name = "HOST[:PORT]=USER:PASS")]
-    pub auth: Vec<String>,
-    /// Credentials from a netrc-style file (`machine HOST login USER password PASS`).
-    #[arg(long = "netrc", value_name = "FILE")]
-    pub netrc: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub login: CredentialArgs,
     /// At most this many queries per source (the provider's DB.MaxQueries may be lower).
     #[arg(long, value_name = "N")]
     pub max_queries: Option<u64>,
@@ -93,7 +88,26 @@ pub struct SourceArgs {
 }
 
 impl SourceArgs {
-    /// The `--auth` credentials, or a message for the user.
+    /// The credentials of [`CredentialArgs`], or a message for the user.
+    pub fn credentials(&self) -> Result<::gather::fetch::Credentials, String> {
+        self.login.credentials()
+    }
+}
+
+/// HTTP Basic credentials for the providers' hosts, shared by `gather`,
+/// `gather worker`, `plan`, `check` and `spec`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CredentialArgs {
+    /// HTTP Basic credentials for one host: HOST[:PORT]=USER:PASS (repeatable).
+    /// Visible to other users in the process list: prefer --netrc or GATHER_AUTH.
+    #[arg(long = "auth", value_name = "HOST[:PORT]=USER:PASS")]
+    pub auth: Vec<String>,
+    /// Credentials from a netrc-style file (`machine HOST login USER password PASS`).
+    #[arg(long = "netrc", value_name = "FILE")]
+    pub netrc: Option<std::path::PathBuf>,
+}
+
+impl CredentialArgs {
     /// The credentials of `--auth`, `--netrc FILE` and the environment
     /// variable `GATHER_AUTH` (`HOST[:PORT]=USER:PASS` entries separated by
     /// white space), or a message for the user.

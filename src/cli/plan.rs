@@ -350,7 +350,10 @@ pub fn run_spec(args: &SpecArgs) -> ExitCode {
     }
     let source_args = SourceArgs {
         urls: vec![args.url.clone()],
-        auth: args.auth.clone(),
+        login: super::CredentialArgs {
+            auth: args.auth.clone(),
+            ..Default::default()
+        },
         ..SourceArgs::default()
     };
     run_each("spec", &source_args, |o, _| match o {

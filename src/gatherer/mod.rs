@@ -40,8 +40,8 @@ use crate::fetch::Response;
 use crate::fragment::IndexFragment;
 pub use crate::source::Start;
 use crate::store::{
-    Claim, Location, PageRecord, QueryOutcome, QueryState, SharedPlan, SourceId, SourceInfo,
-    SourceKind, Store, StoreError, StoredRecord,
+    Claim, Location, PageRecord, PlannedQuery, QueryOutcome, QueryState, SharedPlan, SourceId,
+    SourceInfo, SourceKind, Store, StoreError, StoredRecord,
 };
 use crate::summarize;
 
@@ -57,6 +57,9 @@ pub struct Options {
     /// renewed every third of it while the worker runs); a dead worker's
     /// queries are taken over after it (PostgreSQL only).
     pub lease: Duration,
+    /// How long a worker (`gather worker`) waits for a plan when the
+    /// database holds none and no planner is at work.
+    pub plan_wait: Duration,
     pub fetch: FetchConfig,
     /// The user's cap on queries per source (the provider's DB.MaxQueries may be lower).
     pub max_queries: Option<u64>,
@@ -100,6 +103,7 @@ impl Default for Options {
         Options {
             db: PathBuf::from("gather.sqlite"),
             lease: Duration::from_secs(30),
+            plan_wait: Duration::from_secs(60),
             fetch: FetchConfig::default(),
             max_queries: None,
             learn: false,
@@ -207,7 +211,7 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     let mut fetch = options.fetch.clone();
     fetch.credentials =
         source::credentials(starts, &fetch.credentials).map_err(GatherError::Source)?;
-    let mut manager = Manager::new(options, fetch)?;
+    let mut manager = Manager::new(options, fetch, Role::Planner).await?;
     let limits = Limits {
         max_queries: options.max_queries,
         learn: options.learn,
@@ -236,19 +240,9 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     manager.keep_main_contents(&boilerplate_by_origin(starts))?;
     manager.report.crawl_cut_short = crawl.cut_short;
     if manager.shared.is_some() {
-        manager.work_shared().await?;
-        for planned in std::mem::take(&mut manager.planned) {
-            let Some(line) = manager.lines.remove(&planned.id) else {
-                continue;
-            };
-            manager.finish_source(
-                planned.id,
-                planned.plan_limit,
-                &planned.page_cap,
-                None,
-                line,
-            )?;
-        }
+        let worked = manager.finish_shared().await;
+        manager.release().await?;
+        worked?;
     }
     Ok(manager.finish(started))
 }
@@ -266,8 +260,13 @@ pub async fn work(options: &Options) -> Result<Report, GatherError> {
         )));
     }
     let started = Instant::now();
-    let mut manager = Manager::new(options, options.fetch.clone())?;
-    manager.work_shared().await?;
+    let role = Role::Worker {
+        wait: options.plan_wait,
+    };
+    let mut manager = Manager::new(options, options.fetch.clone(), role).await?;
+    let worked = manager.work_shared().await;
+    manager.release().await?;
+    worked?;
     let lines: Vec<(SourceId, SourceReport)> =
         std::mem::take(&mut manager.lines).into_iter().collect();
     for (id, mut line) in lines {
@@ -381,6 +380,10 @@ struct Manager<'a> {
     sink: Option<RecordSink>,
     /// The shared plan of a PostgreSQL database this process works on.
     shared: Option<SharedPlan>,
+    /// Renews this process's leases and heartbeat while it runs.
+    renewer: Option<Renewer>,
+    /// What this process is to the shared plan.
+    role: Role,
     /// Database sources this process put into the shared plan.
     planned: Vec<Planned>,
     /// What the work on the shared plan did, per source.
@@ -393,9 +396,49 @@ struct Manager<'a> {
     links: CrawlLinks,
 }
 
-/// A source put into the shared plan, finished once the plan is worked off.
+/// What a process is to a shared plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// `gather URL --db postgres://…`: plans its sources, works on the
+    /// plan, refines and learns; ends when its sources are done.
+    Planner,
+    /// `gather worker`: works on the plan while there is work, or while a
+    /// live planner may add some; waits up to `wait` for a first plan.
+    Worker { wait: Duration },
+}
+
+/// The task that renews a process's leases and heartbeat; stopped when
+/// dropped.
+struct Renewer(tokio::task::JoinHandle<()>);
+
+impl Renewer {
+    /// Renews every third of the lease, and at least as often as a worker
+    /// must be seen to count as alive.
+    fn start(plan: SharedPlan, lease: Duration) -> Renewer {
+        let alive = Duration::from_secs(crate::store::WORKER_ALIVE_SECONDS as u64 / 3);
+        let every = (lease / 3).min(alive).max(Duration::from_millis(100));
+        Renewer(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                if let Err(e) = plan.renew().await {
+                    tracing::warn!("{e}");
+                }
+            }
+        }))
+    }
+}
+
+impl Drop for Renewer {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A source put into the shared plan: refined, taught and finished once
+/// the plan is worked off.
 struct Planned {
-    id: SourceId,
+    source: Source,
+    work: Arc<QueryWork>,
     /// The query limit that cut the plan, told as a reason.
     plan_limit: Option<String>,
     page_cap: Cap,
@@ -423,6 +466,9 @@ struct SharedWork {
     #[serde(default)]
     pattern: Option<String>,
     max_pages: u64,
+    /// `DB.ResultCount` as written, and its `DB.Result` prefix.
+    #[serde(default)]
+    result_count: Option<(String, Option<String>)>,
 }
 
 impl SharedWork {
@@ -499,7 +545,11 @@ impl RecordSink {
 }
 
 impl<'a> Manager<'a> {
-    fn new(options: &'a Options, mut fetch: FetchConfig) -> Result<Manager<'a>, GatherError> {
+    async fn new(
+        options: &'a Options,
+        mut fetch: FetchConfig,
+        role: Role,
+    ) -> Result<Manager<'a>, GatherError> {
         let location = Location::of(&options.db);
         let mut store = Store::open_at(&location)?;
         store.lock_for_gathering()?;
@@ -509,10 +559,16 @@ impl<'a> Manager<'a> {
                 let plan = SharedPlan::connect(url, &worker_name(), options.lease)?;
                 store.set_worker(plan.worker());
                 fetch.shared_hosts = Some(HostGate(Arc::new(plan.clone())));
+                if role == Role::Planner {
+                    plan.set_planning(true).await?;
+                }
                 Some(plan)
             }
             Location::File(_) => None,
         };
+        let renewer = shared
+            .clone()
+            .map(|plan| Renewer::start(plan, options.lease));
         let fetcher = Fetcher::new(fetch)
             .map_err(|e| GatherError::Setup(format!("cannot set up HTTP: {e}")))?;
         let sink = match &options.records_out {
@@ -526,6 +582,8 @@ impl<'a> Manager<'a> {
             report: Report::default(),
             sink,
             shared,
+            renewer,
+            role,
             planned: Vec::new(),
             lines: BTreeMap::new(),
             site: SitePages::default(),
@@ -767,49 +825,6 @@ impl Manager<'_> {
             )
         });
 
-        if self.shared.is_some() {
-            // Workers run the queries: the plan goes into the database.
-            //
-            // Limitation: only the static plan is shared. Truncated queries
-            // are not refined and no values are learned from the answers
-            // ([`crate::refine`]) on this path: the plan keeps neither a
-            // query's element values nor `DB.ResultCount`, and a refined or
-            // learned query would have to be planned by the process that
-            // runs the refinement once the plan is worked off. A source that
-            // needs refinement is gathered into a SQLite file (or by a
-            // single `gather` on that file) for now.
-            let (navigation, pattern) = match &source.navigation {
-                NavigationMode::Off => ("off", None),
-                NavigationMode::Pattern(p) => ("pattern", Some(p.clone())),
-                NavigationMode::Detect => ("detect", None),
-            };
-            let work = SharedWork {
-                url: source.url.to_string(),
-                navigation: navigation.into(),
-                pattern,
-                max_pages: page_cap.limit,
-            };
-            let work = serde_json::to_string(&work).unwrap_or_default();
-            let planned = self.store().plan_queries(
-                id,
-                &work,
-                source.plan.queries().map(|query| {
-                    let request = serde_json::to_string(&query.request).unwrap_or_default();
-                    (query.key(), query.ordinal, describe(&query), request)
-                }),
-            )?;
-            line.notes.push(format!(
-                "{planned} queries added to the shared plan, which workers (gather worker) can join"
-            ));
-            self.lines.insert(id, line);
-            self.planned.push(Planned {
-                id,
-                plan_limit,
-                page_cap,
-            });
-            return Ok(());
-        }
-
         let work = Arc::new(self.query_work(
             id,
             source.url.to_string(),
@@ -818,6 +833,31 @@ impl Manager<'_> {
             page_cap.limit,
             source.metadata.result_count.clone().map(Arc::new),
         ));
+
+        if self.shared.is_some() {
+            // Workers run the queries: the plan goes into the database. The
+            // source's refinements and learned words are planned once the
+            // plan is worked off ([`gather`]).
+            let planned = self.store().plan_queries(
+                id,
+                &work.shared_json(),
+                source
+                    .plan
+                    .queries()
+                    .map(|query| planned_query(query.key(), &query, &Origin::Planned)),
+            )?;
+            line.notes.push(format!(
+                "{planned} queries added to the shared plan, which workers (gather worker) can join"
+            ));
+            self.lines.insert(id, line);
+            self.planned.push(Planned {
+                source: source.clone(),
+                work,
+                plan_limit,
+                page_cap,
+            });
+            return Ok(());
+        }
 
         // The plan is generated lazily, query by query: it may be far larger
         // than memory. Queries done in an earlier run are passed over; a
@@ -964,35 +1004,56 @@ impl Manager<'_> {
     }
 
     /// Works on the shared plan until no query is left that no live worker
-    /// holds; renews this worker's leases meanwhile and gives back what it
-    /// holds at the end.
+    /// holds (for a worker, also none a live planner may still add).
     async fn work_shared(&mut self) -> Result<(), GatherError> {
         let Some(plan) = self.shared.clone() else {
             return Ok(());
         };
-        let renewer = {
-            let plan = plan.clone();
-            let every = (self.options.lease / 3).max(Duration::from_millis(100));
-            tokio::spawn(async move {
-                loop {
-                    tokio::time::sleep(every).await;
-                    if let Err(e) = plan.renew().await {
-                        tracing::warn!("{e}");
-                    }
-                }
-            })
-        };
-        let worked = self.run_claims(&plan).await;
-        renewer.abort();
-        let released = plan.release().await;
-        worked?;
-        released?;
+        self.run_claims(&plan).await
+    }
+
+    /// The planner's part once its sources are planned: works on the plan
+    /// with the workers, then refines each source's truncated queries and
+    /// learns its open text field through the shared plan, round after
+    /// round, and finishes the source.
+    async fn finish_shared(&mut self) -> Result<(), GatherError> {
+        self.work_shared().await?;
+        for planned in std::mem::take(&mut self.planned) {
+            let id = planned.work.source;
+            let Some(mut line) = self.lines.remove(&id) else {
+                continue;
+            };
+            let refined = self
+                .refine(
+                    &planned.work,
+                    &planned.source,
+                    &mut HashMap::new(),
+                    &mut line,
+                )
+                .await?;
+            line.learning_stopped = self
+                .learn(&planned.work, &planned.source, &mut line)
+                .await?;
+            self.finish_source(id, planned.plan_limit, &planned.page_cap, refined, line)?;
+        }
+        Ok(())
+    }
+
+    /// Gives back what this process holds of the shared plan (its leases,
+    /// its host slots) and says it has stopped.
+    async fn release(&mut self) -> Result<(), GatherError> {
+        self.renewer.take();
+        if let Some(plan) = &self.shared {
+            plan.release().await?;
+        }
         Ok(())
     }
 
     async fn run_claims(&mut self, plan: &SharedPlan) -> Result<(), GatherError> {
         let mut lines = std::mem::take(&mut self.lines);
         let interrupt = self.options.interrupt.clone();
+        let role = self.role;
+        let since = Instant::now();
         let claims = Box::pin(futures::stream::unfold(plan.clone(), move |plan| {
             let interrupt = interrupt.clone();
             async move {
@@ -1005,13 +1066,24 @@ impl Manager<'_> {
                         Ok(None) => {}
                         Err(e) => return Some((Err(e), plan)),
                     }
-                    // Others hold the rest: wait, to take a query over
-                    // should its worker die.
-                    match plan.held_elsewhere().await {
-                        Ok(0) => return None,
-                        Ok(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+                    let others = match plan.others().await {
+                        Ok(others) => others,
                         Err(e) => return Some((Err(e), plan)),
+                    };
+                    // Others hold the rest: wait, to take a query over
+                    // should its worker die. A worker also waits for what
+                    // a live planner may still add, and for a first plan.
+                    let waits = others.held > 0
+                        || match role {
+                            Role::Planner => false,
+                            Role::Worker { wait } => {
+                                others.planners > 0 || (!others.planned && since.elapsed() < wait)
+                            }
+                        };
+                    if !waits {
+                        return None;
                     }
+                    tokio::time::sleep(Duration::from_millis(200)).await;
                 }
             }
         }));
@@ -1031,8 +1103,13 @@ impl Manager<'_> {
                         description,
                         request,
                         checkpoint,
+                        parent,
+                        learned,
                         ..
                     } = claim;
+                    let origin = Origin::Claimed {
+                        planned: parent.is_none() && !learned,
+                    };
                     let request: Request = serde_json::from_str(&request).map_err(|e| {
                         GatherError::Setup(format!("the shared plan's query {key:?}: {e}"))
                     })?;
@@ -1044,9 +1121,7 @@ impl Manager<'_> {
                     let checkpoint = checkpoint
                         .as_deref()
                         .and_then(|json| serde_json::from_str::<Checkpoint>(json).ok());
-                    let run = work
-                        .run(key, description, query, checkpoint, Origin::Claimed)
-                        .await;
+                    let run = work.run(key, description, query, checkpoint, origin).await;
                     Ok::<_, GatherError>((work, run))
                 }
             })
@@ -1091,13 +1166,23 @@ impl Manager<'_> {
             .map_err(|e| GatherError::Setup(format!("source {id} of the shared plan: {e}")))?;
         let rules = rules_from_json(&rules.ok_or_else(unplanned)?)
             .map_err(|e| GatherError::Setup(format!("source {id} of the shared plan: {e}")))?;
+        let result_count = match &work.result_count {
+            Some((rule, prefix)) => Some(Arc::new(
+                Rule::parse_with_prefix(rule, prefix.as_deref()).map_err(|e| {
+                    GatherError::Setup(format!(
+                        "source {id} of the shared plan: DB.ResultCount: {e}"
+                    ))
+                })?,
+            )),
+            None => None,
+        };
         let query_work = Arc::new(self.query_work(
             id,
             work.url.clone(),
             rules,
             work.navigation(),
             work.max_pages,
-            None,
+            result_count,
         ));
         lock(cache).insert(id, Arc::clone(&query_work));
         Ok(query_work)
@@ -1122,6 +1207,9 @@ impl Manager<'_> {
         line: &mut SourceReport,
     ) -> Result<Vec<u64>, GatherError> {
         let id = work.source;
+        if self.shared.is_some() {
+            return self.run_shared(work, source, queries, line).await;
+        }
         let mut gained = Vec::new();
         let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
             let work = Arc::clone(work);
@@ -1136,6 +1224,45 @@ impl Manager<'_> {
         }
         drop(runs);
         Ok(gained)
+    }
+
+    /// [`Manager::run_queries`] on the shared plan: puts the queries into
+    /// it and works on the plan with the other workers until it is worked
+    /// off (a query's checkpoint is in the plan). Returns the values each
+    /// query found first, in the order given.
+    async fn run_shared(
+        &mut self,
+        work: &Arc<QueryWork>,
+        source: &Source,
+        queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Origin)>,
+        line: &mut SourceReport,
+    ) -> Result<Vec<u64>, GatherError> {
+        let id = work.source;
+        let planned: Vec<PlannedQuery> = queries
+            .map(|(key, query, _, origin)| planned_query(key, &query, &origin))
+            .collect();
+        let keys: Vec<String> = planned.iter().map(|q| q.key.clone()).collect();
+        self.store()
+            .plan_queries(id, &work.shared_json(), planned.into_iter())?;
+        // The source's line counts what this process runs of them.
+        let blank = SourceReport::new(source.url.clone(), SourceKind::Database);
+        self.lines.insert(id, std::mem::replace(line, blank));
+        let worked = self.work_shared().await;
+        if let Some(counted) = self.lines.remove(&id) {
+            *line = counted;
+        }
+        worked?;
+        Ok(self.store().values_found_by(id, &keys)?)
+    }
+
+    /// Queries sent at once while learning: `--concurrency`, for every
+    /// live worker on a shared plan.
+    async fn learning_batch(&self) -> Result<usize, GatherError> {
+        let workers = match &self.shared {
+            Some(plan) => 1 + plan.others().await?.workers,
+            None => 1,
+        };
+        Ok(self.options.concurrency.max(1) * workers as usize)
     }
 
     /// Learns the values of an open text field from the answers
@@ -1155,6 +1282,7 @@ impl Manager<'_> {
         let id = work.source;
         let cap = source.plan.cap();
         let mut unprofitable = 0;
+        let mut tried: HashSet<String> = HashSet::new();
         loop {
             if self.options.interrupt.is_set() {
                 return Ok(Some("the gathering was interrupted".into()));
@@ -1164,18 +1292,20 @@ impl Manager<'_> {
             if room == 0 {
                 return Ok(Some(format!("the query limit ({cap})")));
             }
-            let tried: HashSet<String> = self
-                .store()
-                .query_values(id)?
-                .iter()
-                .filter_map(|json| serde_json::from_str::<ElementValues>(json).ok())
-                .flat_map(|values| values.into_iter())
-                .filter(|(name, _)| *name == element)
-                .map(|(_, value)| value.to_lowercase())
-                .collect();
+            // The words of the stored queries, and those sent in this run
+            // (so that a word is never chosen twice, whatever was stored).
+            tried.extend(
+                self.store()
+                    .query_values(id)?
+                    .iter()
+                    .filter_map(|json| serde_json::from_str::<ElementValues>(json).ok())
+                    .flat_map(|values| values.into_iter())
+                    .filter(|(name, _)| *name == element)
+                    .map(|(_, value)| value.to_lowercase()),
+            );
             let values = self.store().values(id)?;
             let ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
-            let batch = self.options.concurrency.max(1).min(room as usize);
+            let batch = self.learning_batch().await?.min(room as usize);
             let words = ranking.next(&tried, batch);
             if words.is_empty() {
                 return Ok(Some("no untried word is left in the answers".into()));
@@ -1183,6 +1313,7 @@ impl Manager<'_> {
             let queries: Vec<_> = words
                 .into_iter()
                 .map(|word| {
+                    tried.insert(word.to_lowercase());
                     let query = source
                         .plan
                         .query_with(source.plan.len() + stored, vec![(element.clone(), word)]);
@@ -1325,9 +1456,10 @@ enum Origin {
     Refined(String),
     /// A word learned from the answers.
     Learned,
-    /// A query of the shared plan a worker claimed: its element values are
-    /// not in the plan, so it is not refined (see [`work`]).
-    Claimed,
+    /// A query of the shared plan a worker claimed; its element values,
+    /// the query it refines and whether it was learned are in the plan.
+    /// `planned`: it is a query of the static plan.
+    Claimed { planned: bool },
 }
 
 /// What refining a source left: the truncated queries that are not
@@ -1394,6 +1526,22 @@ fn take_checkpoint(
     checkpoints
         .remove(key)
         .and_then(|json| serde_json::from_str::<Checkpoint>(&json).ok())
+}
+
+/// A query as the shared plan keeps it.
+fn planned_query(key: String, query: &Query, origin: &Origin) -> PlannedQuery {
+    PlannedQuery {
+        key,
+        ordinal: query.ordinal,
+        description: describe(query),
+        request: serde_json::to_string(&query.request).unwrap_or_default(),
+        values: serde_json::to_string(&query.values).ok(),
+        parent: match origin {
+            Origin::Refined(parent) => Some(parent.clone()),
+            _ => None,
+        },
+        learned: *origin == Origin::Learned,
+    }
 }
 
 /// `region=Rügen&preis=2`: element values, for people.
@@ -1542,6 +1690,27 @@ fn extract_tree(
 }
 
 impl QueryWork {
+    /// How workers run the source's queries, as the shared plan keeps it
+    /// (JSON of [`SharedWork`]).
+    fn shared_json(&self) -> String {
+        let (navigation, pattern) = match &self.navigation {
+            NavigationMode::Off => ("off", None),
+            NavigationMode::Pattern(p) => ("pattern", Some(p.clone())),
+            NavigationMode::Detect => ("detect", None),
+        };
+        let work = SharedWork {
+            url: self.source_url.clone(),
+            navigation: navigation.into(),
+            pattern,
+            max_pages: self.max_pages,
+            result_count: self
+                .result_count
+                .as_ref()
+                .map(|rule| (rule.source().to_string(), rule.prefix().map(str::to_string))),
+        };
+        serde_json::to_string(&work).unwrap_or_default()
+    }
+
     /// Sends one query (`key` is its [`Query::key`]) and walks its result
     /// pages, or continues the walk from `checkpoint`. Every page after the
     /// first is recorded as it comes, with the navigator's checkpoint, so a
@@ -1584,7 +1753,7 @@ impl QueryWork {
             checkpoint: None,
             fresh: !resumed,
             answer: None,
-            values: (origin != Origin::Claimed)
+            values: (!matches!(origin, Origin::Claimed { .. }))
                 .then(|| serde_json::to_string(&query.values).ok())
                 .flatten(),
             parent: match &origin {
@@ -1718,7 +1887,7 @@ impl QueryWork {
         // match nothing).
         run.found_nothing &= run.pages > 0
             && outcome.error.is_none()
-            && matches!(origin, Origin::Planned | Origin::Claimed)
+            && matches!(origin, Origin::Planned | Origin::Claimed { planned: true })
             && tally.answer().hits != Some(0);
         run.outcome = outcome;
         run

@@ -28,7 +28,7 @@ mod postgres;
 mod schema;
 mod sqlite;
 
-pub use postgres::{search_words, Claim, SharedPlan};
+pub use postgres::{search_words, Claim, Others, SharedPlan};
 
 /// The row id of a source.
 pub type SourceId = i64;
@@ -201,6 +201,23 @@ pub struct QueryOutcome {
     /// earlier attempt recorded are replaced. A record that continues a
     /// walk (after a checkpoint) adds its pages to those recorded before.
     pub fresh: bool,
+}
+
+/// A query put into the shared plan ([`Store::plan_queries`]), for a
+/// worker to claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedQuery {
+    pub key: String,
+    pub ordinal: u64,
+    pub description: String,
+    /// The request to send, as JSON.
+    pub request: String,
+    /// Its element values (JSON pairs), which refinement and learning read.
+    pub values: Option<String>,
+    /// The query it refines, for a refined query.
+    pub parent: Option<String>,
+    /// Its value was learned from the answers.
+    pub learned: bool,
 }
 
 /// A done query with what its answer revealed ([`Store::answered_queries`]).
@@ -488,15 +505,15 @@ impl Store {
         }
     }
 
-    /// Puts a source's plan into the shared database: every query (key,
-    /// ordinal, description, request as JSON) not there yet becomes pending,
-    /// a failed one is pending again, and `work` (how workers run the
-    /// source's queries, JSON) is kept with the source. PostgreSQL only.
+    /// Puts a source's plan into the shared database: every query not
+    /// there yet becomes pending, a failed one is pending again, and `work`
+    /// (how workers run the source's queries, JSON) is kept with the
+    /// source. PostgreSQL only.
     pub fn plan_queries(
         &mut self,
         source: SourceId,
         work: &str,
-        queries: impl Iterator<Item = (String, u64, String, String)>,
+        queries: impl Iterator<Item = PlannedQuery>,
     ) -> Result<u64, StoreError> {
         match &mut self.backend {
             Backend::Postgres(b) => b.plan_queries(source, work, queries),
@@ -651,6 +668,17 @@ impl Store {
     /// of them are refined queries.
     pub fn query_counts(&self, source: SourceId) -> Result<(u64, u64), StoreError> {
         on_backend!(self, b => b.query_counts(source))
+    }
+
+    /// How many of the source's values each of `keys` found first (the
+    /// values new to the store when that query was recorded), in the order
+    /// of `keys`.
+    pub fn values_found_by(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<Vec<u64>, StoreError> {
+        on_backend!(self, b => b.values_found_by(source, keys))
     }
 
     /// The checkpoints of the source's queries that are not done: query key

@@ -30,22 +30,29 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use super::{
-    deflate, inflate, now, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome, QueryState,
-    Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status, StatusSource,
-    StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
+    deflate, inflate, now, AnsweredQuery, Hit, KeptPage, PageRecord, PlannedQuery, QueryOutcome,
+    QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status,
+    StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
+    WORKER_ALIVE_SECONDS,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
 
 /// The schema version this gather writes (table `gather_schema`).
-const VERSION: i64 = 2;
+const VERSION: i64 = 3;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2)];
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3)];
 
 /// Taken while the schema is created or migrated, so that workers starting
 /// at once do not race.
 const MIGRATION_LOCK: i64 = 0x6761_7468;
+
+/// The planners among the workers: workers wait for the queries a live
+/// planner may still add (refinements, learned words).
+const V3: &str = "
+ALTER TABLE workers ADD COLUMN plans BOOLEAN NOT NULL DEFAULT false;
+";
 
 /// What a query's answer revealed, its element values, the query a refined
 /// query narrows and whether its value was learned: the SQLite schema's
@@ -700,6 +707,23 @@ impl Postgres {
         Ok((n(0), n(1)))
     }
 
+    pub fn values_found_by(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<Vec<u64>, StoreError> {
+        let rows = self.rows(
+            &format!("counting the values of the queries of source {source}"),
+            "SELECT (SELECT count(*) FROM attribute_values v WHERE v.source_id = $1 AND v.query_key = k)
+             FROM unnest($2::text[]) WITH ORDINALITY AS t(k, i) ORDER BY i",
+            &[&source, &keys],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| r.get::<_, i64>(0).max(0) as u64)
+            .collect())
+    }
+
     pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
         let rows = self.rows(
             &format!("reading the checkpoints of source {source}"),
@@ -894,7 +918,7 @@ impl Postgres {
         &mut self,
         source: SourceId,
         work: &str,
-        queries: impl Iterator<Item = (String, u64, String, String)>,
+        queries: impl Iterator<Item = PlannedQuery>,
     ) -> Result<u64, StoreError> {
         let e = pg_err(&self.db, format!("planning the queries of source {source}"));
         let time = now();
@@ -910,27 +934,33 @@ impl Postgres {
             .await?;
             let mut seen = HashSet::new();
             let mut planned = 0;
-            let mut batch: (Vec<String>, Vec<i64>, Vec<String>, Vec<String>) = Default::default();
+            let mut batch = PlanBatch::default();
             let mut queries = queries.peekable();
-            while let Some((key, ordinal, description, request)) = queries.next() {
-                if seen.insert(key.clone()) {
-                    batch.0.push(key);
-                    batch.1.push(i64::try_from(ordinal).unwrap_or(i64::MAX));
-                    batch.2.push(description);
-                    batch.3.push(request);
+            while let Some(query) = queries.next() {
+                if seen.insert(query.key.clone()) {
+                    batch.push(query);
                 }
-                if batch.0.len() >= 1000 || queries.peek().is_none() {
+                if batch.keys.len() >= 1000 || queries.peek().is_none() {
+                    let b = std::mem::take(&mut batch);
                     planned += tx
                         .execute(
-                            "INSERT INTO queries (source_id, key, ordinal, description, state, started_at, request)
-                             SELECT $1, k, o, d, 'pending', $2, r
-                             FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[]) AS t(k, o, d, r)
-                             ON CONFLICT (source_id, key) DO UPDATE SET request = excluded.request
+                            "INSERT INTO queries (source_id, key, ordinal, description, state, started_at,
+                                                  request, query_values, parent, learned)
+                             SELECT $1, k, o, d, 'pending', $2, r, v, p, l
+                             FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[],
+                                         $7::text[], $8::text[], $9::bool[]) AS t(k, o, d, r, v, p, l)
+                             ON CONFLICT (source_id, key) DO UPDATE SET
+                               request = excluded.request,
+                               query_values = coalesce(queries.query_values, excluded.query_values),
+                               parent = coalesce(queries.parent, excluded.parent),
+                               learned = queries.learned OR excluded.learned
                              WHERE queries.request IS NULL",
-                            &[&source, &time, &batch.0, &batch.1, &batch.2, &batch.3],
+                            &[
+                                &source, &time, &b.keys, &b.ordinals, &b.descriptions,
+                                &b.requests, &b.values, &b.parents, &b.learned,
+                            ],
                         )
                         .await?;
-                    batch = Default::default();
                 }
             }
             tx.commit().await?;
@@ -1321,6 +1351,51 @@ pub struct Claim {
     pub request: String,
     /// Where the walk of a worker that died stood.
     pub checkpoint: Option<String>,
+    /// The query it refines, for a refined query.
+    pub parent: Option<String>,
+    /// Its value was learned from the answers.
+    pub learned: bool,
+}
+
+/// Planned queries on their way into the database, a column each.
+#[derive(Default)]
+struct PlanBatch {
+    keys: Vec<String>,
+    ordinals: Vec<i64>,
+    descriptions: Vec<String>,
+    requests: Vec<String>,
+    values: Vec<Option<String>>,
+    parents: Vec<Option<String>>,
+    learned: Vec<bool>,
+}
+
+impl PlanBatch {
+    fn push(&mut self, query: PlannedQuery) {
+        self.keys.push(query.key);
+        self.ordinals
+            .push(i64::try_from(query.ordinal).unwrap_or(i64::MAX));
+        self.descriptions.push(query.description);
+        self.requests.push(query.request);
+        self.values.push(query.values);
+        self.parents.push(query.parent);
+        self.learned.push(query.learned);
+    }
+}
+
+/// What a worker with nothing to claim waits for ([`SharedPlan::others`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Others {
+    /// Pending queries other live workers hold: taken over should their
+    /// worker die.
+    pub held: u64,
+    /// Live planners (`gather URL --db postgres://…`) other than this
+    /// process: they may still add queries (a new source, refinements,
+    /// learned words).
+    pub planners: u64,
+    /// The database holds a plan at all.
+    pub planned: bool,
+    /// Live workers other than this process, planners included.
+    pub workers: u64,
 }
 
 /// The workers' side of a PostgreSQL gatherer database: leases on the
@@ -1422,7 +1497,8 @@ impl SharedPlan {
                    LIMIT 1 FOR UPDATE SKIP LOCKED)
                  UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
                  FROM next WHERE q.id = next.id
-                 RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint",
+                 RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
+                           q.parent, q.learned",
                 &[&s.worker, &self.lease_seconds()],
             )
             .await
@@ -1434,23 +1510,52 @@ impl SharedPlan {
             description: r.get(3),
             request: r.get(4),
             checkpoint: r.get(5),
+            parent: r.get(6),
+            learned: r.get(7),
         }))
     }
 
-    /// Planned queries that other live workers hold now: when there are
-    /// some, this worker waits, to take them over should their worker die.
-    pub async fn held_elsewhere(&self) -> Result<u64, StoreError> {
+    /// What others do that a worker with nothing to claim waits for: the
+    /// queries other live workers hold, the live planners that may add
+    /// more, and whether there is a plan at all.
+    pub async fn others(&self) -> Result<Others, StoreError> {
         let s = &self.inner;
         let row = s
             .query_one(
-                "SELECT count(*) FROM queries
-                 WHERE state = 'pending' AND request IS NOT NULL
-                   AND leased_by <> $1 AND lease_until >= now()",
-                &[&s.worker],
+                "SELECT
+                   (SELECT count(*) FROM queries
+                    WHERE state = 'pending' AND request IS NOT NULL
+                      AND leased_by <> $1 AND lease_until >= now()),
+                   (SELECT count(*) FROM workers
+                    WHERE plans AND name <> $1
+                      AND seen_at > now() - make_interval(secs => $2)),
+                   EXISTS (SELECT 1 FROM sources WHERE work IS NOT NULL),
+                   (SELECT count(*) FROM workers
+                    WHERE name <> $1 AND seen_at > now() - make_interval(secs => $2))",
+                &[&s.worker, &(WORKER_ALIVE_SECONDS as f64)],
             )
             .await
-            .map_err(pg_err(&s.db, "counting the leased queries"))?;
-        Ok(row.get::<_, i64>(0).max(0) as u64)
+            .map_err(pg_err(&s.db, "reading what the other workers do"))?;
+        Ok(Others {
+            held: row.get::<_, i64>(0).max(0) as u64,
+            planners: row.get::<_, i64>(1).max(0) as u64,
+            planned: row.get(2),
+            workers: row.get::<_, i64>(3).max(0) as u64,
+        })
+    }
+
+    /// Says that this process plans (`gather URL --db postgres://…`):
+    /// while it is alive, workers with nothing to claim wait for the
+    /// queries it may still add.
+    pub async fn set_planning(&self, planning: bool) -> Result<(), StoreError> {
+        let s = &self.inner;
+        s.execute(
+            "UPDATE workers SET plans = $2, seen_at = now() WHERE name = $1",
+            &[&s.worker, &planning],
+        )
+        .await
+        .map_err(pg_err(&s.db, "registering the planner"))?;
+        Ok(())
     }
 
     /// Renews this worker's leases and says it is alive.

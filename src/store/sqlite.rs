@@ -464,6 +464,33 @@ impl Sqlite {
         )
     }
 
+    pub fn values_found_by(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<Vec<u64>, StoreError> {
+        let e = || {
+            sql_err(
+                &self.path,
+                format!("counting the values of the queries of source {source}"),
+            )
+        };
+        let mut count = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM attribute_values WHERE source_id = ?1 AND query_key = ?2",
+            )
+            .map_err(e())?;
+        keys.iter()
+            .map(|key| {
+                count
+                    .query_row(rusqlite::params![source, key], |r| r.get::<_, i64>(0))
+                    .map(|n| n.max(0) as u64)
+                    .map_err(e())
+            })
+            .collect()
+    }
+
     /// How many queries of the source are stored (any state), and how many
     /// of them are refined queries.
     pub fn query_counts(&self, source: SourceId) -> Result<(u64, u64), StoreError> {

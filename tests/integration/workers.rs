@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use gather::demo::postgres::LocalPostgres;
 use gather::demo::slow::{SlowConfig, SlowSite};
+use gather::demo::{DemoConfig, DemoSite, Variant};
 use tokio::process::{Child, Command};
 
 fn postgres() -> LocalPostgres {
@@ -431,7 +432,7 @@ fn provider_source(store: &mut gather::store::Store) -> gather::store::SourceId 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
-    use gather::store::{Location, QueryState, SharedPlan, Store};
+    use gather::store::{Location, PlannedQuery, QueryState, SharedPlan, Store};
     let pg = postgres();
     let db = pg.database("lease").unwrap();
     let mut planner = Store::open_at(&Location::Postgres(db.clone())).unwrap();
@@ -442,7 +443,16 @@ async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
         .plan_queries(
             source,
             "{}",
-            [("k1".to_string(), 0, "q=a".to_string(), request.to_string())].into_iter(),
+            [PlannedQuery {
+                key: "k1".into(),
+                ordinal: 0,
+                description: "q=a".into(),
+                request: request.into(),
+                values: None,
+                parent: None,
+                learned: false,
+            }]
+            .into_iter(),
         )
         .unwrap();
     assert_eq!(planned, 1);
@@ -457,7 +467,7 @@ async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
     );
     // Leased: nobody else gets it, and the others wait for it.
     assert_eq!(second.claim().await.unwrap(), None);
-    assert_eq!(second.held_elsewhere().await.unwrap(), 1);
+    assert_eq!(second.others().await.unwrap().held, 1);
 
     let outcome =
         crate::support::query_outcome("k1", "q=a", QueryState::Done, Vec::new(), &[("item", "x")]);
@@ -476,7 +486,7 @@ async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
     // Done: written once, never again, claimed by nobody.
     assert!(holder.record_query(source, &outcome).is_err());
     assert_eq!(second.claim().await.unwrap(), None);
-    assert_eq!(second.held_elsewhere().await.unwrap(), 0);
+    assert_eq!(second.others().await.unwrap().held, 0);
     let status = holder.status().unwrap();
     assert_eq!((status.sources[0].done, status.sources[0].leased), (1, 0));
     assert_eq!(
@@ -582,4 +592,145 @@ async fn refinement_columns_round_trip_on_postgresql_and_sqlite() {
     refinement_columns_round_trip(Store::open_at(&Location::Postgres(db)).unwrap());
     let dir = tempfile::tempdir().unwrap();
     refinement_columns_round_trip(Store::open(&dir.path().join("g.db")).unwrap());
+}
+
+/// The JSON summary of a gathering.
+fn summary(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).expect("the summary is JSON")
+}
+
+/// The request targets the demo site answered for `script`, each with how
+/// often it was asked for.
+fn asked(site: &DemoSite, script: &str) -> BTreeMap<String, usize> {
+    let mut asked = BTreeMap::new();
+    for r in site.requests() {
+        if r.target.starts_with(script) {
+            *asked.entry(r.target).or_default() += 1;
+        }
+    }
+    asked
+}
+
+async fn demo() -> DemoSite {
+    DemoSite::start(DemoConfig {
+        titles: 1200,
+        articles: 1500,
+        ..DemoConfig::default()
+    })
+    .await
+    .expect("demo site starts")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn truncated_queries_are_refined_on_the_shared_plan_by_every_worker() {
+    let site = demo().await;
+    let pg = postgres();
+    let db = pg.database("refine").unwrap();
+    // Workers started before any plan exists wait for one, and for the
+    // refinements the planner adds round after round.
+    let workers = [worker(&db, &[]), worker(&db, &[])];
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let url = site.url(Variant::Catalogue);
+    let planner_out = finished(planner(&url, &db, &[])).await;
+    let mut sent = vec![queries_sent(&planner_out)];
+    for w in workers {
+        sent.push(queries_sent(&finished(w).await));
+    }
+    let report = summary(&planner_out);
+    let source = &report["sources"][0];
+    let planned = source["queries_planned"].as_u64().unwrap();
+    assert!(source["queries_refined"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(source["truncated_left"], serde_json::json!([]), "{report}");
+    assert_eq!(
+        source["stats"]["incomplete"],
+        serde_json::Value::Null,
+        "{report}"
+    );
+    assert_eq!(source["hits_estimate"], 1200, "{report}");
+
+    // Every title, each query sent once, and the workers took their share.
+    assert_eq!(
+        exported_values(&db).await,
+        vec![site.expected(Variant::Catalogue)]
+    );
+    let asked = asked(&site, "/cgi-bin/katalog.pl");
+    assert!(asked.values().all(|&n| n == 1), "sent twice: {asked:?}");
+    assert_eq!(sent.iter().sum::<u64>(), asked.len() as u64, "{sent:?}");
+    assert!(asked.len() as u64 > planned, "{} of {planned}", asked.len());
+    assert!(sent[1] + sent[2] > 0, "queries per process: {sent:?}");
+    let status = status(&db).await;
+    assert_eq!(status["sources"][0]["pending"], 0, "{status}");
+    assert_eq!(status["workers_alive"], serde_json::json!([]), "{status}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn words_are_learned_on_the_shared_plan_and_none_is_sent_twice() {
+    let site = demo().await;
+    let pg = postgres();
+    let db = pg.database("learn").unwrap();
+    let url = site.url(Variant::Archive);
+    let first = planner(&url, &db, &["--max-queries", "100"]);
+    plan_ready(&db).await;
+    let other = worker(&db, &[]);
+    let planner_out = finished(first).await;
+    let worker_out = finished(other).await;
+    let report = summary(&planner_out);
+    let source = &report["sources"][0];
+    assert_eq!(source["queries_planned"], 3, "{report}");
+    assert_eq!(source["queries_learned"], 97, "{report}");
+    assert!(
+        source["learning_stopped"]
+            .as_str()
+            .is_some_and(|why| why.contains("--max-queries 100")),
+        "{report}"
+    );
+    let asked = asked(&site, "/cgi-bin/archiv.pl");
+    assert_eq!(asked.len(), 100, "{asked:?}");
+    assert!(
+        asked.values().all(|&n| n == 1),
+        "a word sent twice: {asked:?}"
+    );
+    assert_eq!(queries_sent(&planner_out) + queries_sent(&worker_out), 100);
+
+    // The learned words reach most of the archive, as on one process.
+    let expected = site.expected(Variant::Archive);
+    let found = &exported_values(&db).await[0];
+    assert!(found["nr"].is_subset(&expected["nr"]));
+    let share = found["nr"].len() as f64 / expected["nr"].len() as f64;
+    assert!(
+        share > 0.6,
+        "{} of {}",
+        found["nr"].len(),
+        expected["nr"].len()
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_without_a_plan_waits_for_one_then_ends() {
+    let pg = postgres();
+    let db = pg.database("nothing").unwrap();
+    // An empty database: the worker makes the schema and waits.
+    let started = Instant::now();
+    let out = finished(worker(&db, &["--wait", "1.5"])).await;
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(1500), "{waited:?}");
+    assert_eq!(queries_sent(&out), 0);
+    let help = run(&["worker", "--help"]).await;
+    let help = String::from_utf8_lossy(&help.stdout);
+    for ignored in [
+        "--max-pages",
+        "--crawl-limit",
+        "--fresh",
+        "--boilerplate",
+        "--spec",
+        "--learn",
+    ] {
+        assert!(
+            !help.contains(ignored),
+            "worker --help lists {ignored}:\n{help}"
+        );
+    }
+    assert!(help.contains("--wait"), "{help}");
 }
