@@ -734,3 +734,53 @@ async fn a_worker_without_a_plan_waits_for_one_then_ends() {
     }
     assert!(help.contains("--wait"), "{help}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_planner_s_refinement_rounds_are_resumed_by_running_it_again() {
+    let site = demo().await;
+    let pg = postgres();
+    let db = pg.database("replan").unwrap();
+    let url = site.url(Variant::Catalogue);
+    let slow = ["--delay-ms", "15"];
+    let mut first = planner(&url, &db, &slow);
+    plan_ready(&db).await;
+    let helper = worker(&db, &slow);
+    // Killed once the refinements are under way.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while asked(&site, "/cgi-bin/katalog.pl").len() < 60 {
+        assert!(Instant::now() < deadline, "no progress");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the planner ended before it was killed"
+    );
+    first.kill().await.expect("kill -9 the planner");
+    let before = asked(&site, "/cgi-bin/katalog.pl").len();
+
+    // The same command again goes on with the rounds; the worker, still
+    // waiting, takes its share.
+    let again = finished(planner(&url, &db, &slow)).await;
+    finished(helper).await;
+    let report = summary(&again);
+    let source = &report["sources"][0];
+    assert_eq!(source["truncated_left"], serde_json::json!([]), "{report}");
+    assert_eq!(
+        source["stats"]["incomplete"],
+        serde_json::Value::Null,
+        "{report}"
+    );
+    assert_eq!(
+        exported_values(&db).await,
+        vec![site.expected(Variant::Catalogue)]
+    );
+    let asked = asked(&site, "/cgi-bin/katalog.pl");
+    assert!(asked.len() > before, "nothing sent after the kill");
+    // Only the killed planner's queries in flight were sent twice.
+    let twice: Vec<&String> = asked
+        .iter()
+        .filter(|(_, &n)| n > 1)
+        .map(|(t, _)| t)
+        .collect();
+    assert!(twice.len() <= 2, "sent twice: {twice:?}");
+}
