@@ -1252,7 +1252,11 @@ impl Manager<'_> {
             *line = counted;
         }
         worked?;
-        Ok(self.store().values_found_by(id, &keys)?)
+        let found = self.store().values_found_by(id, &keys)?;
+        Ok(keys
+            .iter()
+            .map(|key| found.iter().filter(|(k, _)| k == key).count() as u64)
+            .collect())
     }
 
     /// Queries sent at once while learning: `--concurrency`, for every
@@ -1283,6 +1287,10 @@ impl Manager<'_> {
         let cap = source.plan.cap();
         let mut unprofitable = 0;
         let mut tried: HashSet<String> = HashSet::new();
+        // Ranked once from what is stored, then told each batch's new values.
+        let values = self.store().values(id)?;
+        let mut ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
+        drop(values);
         loop {
             if self.options.interrupt.is_set() {
                 return Ok(Some("the gathering was interrupted".into()));
@@ -1303,8 +1311,6 @@ impl Manager<'_> {
                     .filter(|(name, _)| *name == element)
                     .map(|(_, value)| value.to_lowercase()),
             );
-            let values = self.store().values(id)?;
-            let ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
             let batch = self.learning_batch().await?.min(room as usize);
             let words = ranking.next(&tried, batch);
             if words.is_empty() {
@@ -1321,12 +1327,15 @@ impl Manager<'_> {
                 })
                 .collect();
             line.queries_learned += queries.len() as u64;
+            let keys: Vec<String> = queries.iter().map(|q| q.0.clone()).collect();
             for gain in self
                 .run_queries(work, source, queries.into_iter(), line)
                 .await?
             {
                 unprofitable = if gain == 0 { unprofitable + 1 } else { 0 };
             }
+            let found = self.store().values_found_by(id, &keys)?;
+            ranking.add(found.iter().map(|(_, value)| value.as_str()));
             if unprofitable >= learn::UNPROFITABLE_RUN {
                 return Ok(Some(format!(
                     "new words stopped paying ({} queries in a row without a new value)",

@@ -57,17 +57,23 @@ impl WordRanking {
     /// per word).
     pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> WordRanking {
         let mut ranking = WordRanking::default();
+        ranking.add(values);
+        ranking
+    }
+
+    /// Counts the words of values gathered since (values new to the
+    /// store: a value already counted must not be given again).
+    pub fn add<'a>(&mut self, values: impl IntoIterator<Item = &'a str>) {
         for value in values {
             let mut seen = HashSet::new();
             for word in words(value) {
                 let key = word.to_lowercase();
                 if seen.insert(key.clone()) {
-                    *ranking.frequency.entry(key.clone()).or_default() += 1;
-                    ranking.spelling.entry(key).or_insert(word);
+                    *self.frequency.entry(key.clone()).or_default() += 1;
+                    self.spelling.entry(key).or_insert(word);
                 }
             }
         }
-        ranking
     }
 
     /// The `n` most promising words not in `tried` (compared ignoring
@@ -118,6 +124,25 @@ fn words(value: &str) -> impl Iterator<Item = String> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_told_later_rank_as_if_counted_at_once() {
+        let values = [
+            "Stille Nacht",
+            "Hafen am Strand",
+            "Hafen und Stille",
+            "Der stille Hafen",
+        ];
+        let mut later = WordRanking::new(values[..1].iter().copied());
+        assert_eq!(later.next(&HashSet::new(), 1), ["Nacht"]);
+        later.add(values[1..].iter().copied());
+        let at_once = WordRanking::new(values);
+        assert_eq!(
+            later.next(&HashSet::new(), 4),
+            at_once.next(&HashSet::new(), 4)
+        );
+        assert_eq!(later.next(&HashSet::new(), 2), ["Hafen", "Stille"]);
+    }
 
     #[test]
     fn the_most_frequent_untried_word_comes_first() {

@@ -670,14 +670,14 @@ impl Store {
         on_backend!(self, b => b.query_counts(source))
     }
 
-    /// How many of the source's values each of `keys` found first (the
-    /// values new to the store when that query was recorded), in the order
-    /// of `keys`.
+    /// The source's values that the queries `keys` found first (those new
+    /// to the store when the query was recorded): (query key, value), a
+    /// value once for each attribute that holds it.
     pub fn values_found_by(
         &self,
         source: SourceId,
         keys: &[String],
-    ) -> Result<Vec<u64>, StoreError> {
+    ) -> Result<Vec<(String, String)>, StoreError> {
         on_backend!(self, b => b.values_found_by(source, keys))
     }
 

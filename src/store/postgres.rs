@@ -711,17 +711,14 @@ impl Postgres {
         &self,
         source: SourceId,
         keys: &[String],
-    ) -> Result<Vec<u64>, StoreError> {
+    ) -> Result<Vec<(String, String)>, StoreError> {
         let rows = self.rows(
-            &format!("counting the values of the queries of source {source}"),
-            "SELECT (SELECT count(*) FROM attribute_values v WHERE v.source_id = $1 AND v.query_key = k)
-             FROM unnest($2::text[]) WITH ORDINALITY AS t(k, i) ORDER BY i",
+            &format!("reading the values of the queries of source {source}"),
+            "SELECT query_key, value FROM attribute_values
+             WHERE source_id = $1 AND query_key = ANY($2) ORDER BY id",
             &[&source, &keys],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| r.get::<_, i64>(0).max(0) as u64)
-            .collect())
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {

@@ -468,27 +468,29 @@ impl Sqlite {
         &self,
         source: SourceId,
         keys: &[String],
-    ) -> Result<Vec<u64>, StoreError> {
+    ) -> Result<Vec<(String, String)>, StoreError> {
         let e = || {
             sql_err(
                 &self.path,
-                format!("counting the values of the queries of source {source}"),
+                format!("reading the values of the queries of source {source}"),
             )
         };
-        let mut count = self
+        let mut found = self
             .conn
             .prepare_cached(
-                "SELECT count(*) FROM attribute_values WHERE source_id = ?1 AND query_key = ?2",
+                "SELECT value FROM attribute_values WHERE source_id = ?1 AND query_key = ?2 ORDER BY id",
             )
             .map_err(e())?;
-        keys.iter()
-            .map(|key| {
-                count
-                    .query_row(rusqlite::params![source, key], |r| r.get::<_, i64>(0))
-                    .map(|n| n.max(0) as u64)
-                    .map_err(e())
-            })
-            .collect()
+        let mut values = Vec::new();
+        for key in keys {
+            let rows = found
+                .query_map(rusqlite::params![source, key], |r| r.get::<_, String>(0))
+                .map_err(e())?;
+            for value in rows {
+                values.push((key.clone(), value.map_err(e())?));
+            }
+        }
+        Ok(values)
     }
 
     /// How many queries of the source are stored (any state), and how many
