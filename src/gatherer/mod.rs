@@ -212,39 +212,51 @@ pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, Gathe
     fetch.credentials =
         source::credentials(starts, &fetch.credentials).map_err(GatherError::Source)?;
     let mut manager = Manager::new(options, fetch, Role::Planner).await?;
-    let limits = Limits {
-        max_queries: options.max_queries,
-        learn: options.learn,
-    };
+    // What this process holds of a shared plan is given back however the
+    // gathering ends.
+    let gathered = manager.gather(starts).await;
+    manager.release().await?;
+    gathered?;
+    Ok(manager.finish(started))
+}
 
-    let mut crawl = Crawl {
-        limit: options.crawl_limit,
-        ..Crawl::default()
-    };
-    for start in starts {
-        if options.interrupt.is_set() {
-            break;
-        }
-        match start {
-            Start::Url(url) => crawl.push_start(url.clone()),
-            Start::Spec { .. } => {
-                let loaded = source::load(start, &manager.fetcher, &limits).await;
-                manager.take(&start.name(), loaded, &mut crawl).await?;
+impl Manager<'_> {
+    /// [`gather`]: discovers the starts and the pages crawled from them,
+    /// gathers each source, and with a shared plan works on it with the
+    /// workers and finishes its sources.
+    async fn gather(&mut self, starts: &[Start]) -> Result<(), GatherError> {
+        let options = self.options;
+        let limits = Limits {
+            max_queries: options.max_queries,
+            learn: options.learn,
+        };
+        let mut crawl = Crawl {
+            limit: options.crawl_limit,
+            ..Crawl::default()
+        };
+        for start in starts {
+            if options.interrupt.is_set() {
+                break;
+            }
+            match start {
+                Start::Url(url) => crawl.push_start(url.clone()),
+                Start::Spec { .. } => {
+                    let loaded = source::load(start, &self.fetcher, &limits).await;
+                    self.take(&start.name(), loaded, &mut crawl).await?;
+                }
             }
         }
+        while let Some(url) = crawl.next().filter(|_| !options.interrupt.is_set()) {
+            let loaded = source::discover(&url, &self.fetcher, &limits).await;
+            self.take(url.as_str(), loaded, &mut crawl).await?;
+        }
+        self.keep_main_contents(&boilerplate_by_origin(starts))?;
+        self.report.crawl_cut_short = crawl.cut_short;
+        if self.shared.is_some() {
+            self.finish_shared().await?;
+        }
+        Ok(())
     }
-    while let Some(url) = crawl.next().filter(|_| !options.interrupt.is_set()) {
-        let loaded = source::discover(&url, &manager.fetcher, &limits).await;
-        manager.take(url.as_str(), loaded, &mut crawl).await?;
-    }
-    manager.keep_main_contents(&boilerplate_by_origin(starts))?;
-    manager.report.crawl_cut_short = crawl.cut_short;
-    if manager.shared.is_some() {
-        let worked = manager.finish_shared().await;
-        manager.release().await?;
-        worked?;
-    }
-    Ok(manager.finish(started))
 }
 
 /// Works on the shared plan of a PostgreSQL gatherer database (`gather
