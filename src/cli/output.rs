@@ -364,15 +364,24 @@ fn write_status(out: &mut impl Write, status: &gather::store::Status) -> std::io
             s.kind, s.pending, s.leased, s.done, s.failed, s.truncated, s.pages, s.url
         )?;
     }
+    let named = |names: &[String]| {
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", names.join(", "))
+        }
+    };
     writeln!(
         out,
         "workers alive: {}{}",
         status.workers_alive.len(),
-        if status.workers_alive.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", status.workers_alive.join(", "))
-        }
+        named(&status.workers_alive)
+    )?;
+    writeln!(
+        out,
+        "of them planning: {}{}",
+        status.planners_alive.len(),
+        named(&status.planners_alive)
     )?;
     writeln!(
         out,

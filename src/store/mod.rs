@@ -367,6 +367,9 @@ pub struct Status {
     pub sources: Vec<StatusSource>,
     /// Workers seen in the last [`WORKER_ALIVE_SECONDS`] (PostgreSQL).
     pub workers_alive: Vec<String>,
+    /// Those of them that plan (`gather URL --db postgres://…`): workers
+    /// with nothing to claim wait for them.
+    pub planners_alive: Vec<String>,
     /// Result pages fetched in the last minute, per second.
     pub requests_per_second: f64,
 }

@@ -1170,14 +1170,16 @@ impl Postgres {
                 }
             })
             .collect();
-        let workers_alive = self
-            .rows(
-                "reading the workers",
-                "SELECT name FROM workers WHERE seen_at > now() - make_interval(secs => $1)
-                 ORDER BY name",
-                &[&(WORKER_ALIVE_SECONDS as f64)],
-            )?
+        let workers = self.rows(
+            "reading the workers",
+            "SELECT name, plans FROM workers WHERE seen_at > now() - make_interval(secs => $1)
+             ORDER BY name",
+            &[&(WORKER_ALIVE_SECONDS as f64)],
+        )?;
+        let workers_alive = workers.iter().map(|r| r.get(0)).collect();
+        let planners_alive = workers
             .iter()
+            .filter(|r| r.get::<_, bool>(1))
             .map(|r| r.get(0))
             .collect();
         let recent = self.count(
@@ -1188,6 +1190,7 @@ impl Postgres {
         Ok(Status {
             sources,
             workers_alive,
+            planners_alive,
             requests_per_second: recent as f64 / 60.0,
         })
     }

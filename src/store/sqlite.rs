@@ -844,6 +844,7 @@ impl Sqlite {
         Ok(Status {
             sources,
             workers_alive: Vec::new(),
+            planners_alive: Vec::new(),
             requests_per_second: recent as f64 / 60.0,
         })
     }

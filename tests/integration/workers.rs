@@ -631,7 +631,26 @@ async fn truncated_queries_are_refined_on_the_shared_plan_by_every_worker() {
     let workers = [worker(&db, &[]), worker(&db, &[])];
     tokio::time::sleep(Duration::from_millis(500)).await;
     let url = site.url(Variant::Catalogue);
-    let planner_out = finished(planner(&url, &db, &[])).await;
+    let mut planning = planner(&url, &db, &[]);
+    // While it runs, the status names it among the planners.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = status(&db).await;
+        if status["planners_alive"]
+            .as_array()
+            .is_some_and(|p| p.len() == 1)
+        {
+            assert_eq!(
+                status["workers_alive"].as_array().unwrap().len(),
+                3,
+                "{status}"
+            );
+            break;
+        }
+        assert!(planning.try_wait().unwrap().is_none(), "{status}");
+        assert!(Instant::now() < deadline, "{status}");
+    }
+    let planner_out = finished(planning).await;
     let mut sent = vec![queries_sent(&planner_out)];
     for w in workers {
         sent.push(queries_sent(&finished(w).await));
@@ -661,6 +680,7 @@ async fn truncated_queries_are_refined_on_the_shared_plan_by_every_worker() {
     let status = status(&db).await;
     assert_eq!(status["sources"][0]["pending"], 0, "{status}");
     assert_eq!(status["workers_alive"], serde_json::json!([]), "{status}");
+    assert_eq!(status["planners_alive"], serde_json::json!([]), "{status}");
     site.shutdown().await;
 }
 
