@@ -279,12 +279,7 @@ pub async fn work(options: &Options) -> Result<Report, GatherError> {
     let worked = manager.work_shared().await;
     manager.release().await?;
     worked?;
-    let lines: Vec<(SourceId, SourceReport)> =
-        std::mem::take(&mut manager.lines).into_iter().collect();
-    for (id, mut line) in lines {
-        line.stats = Some(manager.store().stats(id)?);
-        manager.report.sources.push(line);
-    }
+    manager.report_lines()?;
     Ok(manager.finish(started))
 }
 
@@ -1047,6 +1042,17 @@ impl Manager<'_> {
                 .learn(&planned.work, &planned.source, &mut line)
                 .await?;
             self.finish_source(id, planned.plan_limit, &planned.page_cap, refined, line)?;
+        }
+        // What this process ran of other planners' sources.
+        self.report_lines()
+    }
+
+    /// Adds the report lines of the sources this process ran queries of
+    /// on the shared plan, with what the database holds of each.
+    fn report_lines(&mut self) -> Result<(), GatherError> {
+        for (id, mut line) in std::mem::take(&mut self.lines) {
+            line.stats = Some(self.store().stats(id)?);
+            self.report.sources.push(line);
         }
         Ok(())
     }

@@ -804,3 +804,28 @@ async fn a_killed_planner_s_refinement_rounds_are_resumed_by_running_it_again() 
         .collect();
     assert!(twice.len() <= 2, "sent twice: {twice:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_planners_refine_their_providers_side_by_side_on_one_database() {
+    let site = demo().await;
+    let pg = postgres();
+    let db = pg.database("planners").unwrap();
+    let helper = worker(&db, &[]);
+    let guide = planner(&site.url(Variant::Limited), &db, &[]);
+    let catalogue = planner(&site.url(Variant::Catalogue), &db, &[]);
+    let outs = [finished(guide).await, finished(catalogue).await];
+    finished(helper).await;
+    for out in &outs {
+        let report = summary(out);
+        let own = &report["sources"][0];
+        assert!(own["queries_refined"].as_u64().unwrap() > 0, "{report}");
+        assert_eq!(own["truncated_left"], serde_json::json!([]), "{report}");
+    }
+    let exported = exported_values(&db).await;
+    assert!(exported.contains(&site.expected(Variant::Limited)));
+    assert!(exported.contains(&site.expected(Variant::Catalogue)));
+    for script in ["/cgi-bin/katalog.pl", "/cgi-bin/liste.pl"] {
+        let asked = asked(&site, script);
+        assert!(asked.values().all(|&n| n == 1), "sent twice: {asked:?}");
+    }
+}
