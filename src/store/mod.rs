@@ -509,7 +509,8 @@ impl Store {
     }
 
     /// Puts a source's plan into the shared database: every query not
-    /// there yet becomes pending, a failed one is pending again, and `work`
+    /// there yet becomes pending, a failed one among them is pending again
+    /// (one that is not planned again stays failed), and `work`
     /// (how workers run the source's queries, JSON) is kept with the
     /// source. PostgreSQL only.
     pub fn plan_queries(

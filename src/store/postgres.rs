@@ -923,12 +923,6 @@ impl Postgres {
             let tx = self.client.transaction().await?;
             tx.execute("UPDATE sources SET work = $2 WHERE id = $1", &[&source, &work])
                 .await?;
-            tx.execute(
-                "UPDATE queries SET state = 'pending', leased_by = NULL, lease_until = NULL
-                 WHERE source_id = $1 AND state = 'failed'",
-                &[&source],
-            )
-            .await?;
             let mut seen = HashSet::new();
             let mut planned = 0;
             let mut batch = PlanBatch::default();
@@ -947,11 +941,18 @@ impl Postgres {
                              FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[],
                                          $7::text[], $8::text[], $9::bool[]) AS t(k, o, d, r, v, p, l)
                              ON CONFLICT (source_id, key) DO UPDATE SET
-                               request = excluded.request,
+                               request = coalesce(queries.request, excluded.request),
                                query_values = coalesce(queries.query_values, excluded.query_values),
                                parent = coalesce(queries.parent, excluded.parent),
-                               learned = queries.learned OR excluded.learned
-                             WHERE queries.request IS NULL",
+                               learned = queries.learned OR excluded.learned,
+                               -- A failed query planned again is sent again.
+                               state = CASE WHEN queries.state = 'failed' THEN 'pending'
+                                            ELSE queries.state END,
+                               leased_by = CASE WHEN queries.state = 'failed' THEN NULL
+                                                ELSE queries.leased_by END,
+                               lease_until = CASE WHEN queries.state = 'failed' THEN NULL
+                                                  ELSE queries.lease_until END
+                             WHERE queries.request IS NULL OR queries.state = 'failed'",
                             &[
                                 &source, &time, &b.keys, &b.ordinals, &b.descriptions,
                                 &b.requests, &b.values, &b.parents, &b.learned,

@@ -829,3 +829,58 @@ async fn two_planners_refine_their_providers_side_by_side_on_one_database() {
         assert!(asked.values().all(|&n| n == 1), "sent twice: {asked:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_query_is_pending_again_only_when_it_is_planned_again() {
+    use gather::store::{Location, PlannedQuery, QueryState, SharedPlan, Store};
+    let pg = postgres();
+    let db = pg.database("failed").unwrap();
+    let mut planner = Store::open_at(&Location::Postgres(db.clone())).unwrap();
+    let source = provider_source(&mut planner);
+    let planned = |key: &str| PlannedQuery {
+        key: key.into(),
+        ordinal: 0,
+        description: format!("q={key}"),
+        request: format!(
+            r#"{{"method":"Get","url":"http://provider.test/r?q={key}","body":null,"content_type":null}}"#
+        ),
+        values: Some(format!(r#"[["q","{key}"]]"#)),
+        parent: None,
+        learned: false,
+    };
+    let plan = |store: &mut Store, keys: &[&str]| {
+        store
+            .plan_queries(source, "{}", keys.iter().map(|k| planned(k)))
+            .unwrap()
+    };
+    assert_eq!(plan(&mut planner, &["a"]), 1);
+    let lease = Duration::from_secs(30);
+    let worker = SharedPlan::connect(&db, "w", lease).unwrap();
+    let claim = worker.claim().await.unwrap().expect("the planned query");
+    assert_eq!(claim.key, "a");
+    let mut store = Store::open_at(&Location::Postgres(db.clone())).unwrap();
+    store.set_worker("w");
+    let failed = crate::support::query_outcome("a", "q=a", QueryState::Failed, Vec::new(), &[]);
+    store.record_query(source, &failed).unwrap();
+    assert_eq!(
+        worker.claim().await.unwrap(),
+        None,
+        "a failed query is not claimed"
+    );
+
+    // Another round that does not plan it again leaves it failed …
+    assert_eq!(plan(&mut planner, &["b"]), 1);
+    assert_eq!(
+        worker.claim().await.unwrap().map(|c| c.key),
+        Some("b".into())
+    );
+    assert_eq!(worker.claim().await.unwrap(), None);
+    assert_eq!(planner.stats(source).unwrap().queries_failed, 1);
+    // … planning it again sends it again, with its element values kept.
+    assert_eq!(plan(&mut planner, &["a", "b"]), 1);
+    assert_eq!(
+        worker.claim().await.unwrap().map(|c| c.key),
+        Some("a".into())
+    );
+    assert_eq!(planner.query_values(source).unwrap().len(), 2);
+}
