@@ -15,6 +15,7 @@
 //! which is flushed after every query.
 
 mod report;
+mod rounds;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -33,8 +34,9 @@ use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
 use crate::record::{Record, RecordRules};
-use crate::refine::{learn, Answer, AnswerTally, Refiner, Truncation};
+use crate::refine::AnswerTally;
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
+use rounds::{Refined, Rounds};
 
 use crate::fetch::Response;
 use crate::fragment::IndexFragment;
@@ -892,10 +894,10 @@ impl Manager<'_> {
             Some((key, query, checkpoint, Origin::Planned))
         });
         self.run_queries(&work, source, pending, &mut line).await?;
-        let refined = self
-            .refine(&work, source, &mut checkpoints, &mut line)
-            .await?;
-        line.learning_stopped = self.learn(&work, source, &mut line).await?;
+        let mut rounds = Rounds::new(Arc::clone(&work), source, checkpoints);
+        self.run_rounds(&mut rounds, &mut line).await?;
+        let refined = rounds.refined;
+        line.learning_stopped = rounds.learning_stopped;
         self.tell(Progress::SourceDone);
         line.queries_skipped = skipped;
         self.finish_source(id, plan_limit, &page_cap, refined, line)
@@ -1020,28 +1022,58 @@ impl Manager<'_> {
     }
 
     /// The planner's part once its sources are planned: works on the plan
-    /// with the workers, then refines each source's truncated queries and
-    /// learns its open text field through the shared plan, round after
-    /// round, and finishes the source.
+    /// with the workers, then runs the rounds of refinements and learned
+    /// words of all its sources side by side, each round through the
+    /// shared plan, and finishes the sources.
     async fn finish_shared(&mut self) -> Result<(), GatherError> {
         self.work_shared().await?;
-        for planned in std::mem::take(&mut self.planned) {
+        let planned = std::mem::take(&mut self.planned);
+        let mut rounds: Vec<Rounds<'_>> = planned
+            .iter()
+            .map(|p| Rounds::new(Arc::clone(&p.work), &p.source, HashMap::new()))
+            .collect();
+        loop {
+            let learning_batch = self.learning_batch().await?;
+            let mut sent: Vec<(usize, Vec<String>)> = Vec::new();
+            for (at, round) in rounds.iter_mut().enumerate() {
+                let id = round.work.source;
+                let mut line = self.lines.remove(&id).unwrap_or_else(|| {
+                    SourceReport::new(round.source.url.clone(), SourceKind::Database)
+                });
+                let next = round.next(self, learning_batch, &mut line);
+                self.lines.insert(id, line);
+                if let Some(batch) = next? {
+                    sent.push((at, self.plan_round(&round.work, batch)?));
+                }
+            }
+            if sent.is_empty() {
+                break;
+            }
+            self.work_shared().await?;
+            for (at, keys) in sent {
+                let found = self
+                    .store()
+                    .values_found_by(rounds[at].work.source, &keys)?;
+                let gains: Vec<u64> = keys
+                    .iter()
+                    .map(|key| found.iter().filter(|(k, _)| k == key).count() as u64)
+                    .collect();
+                rounds[at].answered(self, &gains)?;
+            }
+        }
+        for (round, planned) in rounds.into_iter().zip(&planned) {
             let id = planned.work.source;
             let Some(mut line) = self.lines.remove(&id) else {
                 continue;
             };
-            let refined = self
-                .refine(
-                    &planned.work,
-                    &planned.source,
-                    &mut HashMap::new(),
-                    &mut line,
-                )
-                .await?;
-            line.learning_stopped = self
-                .learn(&planned.work, &planned.source, &mut line)
-                .await?;
-            self.finish_source(id, planned.plan_limit, &planned.page_cap, refined, line)?;
+            line.learning_stopped = round.learning_stopped;
+            self.finish_source(
+                id,
+                planned.plan_limit.clone(),
+                &planned.page_cap,
+                round.refined,
+                line,
+            )?;
         }
         // What this process ran of other planners' sources.
         self.report_lines()
@@ -1225,9 +1257,6 @@ impl Manager<'_> {
         line: &mut SourceReport,
     ) -> Result<Vec<u64>, GatherError> {
         let id = work.source;
-        if self.shared.is_some() {
-            return self.run_shared(work, source, queries, line).await;
-        }
         let mut gained = Vec::new();
         let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
             let work = Arc::clone(work);
@@ -1244,37 +1273,42 @@ impl Manager<'_> {
         Ok(gained)
     }
 
-    /// [`Manager::run_queries`] on the shared plan: puts the queries into
-    /// it and works on the plan with the other workers until it is worked
-    /// off (a query's checkpoint is in the plan). Returns the values each
-    /// query found first, in the order given.
-    async fn run_shared(
+    /// Runs a source's rounds of refinements and learned words, one after
+    /// another, in this process.
+    async fn run_rounds(
         &mut self,
-        work: &Arc<QueryWork>,
-        source: &Source,
-        queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Origin)>,
+        rounds: &mut Rounds<'_>,
         line: &mut SourceReport,
-    ) -> Result<Vec<u64>, GatherError> {
-        let id = work.source;
-        let planned: Vec<PlannedQuery> = queries
+    ) -> Result<(), GatherError> {
+        loop {
+            let learning_batch = self.learning_batch().await?;
+            let Some(batch) = rounds.next(self, learning_batch, line)? else {
+                return Ok(());
+            };
+            let interrupt = self.options.interrupt.clone();
+            let batch = batch.into_iter().take_while(move |_| !interrupt.is_set());
+            let gains = self
+                .run_queries(&rounds.work, rounds.source, batch, line)
+                .await?;
+            rounds.answered(self, &gains)?;
+        }
+    }
+
+    /// Puts a round's queries into the shared plan (a query's checkpoint is
+    /// in the plan already); their keys, in order.
+    fn plan_round(
+        &mut self,
+        work: &QueryWork,
+        batch: rounds::Batch,
+    ) -> Result<Vec<String>, GatherError> {
+        let planned: Vec<PlannedQuery> = batch
+            .into_iter()
             .map(|(key, query, _, origin)| planned_query(key, &query, &origin))
             .collect();
-        let keys: Vec<String> = planned.iter().map(|q| q.key.clone()).collect();
+        let keys = planned.iter().map(|q| q.key.clone()).collect();
         self.store()
-            .plan_queries(id, &work.shared_json(), planned.into_iter())?;
-        // The source's line counts what this process runs of them.
-        let blank = SourceReport::new(source.url.clone(), SourceKind::Database);
-        self.lines.insert(id, std::mem::replace(line, blank));
-        let worked = self.work_shared().await;
-        if let Some(counted) = self.lines.remove(&id) {
-            *line = counted;
-        }
-        worked?;
-        let found = self.store().values_found_by(id, &keys)?;
-        Ok(keys
-            .iter()
-            .map(|key| found.iter().filter(|(k, _)| k == key).count() as u64)
-            .collect())
+            .plan_queries(work.source, &work.shared_json(), planned.into_iter())?;
+        Ok(keys)
     }
 
     /// Queries sent at once while learning: `--concurrency`, for every
@@ -1285,189 +1319,6 @@ impl Manager<'_> {
             None => 1,
         };
         Ok(self.options.concurrency.max(1) * workers as usize)
-    }
-
-    /// Learns the values of an open text field from the answers
-    /// ([`crate::refine::learn`]): queries with the most promising words of
-    /// the values gathered so far, `--concurrency` at a time, until the
-    /// query limit is reached, no word is left, or new words stop paying.
-    /// Returns why it stopped; `None` when the source has no such field.
-    async fn learn(
-        &mut self,
-        work: &Arc<QueryWork>,
-        source: &Source,
-        line: &mut SourceReport,
-    ) -> Result<Option<String>, GatherError> {
-        let Some(element) = learn::learnable(source.form.as_ref(), &source.metadata) else {
-            return Ok(None);
-        };
-        let id = work.source;
-        let cap = source.plan.cap();
-        let mut unprofitable = 0;
-        let mut tried: HashSet<String> = HashSet::new();
-        // Ranked once from what is stored, then told each batch's new values.
-        let values = self.store().values(id)?;
-        let mut ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
-        drop(values);
-        loop {
-            if self.options.interrupt.is_set() {
-                return Ok(Some("the gathering was interrupted".into()));
-            }
-            let (stored, _) = self.store().query_counts(id)?;
-            let room = cap.limit.saturating_sub(stored);
-            if room == 0 {
-                return Ok(Some(format!("the query limit ({cap})")));
-            }
-            // The words of the stored queries, and those sent in this run
-            // (so that a word is never chosen twice, whatever was stored).
-            tried.extend(
-                self.store()
-                    .query_values(id)?
-                    .iter()
-                    .filter_map(|json| serde_json::from_str::<ElementValues>(json).ok())
-                    .flat_map(|values| values.into_iter())
-                    .filter(|(name, _)| *name == element)
-                    .map(|(_, value)| value.to_lowercase()),
-            );
-            let batch = self.learning_batch().await?.min(room as usize);
-            let words = ranking.next(&tried, batch);
-            if words.is_empty() {
-                return Ok(Some("no untried word is left in the answers".into()));
-            }
-            let queries: Vec<_> = words
-                .into_iter()
-                .map(|word| {
-                    tried.insert(word.to_lowercase());
-                    let query = source
-                        .plan
-                        .query_with(source.plan.len() + stored, vec![(element.clone(), word)]);
-                    (query.key(), query, None, Origin::Learned)
-                })
-                .collect();
-            line.queries_learned += queries.len() as u64;
-            let keys: Vec<String> = queries.iter().map(|q| q.0.clone()).collect();
-            for gain in self
-                .run_queries(work, source, queries.into_iter(), line)
-                .await?
-            {
-                unprofitable = if gain == 0 { unprofitable + 1 } else { 0 };
-            }
-            let found = self.store().values_found_by(id, &keys)?;
-            ranking.add(found.iter().map(|(_, value)| value.as_str()));
-            if unprofitable >= learn::UNPROFITABLE_RUN {
-                return Ok(Some(format!(
-                    "new words stopped paying ({} queries in a row without a new value)",
-                    learn::UNPROFITABLE_RUN
-                )));
-            }
-        }
-    }
-
-    /// Refines the source's truncated queries, round after round, until
-    /// every answer is whole, no way is left, or the query limit is
-    /// reached (see [`crate::refine`]). `None` when the source has no way
-    /// to refine.
-    async fn refine(
-        &mut self,
-        work: &Arc<QueryWork>,
-        source: &Source,
-        checkpoints: &mut std::collections::HashMap<String, String>,
-        line: &mut SourceReport,
-    ) -> Result<Option<Refined>, GatherError> {
-        let refiner = Refiner::new(source.form.as_ref(), &source.metadata);
-        if refiner.is_empty() {
-            return Ok(None);
-        }
-        let id = work.source;
-        let cap = source.plan.cap();
-        let mut ordinal = source.plan.len();
-        // Keys sent in this run: a refined query that failed is not sent
-        // again in the next round (the next run retries it).
-        let mut tried: HashSet<String> = HashSet::new();
-        loop {
-            let answered = self.store().answered_queries(id)?;
-            let answers: Vec<(String, ElementValues, Answer, bool)> = answered
-                .into_iter()
-                .filter_map(|q| {
-                    Some((
-                        q.key,
-                        serde_json::from_str(&q.values).ok()?,
-                        serde_json::from_str(&q.answer).ok()?,
-                        q.parent.is_none(),
-                    ))
-                })
-                .collect();
-            let common = refiner.common_cap(answers.iter().map(|a| &a.2));
-            let finished = self.store().finished_queries(id)?;
-            let mut refined = Refined::default();
-            let mut next = Vec::new();
-            let mut seen = HashSet::new();
-            for (key, values, answer, _) in &answers {
-                let Some(truncation) = refiner.truncation(answer, common) else {
-                    continue;
-                };
-                let children = refiner.children(values, answer);
-                if children.is_empty() {
-                    refined
-                        .left
-                        .push((describe_values(values), truncation, "no way to refine it"));
-                    continue;
-                }
-                let mut open = false;
-                for child in children {
-                    let query = source.plan.query_with(ordinal, child);
-                    let child_key = query.key();
-                    if finished.contains(&child_key) {
-                        continue;
-                    }
-                    open = true;
-                    if tried.contains(&child_key) || !seen.insert(child_key.clone()) {
-                        continue;
-                    }
-                    ordinal += 1;
-                    let checkpoint = take_checkpoint(checkpoints, &child_key);
-                    next.push((child_key, query, checkpoint, Origin::Refined(key.clone())));
-                }
-                if open {
-                    refined.open.push((describe_values(values), truncation));
-                }
-            }
-            // The provider's hit counts of the planned queries add up to
-            // its size where the plan covers the database once.
-            let planned: Vec<&Answer> = answers
-                .iter()
-                .filter(|(.., planned)| *planned)
-                .map(|(_, _, a, _)| a)
-                .collect();
-            refined.estimate = (!planned.is_empty() && planned.iter().all(|a| a.hits.is_some()))
-                .then(|| planned.iter().filter_map(|a| a.hits).sum());
-            let room = cap.limit.saturating_sub(finished.len() as u64);
-            if next.len() as u64 > room {
-                next.truncate(room as usize);
-                refined.budget = Some(cap);
-            }
-            if next.is_empty() || self.options.interrupt.is_set() {
-                refined.left.extend(refined.open.drain(..).map(|(q, t)| {
-                    (
-                        q,
-                        t,
-                        if refined.budget.is_some() {
-                            "the query limit"
-                        } else if self.options.interrupt.is_set() {
-                            "the gathering was interrupted"
-                        } else {
-                            "refinements failed"
-                        },
-                    )
-                }));
-                return Ok(Some(refined));
-            }
-            line.queries_refined += next.len() as u64;
-            tried.extend(next.iter().map(|n| n.0.clone()));
-            let interrupt = self.options.interrupt.clone();
-            let next = next.into_iter().take_while(move |_| !interrupt.is_set());
-            self.run_queries(work, source, next, line).await?;
-        }
     }
 }
 
@@ -1487,63 +1338,6 @@ enum Origin {
     /// the query it refines and whether it was learned are in the plan.
     /// `planned`: it is a query of the static plan.
     Claimed { planned: bool },
-}
-
-/// What refining a source left: the truncated queries that are not
-/// covered by done refinements, and why.
-#[derive(Debug, Default)]
-struct Refined {
-    /// Truncated queries with refinements still to send.
-    open: Vec<(String, Truncation)>,
-    /// Truncated queries left: the query, why it is truncated, why it is left.
-    left: Vec<(String, Truncation, &'static str)>,
-    /// The query limit stopped the refinements.
-    budget: Option<Cap>,
-    /// The sum of the provider's hit counts over the planned queries.
-    estimate: Option<u64>,
-}
-
-impl Refined {
-    /// `page limit: 3 truncated queries left (by --max-queries 3)`.
-    fn reasons(&self) -> String {
-        let mut by_kind: Vec<(&str, Vec<&str>, usize)> = Vec::new();
-        for (_, truncation, why) in &self.left {
-            let kind = match truncation {
-                Truncation::PageLimit => "page limit",
-                Truncation::MoreHits { .. } => "more hits than shown",
-                Truncation::AtCap { .. } => "result limit DB.MaxResults",
-                Truncation::CommonCap { .. } => "a common result count",
-            };
-            let at = match by_kind.iter().position(|(k, ..)| *k == kind) {
-                Some(at) => at,
-                None => {
-                    by_kind.push((kind, Vec::new(), 0));
-                    by_kind.len() - 1
-                }
-            };
-            by_kind[at].2 += 1;
-            if !by_kind[at].1.contains(why) {
-                by_kind[at].1.push(why);
-            }
-        }
-        by_kind
-            .iter()
-            .map(|(kind, whys, n)| {
-                let whys: Vec<String> = whys
-                    .iter()
-                    .map(|why| match (*why, self.budget) {
-                        ("the query limit", Some(cap)) => cap.to_string(),
-                        (why, _) => why.to_string(),
-                    })
-                    .collect();
-                format!(
-                    "{kind}: {n} truncated queries left (by {})",
-                    whys.join(", ")
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
 }
 
 fn take_checkpoint(

@@ -884,3 +884,45 @@ async fn a_failed_query_is_pending_again_only_when_it_is_planned_again() {
     );
     assert_eq!(planner.query_values(source).unwrap().len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_planner_runs_the_rounds_of_its_sources_side_by_side() {
+    let site = demo().await;
+    let pg = postgres();
+    let db = pg.database("side").unwrap();
+    let catalogue = site.url(Variant::Catalogue);
+    let archive = site.url(Variant::Archive);
+    let mut args = vec![catalogue.as_str(), archive.as_str(), "--db", &db, "--json"];
+    args.extend(["--max-queries", "400"]);
+    let out = run(&args).await;
+    let report = summary(&out);
+    let planned = |at: usize| report["sources"][at]["queries_planned"].as_u64().unwrap() as usize;
+    let log = site.requests();
+    // Where in the request log each source's queries of the rounds are.
+    let rounds = |script: &str, planned: usize| -> Vec<usize> {
+        log.iter()
+            .enumerate()
+            .filter(|(_, r)| r.target.starts_with(script))
+            .map(|(i, _)| i)
+            .skip(planned)
+            .collect()
+    };
+    let refined = rounds("/cgi-bin/katalog.pl", planned(0));
+    let learned = rounds("/cgi-bin/archiv.pl", planned(1));
+    assert!(!refined.is_empty() && !learned.is_empty(), "{report}");
+    // Neither source waits for the other's rounds to end.
+    assert!(
+        learned[0] < *refined.last().unwrap(),
+        "{refined:?}\n{learned:?}"
+    );
+    assert!(
+        refined[0] < *learned.last().unwrap(),
+        "{refined:?}\n{learned:?}"
+    );
+    for source in report["sources"].as_array().unwrap() {
+        assert_eq!(source["truncated_left"], serde_json::json!([]), "{report}");
+    }
+    assert!(report["sources"][1]["queries_learned"].as_u64().unwrap() > 0);
+    let exported = exported_values(&db).await;
+    assert!(exported.contains(&site.expected(Variant::Catalogue)));
+}

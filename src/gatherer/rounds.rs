@@ -1,0 +1,372 @@
+//! The rounds that follow a source's static plan: refinements of its
+//! truncated queries ([`crate::refine`]), then words learned for an open
+//! text field ([`crate::refine::learn`]). Each round is computed from what
+//! the store holds once the round before is answered, so a resumed
+//! gathering goes on where it stood. A single gathering runs one source's
+//! rounds after the static plan; a planner on a shared plan runs the rounds
+//! of all its sources side by side, so that the workers have every
+//! provider's next queries at once.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::GatherError;
+use super::{describe_values, take_checkpoint, ElementValues, Manager, Origin, QueryWork};
+use crate::navigate::Checkpoint;
+use crate::plan::{Cap, Query};
+use crate::refine::{learn, Answer, Refiner, Truncation};
+use crate::source::Source;
+
+/// A round's queries: key, query, where a killed run left its walk, where
+/// the query comes from.
+pub(super) type Batch = Vec<(String, Query, Option<Checkpoint>, Origin)>;
+
+/// The rounds of one source, refinement first, then learning.
+pub(super) struct Rounds<'s> {
+    pub work: Arc<QueryWork>,
+    pub source: &'s Source,
+    stage: Stage,
+    refiner: Refiner,
+    /// The next refined query's ordinal.
+    ordinal: u64,
+    /// Refined queries sent in this run: one that failed is not sent
+    /// again in the next round (the next run retries it).
+    refinements_sent: HashSet<String>,
+    /// Where a killed run left the walks of refined queries (a shared plan
+    /// keeps them with its queries instead).
+    checkpoints: HashMap<String, String>,
+    /// What refining left; `None` when the source has no way to refine.
+    pub refined: Option<Refined>,
+    /// Why learning stopped; `None` when the source has no field to learn.
+    pub learning_stopped: Option<String>,
+}
+
+enum Stage {
+    Refining,
+    Learning(Box<Learning>),
+    Done,
+}
+
+/// What learning an open text field keeps between rounds.
+struct Learning {
+    element: String,
+    /// Words (lower case) stored or sent in this run.
+    tried: HashSet<String>,
+    /// The words of the values gathered so far.
+    ranking: learn::WordRanking,
+    /// Learned queries in a row that found no new value.
+    unprofitable: usize,
+    /// The keys of the round in flight.
+    sent: Vec<String>,
+}
+
+impl<'s> Rounds<'s> {
+    pub fn new(
+        work: Arc<QueryWork>,
+        source: &'s Source,
+        checkpoints: HashMap<String, String>,
+    ) -> Rounds<'s> {
+        let refiner = Refiner::new(source.form.as_ref(), &source.metadata);
+        Rounds {
+            work,
+            source,
+            stage: Stage::Refining,
+            refiner,
+            ordinal: source.plan.len(),
+            refinements_sent: HashSet::new(),
+            checkpoints,
+            refined: None,
+            learning_stopped: None,
+        }
+    }
+
+    /// The next round's queries, `None` once the rounds are over.
+    /// `learning_batch` is how many words a learning round sends.
+    pub fn next(
+        &mut self,
+        manager: &Manager<'_>,
+        learning_batch: usize,
+        line: &mut super::SourceReport,
+    ) -> Result<Option<Batch>, GatherError> {
+        loop {
+            match &mut self.stage {
+                Stage::Refining => {
+                    if let Some(batch) = self.refine(manager)? {
+                        line.queries_refined += batch.len() as u64;
+                        return Ok(Some(batch));
+                    }
+                    self.stage = match self.start_learning(manager)? {
+                        Some(learning) => Stage::Learning(Box::new(learning)),
+                        None => Stage::Done,
+                    };
+                }
+                Stage::Learning(learning) => {
+                    let source = self.source;
+                    let id = self.work.source;
+                    match learning.next(manager, source, id, learning_batch)? {
+                        Ok(batch) => {
+                            line.queries_learned += batch.len() as u64;
+                            return Ok(Some(batch));
+                        }
+                        Err(stopped) => {
+                            self.learning_stopped = Some(stopped);
+                            self.stage = Stage::Done;
+                        }
+                    }
+                }
+                Stage::Done => return Ok(None),
+            }
+        }
+    }
+
+    /// Tells the round's outcome: the values each of its queries found
+    /// first, in the order of the round.
+    pub fn answered(&mut self, manager: &Manager<'_>, gains: &[u64]) -> Result<(), GatherError> {
+        let Stage::Learning(learning) = &mut self.stage else {
+            return Ok(());
+        };
+        for &gain in gains {
+            learning.unprofitable = if gain == 0 {
+                learning.unprofitable + 1
+            } else {
+                0
+            };
+        }
+        let found = manager
+            .store()
+            .values_found_by(self.work.source, &learning.sent)?;
+        learning
+            .ranking
+            .add(found.iter().map(|(_, value)| value.as_str()));
+        if learning.unprofitable >= learn::UNPROFITABLE_RUN {
+            self.learning_stopped = Some(format!(
+                "new words stopped paying ({} queries in a row without a new value)",
+                learn::UNPROFITABLE_RUN
+            ));
+            self.stage = Stage::Done;
+        }
+        Ok(())
+    }
+
+    /// The next refinements of the source's truncated queries; `None` once
+    /// every answer is whole, no way is left, or the query limit is reached
+    /// (then [`Rounds::refined`] tells what is left, and why).
+    fn refine(&mut self, manager: &Manager<'_>) -> Result<Option<Batch>, GatherError> {
+        if self.refiner.is_empty() {
+            return Ok(None);
+        }
+        let id = self.work.source;
+        let source = self.source;
+        let cap = source.plan.cap();
+        let interrupted = manager.options.interrupt.is_set();
+        let answered = manager.store().answered_queries(id)?;
+        let answers: Vec<(String, ElementValues, Answer, bool)> = answered
+            .into_iter()
+            .filter_map(|q| {
+                Some((
+                    q.key,
+                    serde_json::from_str(&q.values).ok()?,
+                    serde_json::from_str(&q.answer).ok()?,
+                    q.parent.is_none(),
+                ))
+            })
+            .collect();
+        let common = self.refiner.common_cap(answers.iter().map(|a| &a.2));
+        let finished = manager.store().finished_queries(id)?;
+        let mut refined = Refined::default();
+        let mut next = Vec::new();
+        let mut seen = HashSet::new();
+        for (key, values, answer, _) in &answers {
+            let Some(truncation) = self.refiner.truncation(answer, common) else {
+                continue;
+            };
+            let children = self.refiner.children(values, answer);
+            if children.is_empty() {
+                refined
+                    .left
+                    .push((describe_values(values), truncation, "no way to refine it"));
+                continue;
+            }
+            let mut open = false;
+            for child in children {
+                let query = source.plan.query_with(self.ordinal, child);
+                let child_key = query.key();
+                if finished.contains(&child_key) {
+                    continue;
+                }
+                open = true;
+                if self.refinements_sent.contains(&child_key) || !seen.insert(child_key.clone()) {
+                    continue;
+                }
+                self.ordinal += 1;
+                let checkpoint = take_checkpoint(&mut self.checkpoints, &child_key);
+                next.push((child_key, query, checkpoint, Origin::Refined(key.clone())));
+            }
+            if open {
+                refined.open.push((describe_values(values), truncation));
+            }
+        }
+        // The provider's hit counts of the planned queries add up to its
+        // size where the plan covers the database once.
+        let planned: Vec<&Answer> = answers
+            .iter()
+            .filter(|(.., planned)| *planned)
+            .map(|(_, _, a, _)| a)
+            .collect();
+        refined.estimate = (!planned.is_empty() && planned.iter().all(|a| a.hits.is_some()))
+            .then(|| planned.iter().filter_map(|a| a.hits).sum());
+        let room = cap.limit.saturating_sub(finished.len() as u64);
+        if next.len() as u64 > room {
+            next.truncate(room as usize);
+            refined.budget = Some(cap);
+        }
+        if next.is_empty() || interrupted {
+            let why = if refined.budget.is_some() {
+                "the query limit"
+            } else if interrupted {
+                "the gathering was interrupted"
+            } else {
+                "refinements failed"
+            };
+            let open = std::mem::take(&mut refined.open);
+            refined
+                .left
+                .extend(open.into_iter().map(|(q, t)| (q, t, why)));
+            self.refined = Some(refined);
+            return Ok(None);
+        }
+        self.refinements_sent
+            .extend(next.iter().map(|n| n.0.clone()));
+        self.refined = Some(refined);
+        Ok(Some(next))
+    }
+
+    /// Learning, when the source has an open text field to learn
+    /// ([`learn::learnable`]): ranked once from what is stored, then told
+    /// each round's new values.
+    fn start_learning(&self, manager: &Manager<'_>) -> Result<Option<Learning>, GatherError> {
+        let Some(element) = learn::learnable(self.source.form.as_ref(), &self.source.metadata)
+        else {
+            return Ok(None);
+        };
+        let values = manager.store().values(self.work.source)?;
+        let ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
+        Ok(Some(Learning {
+            element,
+            tried: HashSet::new(),
+            ranking,
+            unprofitable: 0,
+            sent: Vec::new(),
+        }))
+    }
+}
+
+impl Learning {
+    /// The next words to send, the most promising first, or why learning
+    /// stops: the query limit, no word left, or an interrupt.
+    fn next(
+        &mut self,
+        manager: &Manager<'_>,
+        source: &Source,
+        id: crate::store::SourceId,
+        batch: usize,
+    ) -> Result<Result<Batch, String>, GatherError> {
+        if manager.options.interrupt.is_set() {
+            return Ok(Err("the gathering was interrupted".into()));
+        }
+        let cap = source.plan.cap();
+        let (stored, _) = manager.store().query_counts(id)?;
+        let room = cap.limit.saturating_sub(stored);
+        if room == 0 {
+            return Ok(Err(format!("the query limit ({cap})")));
+        }
+        // The words of the stored queries, and those sent in this run (so
+        // that a word is never chosen twice, whatever was stored).
+        let element = &self.element;
+        self.tried.extend(
+            manager
+                .store()
+                .query_values(id)?
+                .iter()
+                .filter_map(|json| serde_json::from_str::<ElementValues>(json).ok())
+                .flat_map(|values| values.into_iter())
+                .filter(|(name, _)| name == element)
+                .map(|(_, value)| value.to_lowercase()),
+        );
+        let words = self
+            .ranking
+            .next(&self.tried, batch.max(1).min(room as usize));
+        if words.is_empty() {
+            return Ok(Err("no untried word is left in the answers".into()));
+        }
+        let queries: Batch = words
+            .into_iter()
+            .map(|word| {
+                self.tried.insert(word.to_lowercase());
+                let query = source
+                    .plan
+                    .query_with(source.plan.len() + stored, vec![(element.clone(), word)]);
+                (query.key(), query, None, Origin::Learned)
+            })
+            .collect();
+        self.sent = queries.iter().map(|q| q.0.clone()).collect();
+        Ok(Ok(queries))
+    }
+}
+
+/// What refining a source left: the truncated queries that are not
+/// covered by done refinements, and why.
+#[derive(Debug, Default)]
+pub(super) struct Refined {
+    /// Truncated queries with refinements still to send.
+    open: Vec<(String, Truncation)>,
+    /// Truncated queries left: the query, why it is truncated, why it is left.
+    pub left: Vec<(String, Truncation, &'static str)>,
+    /// The query limit stopped the refinements.
+    budget: Option<Cap>,
+    /// The sum of the provider's hit counts over the planned queries.
+    pub estimate: Option<u64>,
+}
+
+impl Refined {
+    /// `page limit: 3 truncated queries left (by --max-queries 3)`.
+    pub fn reasons(&self) -> String {
+        let mut by_kind: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+        for (_, truncation, why) in &self.left {
+            let kind = match truncation {
+                Truncation::PageLimit => "page limit",
+                Truncation::MoreHits { .. } => "more hits than shown",
+                Truncation::AtCap { .. } => "result limit DB.MaxResults",
+                Truncation::CommonCap { .. } => "a common result count",
+            };
+            let at = match by_kind.iter().position(|(k, ..)| *k == kind) {
+                Some(at) => at,
+                None => {
+                    by_kind.push((kind, Vec::new(), 0));
+                    by_kind.len() - 1
+                }
+            };
+            by_kind[at].2 += 1;
+            if !by_kind[at].1.contains(why) {
+                by_kind[at].1.push(why);
+            }
+        }
+        by_kind
+            .iter()
+            .map(|(kind, whys, n)| {
+                let whys: Vec<String> = whys
+                    .iter()
+                    .map(|why| match (*why, self.budget) {
+                        ("the query limit", Some(cap)) => cap.to_string(),
+                        (why, _) => why.to_string(),
+                    })
+                    .collect();
+                format!(
+                    "{kind}: {n} truncated queries left (by {})",
+                    whys.join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
