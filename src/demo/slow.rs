@@ -139,6 +139,11 @@ impl SlowSite {
         &self.form
     }
 
+    /// When the site started: the origin of [`SlowRequest::started`].
+    pub fn started_at(&self) -> Instant {
+        self.state.start
+    }
+
     /// Every result request answered so far, in the order they ended.
     pub fn requests(&self) -> Vec<SlowRequest> {
         self.state

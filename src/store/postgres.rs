@@ -49,9 +49,13 @@ const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3)];
 const MIGRATION_LOCK: i64 = 0x6761_7468;
 
 /// The planners among the workers: workers wait for the queries a live
-/// planner may still add (refinements, learned words).
+/// planner may still add (refinements, learned words). Claims take the
+/// sources' queries in turn (by ordinal first), so that workers ask many
+/// providers at once rather than one after another.
 const V3: &str = "
 ALTER TABLE workers ADD COLUMN plans BOOLEAN NOT NULL DEFAULT false;
+DROP INDEX queries_claimable;
+CREATE INDEX queries_claimable ON queries (ordinal, source_id) WHERE state = 'pending';
 ";
 
 /// What a query's answer revealed, its element values, the query a refined
@@ -1494,7 +1498,7 @@ impl SharedPlan {
                    SELECT id FROM queries
                    WHERE state = 'pending' AND request IS NOT NULL
                      AND (leased_by IS NULL OR lease_until < now())
-                   ORDER BY source_id, ordinal
+                   ORDER BY ordinal, source_id
                    LIMIT 1 FOR UPDATE SKIP LOCKED)
                  UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
                  FROM next WHERE q.id = next.id

@@ -926,3 +926,34 @@ async fn one_planner_runs_the_rounds_of_its_sources_side_by_side() {
     let exported = exported_values(&db).await;
     assert!(exported.contains(&site.expected(Variant::Catalogue)));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sources_queries_are_claimed_in_turn_so_providers_are_asked_side_by_side() {
+    let config = SlowConfig {
+        queries: 8,
+        pages: 1,
+        latency: Duration::from_millis(50),
+    };
+    let first = SlowSite::start(config.clone()).await.unwrap();
+    let second = SlowSite::start(config).await.unwrap();
+    let pg = postgres();
+    let db = pg.database("turns").unwrap();
+    let mut args = vec![first.form_url().as_str(), second.form_url().as_str()];
+    args.extend(["--db", &db, "--json", "--host-concurrency", "1"]);
+    finished(command(&args).spawn().unwrap()).await;
+    let starts = |site: &SlowSite| -> Vec<Instant> {
+        let mut starts: Vec<Instant> = site
+            .requests()
+            .iter()
+            .map(|r| site.started_at() + r.started)
+            .collect();
+        starts.sort();
+        starts
+    };
+    let (a, b) = (starts(&first), starts(&second));
+    assert_eq!((a.len(), b.len()), (8, 8));
+    // One request at a time per host: the second provider is asked while
+    // the first still has most of its queries ahead, and the other way.
+    assert!(b[0] < a[3], "the second provider waited for the first");
+    assert!(a[0] < b[3], "the first provider waited for the second");
+}
