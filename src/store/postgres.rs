@@ -1422,7 +1422,15 @@ struct Shared {
     /// a slot twice.
     held: tokio::sync::Mutex<HashMap<String, Vec<i32>>>,
     statements: Statements,
+    /// Where this worker's last claim stood in the plan's order (ordinal,
+    /// source): the next claim looks on from there, past the index entries
+    /// of the queries done before it, and from the start once nothing is
+    /// left after it (a dead worker's query, a query planned late).
+    cursor: std::sync::Mutex<(i64, i64)>,
 }
+
+/// The start of the plan's order, for [`Shared::cursor`].
+const PLAN_START: (i64, i64) = (i64::MIN, i64::MIN);
 
 impl Shared {
     async fn query_opt(
@@ -1466,6 +1474,7 @@ impl SharedPlan {
                 lease,
                 held: Default::default(),
                 statements: Statements::default(),
+                cursor: std::sync::Mutex::new(PLAN_START),
             }),
         };
         let s = &plan.inner;
@@ -1492,31 +1501,56 @@ impl SharedPlan {
     /// or stopped without releasing it). `None` when there is none now.
     pub async fn claim(&self) -> Result<Option<Claim>, StoreError> {
         let s = &self.inner;
+        let from = *s.cursor.lock().unwrap_or_else(|p| p.into_inner());
+        let mut claimed = self.claim_from(from).await?;
+        if claimed.is_none() && from != PLAN_START {
+            claimed = self.claim_from(PLAN_START).await?;
+        }
+        let Some((claim, at)) = claimed else {
+            return Ok(None);
+        };
+        *s.cursor.lock().unwrap_or_else(|p| p.into_inner()) = at;
+        Ok(Some(claim))
+    }
+
+    /// [`SharedPlan::claim`] of the first claimable query at or after
+    /// `from` in the plan's order; the claim and where it stands.
+    async fn claim_from(
+        &self,
+        from: (i64, i64),
+    ) -> Result<Option<(Claim, (i64, i64))>, StoreError> {
+        let s = &self.inner;
         let row = s
             .query_opt(
                 "WITH next AS (
                    SELECT id FROM queries
                    WHERE state = 'pending' AND request IS NOT NULL
                      AND (leased_by IS NULL OR lease_until < now())
+                     AND (ordinal, source_id) >= ($3, $4)
                    ORDER BY ordinal, source_id
                    LIMIT 1 FOR UPDATE SKIP LOCKED)
                  UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
                  FROM next WHERE q.id = next.id
                  RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
                            q.parent, q.learned",
-                &[&s.worker, &self.lease_seconds()],
+                &[&s.worker, &self.lease_seconds(), &from.0, &from.1],
             )
             .await
             .map_err(pg_err(&s.db, "claiming a query"))?;
-        Ok(row.map(|r| Claim {
-            source: r.get(0),
-            key: r.get(1),
-            ordinal: r.get::<_, i64>(2).max(0) as u64,
-            description: r.get(3),
-            request: r.get(4),
-            checkpoint: r.get(5),
-            parent: r.get(6),
-            learned: r.get(7),
+        Ok(row.map(|r| {
+            let ordinal: i64 = r.get(2);
+            let claim = Claim {
+                source: r.get(0),
+                key: r.get(1),
+                ordinal: ordinal.max(0) as u64,
+                description: r.get(3),
+                request: r.get(4),
+                checkpoint: r.get(5),
+                parent: r.get(6),
+                learned: r.get(7),
+            };
+            let at = (ordinal, claim.source);
+            (claim, at)
         }))
     }
 
