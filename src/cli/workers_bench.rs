@@ -23,7 +23,8 @@ pub struct WorkersBenchArgs {
     /// Worker counts to measure, comma-separated.
     #[arg(long, default_value = "1,2,4", value_delimiter = ',')]
     pub workers: Vec<usize>,
-    /// Runs per worker count; medians are reported.
+    /// Rounds, each a run of SQLite and of every worker count in turn;
+    /// medians are reported.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
 }
@@ -84,8 +85,11 @@ fn measure(args: &WorkersBenchArgs) -> Result<(), String> {
         args.queries, args.latency_ms, args.concurrency, args.runs.max(1)
     );
 
+    // One round is a run of each kind in turn, so that a change of the
+    // machine's load during the benchmark falls on all of them alike.
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut sqlite = Vec::new();
+    let mut shared: Vec<Vec<Sample>> = vec![Vec::new(); args.workers.len()];
     for run in 0..args.runs.max(1) {
         let db = dir.path().join(format!("bench-{run}.sqlite"));
         let started = Instant::now();
@@ -97,14 +101,7 @@ fn measure(args: &WorkersBenchArgs) -> Result<(), String> {
             gather_cpu: report.1,
             db_cpu: 0.0,
         });
-    }
-    let base = medians(&sqlite);
-    print_row("SQLite, 1 process", &base, None);
-
-    let mut first: Option<Sample> = None;
-    for &workers in &args.workers {
-        let mut samples = Vec::new();
-        for run in 0..args.runs.max(1) {
+        for (samples, &workers) in shared.iter_mut().zip(&args.workers) {
             let db = postgres.database(&format!("bench_{workers}_{run}"))?;
             samples.push(shared_run(
                 &runtime,
@@ -115,7 +112,12 @@ fn measure(args: &WorkersBenchArgs) -> Result<(), String> {
                 &common,
             )?);
         }
-        let row = medians(&samples);
+    }
+    let base = medians(&sqlite);
+    print_row("SQLite, 1 process", &base, None);
+    let mut first: Option<Sample> = None;
+    for (samples, workers) in shared.iter().zip(&args.workers) {
+        let row = medians(samples);
         let one = *first.get_or_insert(row);
         print_row(
             &format!("PostgreSQL, {workers} worker(s)"),
