@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use gather::demo::postgres::LocalPostgres;
 use gather::demo::slow::{SlowConfig, SlowSite};
-use gather::store::{Location, Store};
 
 #[derive(Debug, clap::Args)]
 pub struct WorkersBenchArgs {
@@ -24,7 +23,8 @@ pub struct WorkersBenchArgs {
     /// Worker counts to measure, comma-separated.
     #[arg(long, default_value = "1,2,4", value_delimiter = ',')]
     pub workers: Vec<usize>,
-    /// Runs per worker count; medians are reported.
+    /// Rounds, each a run of SQLite and of every worker count in turn;
+    /// medians are reported.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
 }
@@ -85,8 +85,11 @@ fn measure(args: &WorkersBenchArgs) -> Result<(), String> {
         args.queries, args.latency_ms, args.concurrency, args.runs.max(1)
     );
 
+    // One round is a run of each kind in turn, so that a change of the
+    // machine's load during the benchmark falls on all of them alike.
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut sqlite = Vec::new();
+    let mut shared: Vec<Vec<Sample>> = vec![Vec::new(); args.workers.len()];
     for run in 0..args.runs.max(1) {
         let db = dir.path().join(format!("bench-{run}.sqlite"));
         let started = Instant::now();
@@ -98,18 +101,23 @@ fn measure(args: &WorkersBenchArgs) -> Result<(), String> {
             gather_cpu: report.1,
             db_cpu: 0.0,
         });
+        for (samples, &workers) in shared.iter_mut().zip(&args.workers) {
+            let db = postgres.database(&format!("bench_{workers}_{run}"))?;
+            samples.push(shared_run(
+                &runtime,
+                &postgres,
+                &url,
+                &db,
+                workers.max(1),
+                &common,
+            )?);
+        }
     }
     let base = medians(&sqlite);
     print_row("SQLite, 1 process", &base, None);
-
     let mut first: Option<Sample> = None;
-    for &workers in &args.workers {
-        let mut samples = Vec::new();
-        for run in 0..args.runs.max(1) {
-            let db = postgres.database(&format!("bench_{workers}_{run}"))?;
-            samples.push(shared_run(&postgres, &url, &db, workers.max(1), &common)?);
-        }
-        let row = medians(&samples);
+    for (samples, workers) in shared.iter().zip(&args.workers) {
+        let row = medians(samples);
         let one = *first.get_or_insert(row);
         print_row(
             &format!("PostgreSQL, {workers} worker(s)"),
@@ -123,16 +131,19 @@ fn measure(args: &WorkersBenchArgs) -> Result<(), String> {
 
 /// A planner and `workers - 1` more workers on a fresh database.
 fn shared_run(
+    runtime: &tokio::runtime::Runtime,
     postgres: &LocalPostgres,
     url: &url::Url,
     db: &str,
     workers: usize,
     common: &[String],
 ) -> Result<Sample, String> {
+    // The backend that created the database ends and is counted before.
+    std::thread::sleep(Duration::from_millis(300));
     let cpu_before = server_cpu(postgres);
     let started = Instant::now();
     let mut children = vec![spawn(&[url.as_str(), "--db", db], common)?];
-    wait_for_plan(db)?;
+    wait_for_plan(runtime, db)?;
     for _ in 1..workers {
         children.push(spawn(&["worker", "--db", db], common)?);
     }
@@ -154,30 +165,37 @@ fn shared_run(
     Ok(sample)
 }
 
-fn wait_for_plan(db: &str) -> Result<(), String> {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let location = Location::Postgres(db.to_string());
-    // One connection, once the planner made the schema: what the database
-    // spends on it counts for the run.
-    let mut store = None;
-    loop {
-        if store.is_none() {
-            store = Store::open_existing_at(&location).ok();
-        }
-        if let Some(status) = store.as_ref().and_then(|s| s.status().ok()) {
-            if status
-                .sources
-                .iter()
-                .any(|s| s.pending + s.leased + s.done > 0)
-            {
-                return Ok(());
+/// Waits until the planner has put its plan into `db`, asking on one
+/// connection (what the database spends on it counts for the run, as
+/// little as can be).
+fn wait_for_plan(runtime: &tokio::runtime::Runtime, db: &str) -> Result<(), String> {
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(db, tokio_postgres::NoTls)
+            .await
+            .map_err(|e| format!("cannot connect to {db}: {e}"))?;
+        // Ends when the client is dropped.
+        tokio::spawn(connection);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        // The schema comes first (one transaction), then the plan (one more).
+        let mut asking = "SELECT to_regclass('queries') IS NOT NULL";
+        loop {
+            let yes = client
+                .query_one(asking, &[])
+                .await
+                .map_err(|e| format!("cannot read {db}: {e}"))?;
+            if yes.get::<_, bool>(0) {
+                if asking.contains("EXISTS") {
+                    return Ok(());
+                }
+                asking = "SELECT EXISTS (SELECT 1 FROM queries)";
+                continue;
             }
+            if Instant::now() > deadline {
+                return Err("the planner made no plan within 60 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        if Instant::now() > deadline {
-            return Err("the planner made no plan within 60 s".into());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    })
 }
 
 fn spawn(args: &[&str], common: &[String]) -> Result<Child, String> {

@@ -30,10 +30,10 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use super::{
-    deflate, inflate, now, AnsweredQuery, Hit, KeptPage, PageRecord, PlannedQuery, QueryOutcome,
-    QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status,
-    StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
-    WORKER_ALIVE_SECONDS,
+    deflate, inflate, now, AnsweredQuery, Hit, KeptBody, KeptPage, PageRecord, PlannedQuery,
+    QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
+    SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
+    TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
@@ -765,7 +765,8 @@ impl Postgres {
         }
     }
 
-    /// One attempt of [`Postgres::record_query_new`]: the outer error is the
+    /// One attempt of [`Postgres::record_query_new`], in one statement (so
+    /// one round trip and one transaction): the outer error is the
     /// database's, the inner one a lease another worker holds.
     async fn try_record_query(
         &mut self,
@@ -773,40 +774,26 @@ impl Postgres {
         outcome: &QueryOutcome,
     ) -> Result<Result<(Recorded, u64, u64), StoreError>, tokio_postgres::Error> {
         let (mut budget, mut dropped) = (self.body_budget, 0);
-        let st = &self.statements;
-        let tx = self.client.transaction().await?;
         let time = now();
         let ordinal = i64::try_from(outcome.ordinal).unwrap_or(i64::MAX);
         let finished = (outcome.state != QueryState::Pending).then_some(time);
-        let upsert = st
-            .get(
-                &tx,
-                "WITH q AS (
-                 INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
-                                      started_at, finished_at, cut_short, checkpoint,
-                                      answer, query_values, parent, learned)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16, $17)
-                 ON CONFLICT (source_id, key) DO UPDATE SET
-                   ordinal = excluded.ordinal, description = excluded.description,
-                   state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
-                   attempts = queries.attempts + excluded.attempts,
-                   finished_at = excluded.finished_at, checkpoint = excluded.checkpoint,
-                   answer = coalesce(excluded.answer, queries.answer),
-                   query_values = coalesce(excluded.query_values, queries.query_values),
-                   parent = coalesce(excluded.parent, queries.parent),
-                   leased_by = CASE WHEN excluded.state = 'pending' THEN queries.leased_by END,
-                   lease_until = CASE WHEN excluded.state = 'pending' THEN queries.lease_until END
-                 -- A worker writes a query only while it holds its lease.
-                 WHERE $12::text IS NULL OR (queries.leased_by = $12 AND queries.state <> 'done')
-                 RETURNING id),
-                 -- A query started over replaces the pages of its earlier attempt.
-                 earlier AS (DELETE FROM pages WHERE $13 AND query_id IN (SELECT id FROM q))
-                 SELECT id FROM q",
-            )
-            .await?;
-        let upserted = tx
-            .query_opt(
-                &upsert,
+        let pages = PageRows::of(&outcome.pages, |kept| {
+            let packed = deflate(&kept.body);
+            if (packed.len() as u64) <= budget {
+                budget -= packed.len() as u64;
+                Some(packed)
+            } else {
+                dropped += 1;
+                None
+            }
+        });
+        let values = ValueRows::of(&outcome.fragment);
+        let records = RecordRows::of(&outcome.records);
+        let record = self.statements.get(&self.client, RECORD_QUERY).await?;
+        let row = self
+            .client
+            .query_one(
+                &record,
                 &[
                     &source,
                     &outcome.key,
@@ -825,33 +812,31 @@ impl Postgres {
                     &outcome.values,
                     &outcome.parent,
                     &outcome.learned,
+                    &pages.urls,
+                    &pages.statuses,
+                    &pages.bytes,
+                    &pages.sha256,
+                    &pages.fetched_at,
+                    &pages.elapsed_ms,
+                    &pages.content_types,
+                    &pages.bodies,
+                    &values.attributes,
+                    &values.values,
+                    &values.words,
+                    &records.pages,
+                    &records.ordinals,
+                    &records.fields,
                 ],
             )
             .await?;
-        let Some(upserted) = upserted else {
+        if row.get::<_, Option<i64>>(0).is_none() {
             return Ok(Err(StoreError::LeaseLost {
                 db: self.db.clone(),
                 key: outcome.key.clone(),
             }));
-        };
-        let query_id: i64 = upserted.get(0);
-        for page in &outcome.pages {
-            let mut body = None;
-            if let Some(kept) = &page.kept {
-                let packed = deflate(&kept.body);
-                if (packed.len() as u64) <= budget {
-                    budget -= packed.len() as u64;
-                    body = Some((kept.content_type.as_deref(), packed));
-                } else {
-                    dropped += 1;
-                }
-            }
-            insert_page(st, &tx, source, Some(query_id), page, body).await?;
         }
-        let new_values =
-            insert_values(st, &tx, source, Some(&outcome.key), &outcome.fragment).await?;
-        let new_records = insert_records(st, &tx, source, &outcome.key, &outcome.records).await?;
-        tx.commit().await?;
+        let new_values = row.get::<_, i64>(1).max(0) as u64;
+        let new_records = records.new_ones(&outcome.records, row.get(2));
         Ok(Ok((
             Recorded {
                 new_values,
@@ -1262,9 +1247,200 @@ const FORGET_VALUES: &str = "DELETE FROM attribute_values WHERE source_id = $1
 const FORGET_RECORDS: &str = "DELETE FROM records WHERE source_id = $1
    AND query_key IN (SELECT key FROM queries WHERE source_id = $1)";
 
+/// Records a query's progress in one statement: the query's row (`$1` to
+/// `$17`: its source, key, ordinal, description, state, error, attempts,
+/// the time, when it finished, whether it was cut short, its checkpoint,
+/// the worker whose lease it needs, whether it started over, its answer,
+/// element values, parent and whether it was learned), its pages (`$18` to
+/// `$25`, [`PageRows`]) with their kept bodies, its values (`$26` to
+/// `$28`, [`ValueRows`]) and records (`$29` to `$31`, [`RecordRows`]).
+/// Returns the query's id (`NULL`: another worker holds its lease, and
+/// nothing was written), how many values were new, and the fields of the
+/// new records.
+const RECORD_QUERY: &str = "WITH q AS (
+     INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
+                          started_at, finished_at, cut_short, checkpoint,
+                          answer, query_values, parent, learned)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16, $17)
+     ON CONFLICT (source_id, key) DO UPDATE SET
+       ordinal = excluded.ordinal, description = excluded.description,
+       state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
+       attempts = queries.attempts + excluded.attempts,
+       finished_at = excluded.finished_at, checkpoint = excluded.checkpoint,
+       answer = coalesce(excluded.answer, queries.answer),
+       query_values = coalesce(excluded.query_values, queries.query_values),
+       parent = coalesce(excluded.parent, queries.parent),
+       leased_by = CASE WHEN excluded.state = 'pending' THEN queries.leased_by END,
+       lease_until = CASE WHEN excluded.state = 'pending' THEN queries.lease_until END
+     -- A worker writes a query only while it holds its lease.
+     WHERE $12::text IS NULL OR (queries.leased_by = $12 AND queries.state <> 'done')
+     RETURNING id),
+   -- A query started over replaces the pages of its earlier attempt (the
+   -- statement's snapshot does not see the pages it inserts).
+   earlier AS (DELETE FROM pages WHERE $13 AND query_id IN (SELECT id FROM q)),
+   -- The pages' ids are drawn in their order, so that the bodies can name them.
+   page_rows AS MATERIALIZED (
+     SELECT nextval('pages_id_seq') AS id, given.*
+     FROM (SELECT q.id AS query_id, u, s, b, h, f, e, ct, body
+           FROM q, unnest($18::text[], $19::bigint[], $20::bigint[], $21::text[], $22::bigint[],
+                          $23::bigint[], $24::text[], $25::bytea[])
+                   WITH ORDINALITY AS t(u, s, b, h, f, e, ct, body, n)
+           ORDER BY n) AS given),
+   new_pages AS (
+     INSERT INTO pages (id, source_id, query_id, url, status, bytes, sha256, fetched_at, elapsed_ms)
+     SELECT id, $1, query_id, u, s, b, h, f, e FROM page_rows ORDER BY id),
+   new_bodies AS (
+     INSERT INTO page_bodies (page_id, content_type, body)
+     SELECT id, ct, body FROM page_rows WHERE body IS NOT NULL),
+   new_values AS (
+     INSERT INTO attribute_values (source_id, attribute, value, query_key, words)
+     SELECT $1, a, v, $2, to_tsvector('simple', w)
+     FROM q, unnest($26::text[], $27::text[], $28::text[]) AS t(a, v, w)
+     ON CONFLICT (source_id, attribute, md5(value)) DO NOTHING
+     RETURNING 1),
+   new_records AS (
+     INSERT INTO records (source_id, query_key, page_url, ordinal, fields)
+     SELECT $1, $2, p, o, f
+     FROM q, unnest($29::text[], $30::bigint[], $31::text[]) WITH ORDINALITY AS t(p, o, f, n)
+     ORDER BY n
+     ON CONFLICT (source_id, md5(fields)) DO NOTHING
+     RETURNING fields)
+ SELECT (SELECT id FROM q), (SELECT count(*) FROM new_values),
+        coalesce((SELECT array_agg(fields) FROM new_records), '{}')";
+
+/// A query's pages as statement parameters, with the kept bodies (DEFLATE)
+/// the budget allows.
+struct PageRows<'a> {
+    urls: Vec<&'a str>,
+    statuses: Vec<i64>,
+    bytes: Vec<i64>,
+    sha256: Vec<&'a str>,
+    fetched_at: Vec<i64>,
+    elapsed_ms: Vec<i64>,
+    content_types: Vec<Option<&'a str>>,
+    bodies: Vec<Option<Vec<u8>>>,
+}
+
+impl PageRows<'_> {
+    /// `pack` compresses a kept body, or gives `None` when it is not kept.
+    fn of(
+        pages: &[PageRecord],
+        mut pack: impl FnMut(&KeptBody) -> Option<Vec<u8>>,
+    ) -> PageRows<'_> {
+        let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        let mut rows = PageRows {
+            urls: Vec::with_capacity(pages.len()),
+            statuses: Vec::with_capacity(pages.len()),
+            bytes: Vec::with_capacity(pages.len()),
+            sha256: Vec::with_capacity(pages.len()),
+            fetched_at: Vec::with_capacity(pages.len()),
+            elapsed_ms: Vec::with_capacity(pages.len()),
+            content_types: Vec::with_capacity(pages.len()),
+            bodies: Vec::with_capacity(pages.len()),
+        };
+        for page in pages {
+            let body = page.kept.as_ref().and_then(&mut pack);
+            rows.content_types.push(
+                body.as_ref()
+                    .and(page.kept.as_ref())
+                    .and_then(|k| k.content_type.as_deref()),
+            );
+            rows.bodies.push(body);
+            rows.urls.push(&page.url);
+            rows.statuses.push(i64::from(page.status));
+            rows.bytes.push(n(page.bytes));
+            rows.sha256.push(&page.sha256);
+            rows.fetched_at.push(page.fetched_at);
+            rows.elapsed_ms.push(n(page.elapsed_ms));
+        }
+        rows
+    }
+}
+
+/// A fragment's values as statement parameters: attributes, values and
+/// their search words, sorted, so that two workers storing the same values
+/// take their locks in the same order.
+#[derive(Default)]
+struct ValueRows {
+    attributes: Vec<String>,
+    values: Vec<String>,
+    words: Vec<String>,
+}
+
+impl ValueRows {
+    fn of(fragment: &IndexFragment) -> ValueRows {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (attribute, list) in fragment.iter() {
+            for value in list {
+                let value = normalize(value);
+                if !value.is_empty() {
+                    pairs.push((attribute.to_string(), value));
+                }
+            }
+        }
+        pairs.sort();
+        pairs.dedup();
+        let words = pairs.iter().map(|(_, v)| search_words(v)).collect();
+        let (attributes, values) = pairs.into_iter().unzip();
+        ValueRows {
+            attributes,
+            values,
+            words,
+        }
+    }
+}
+
+/// Inserts the values of `$3, $4, $5` ([`ValueRows`]) that are new for
+/// the source `$1`, with the provenance `$2`.
+const INSERT_VALUES: &str =
+    "INSERT INTO attribute_values (source_id, attribute, value, query_key, words)
+     SELECT $1, a, v, $2, to_tsvector('simple', w)
+     FROM unnest($3::text[], $4::text[], $5::text[]) AS t(a, v, w)
+     ON CONFLICT (source_id, attribute, md5(value)) DO NOTHING";
+
+/// Records as statement parameters: pages, ordinals, fields (JSON).
+struct RecordRows<'a> {
+    pages: Vec<&'a str>,
+    ordinals: Vec<i64>,
+    fields: Vec<String>,
+}
+
+impl RecordRows<'_> {
+    fn of(records: &[Record]) -> RecordRows<'_> {
+        RecordRows {
+            pages: records.iter().map(|r| r.page.as_str()).collect(),
+            ordinals: records
+                .iter()
+                .map(|r| i64::try_from(r.ordinal).unwrap_or(i64::MAX))
+                .collect(),
+            fields: records.iter().map(|r| r.fields.to_json()).collect(),
+        }
+    }
+
+    /// The records whose fields are among `inserted`, in their order.
+    fn new_ones(&self, records: &[Record], inserted: Vec<String>) -> Vec<Record> {
+        let mut inserted: HashSet<String> = inserted.into_iter().collect();
+        records
+            .iter()
+            .zip(&self.fields)
+            .filter(|(_, json)| inserted.remove(*json))
+            .map(|(record, _)| record.clone())
+            .collect()
+    }
+}
+
+/// Inserts the records of `$3, $4, $5` ([`RecordRows`]) the source `$1`
+/// does not hold yet, in their order, found by the query `$2`; returns
+/// their fields.
+const INSERT_RECORDS: &str = "INSERT INTO records (source_id, query_key, page_url, ordinal, fields)
+     SELECT $1, $2, p, o, f
+     FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(p, o, f, n)
+     ORDER BY n
+     ON CONFLICT (source_id, md5(fields)) DO NOTHING
+     RETURNING fields";
+
 /// Inserts the fragment's values that are new for the source, in one
-/// statement; returns how many were new. Sorted, so that two workers
-/// storing the same values take their locks in the same order.
+/// statement; returns how many were new.
 async fn insert_values(
     st: &Statements,
     tx: &Transaction<'_>,
@@ -1272,34 +1448,20 @@ async fn insert_values(
     provenance: Option<&str>,
     fragment: &IndexFragment,
 ) -> Result<u64, tokio_postgres::Error> {
-    let mut values: Vec<(String, String)> = Vec::new();
-    for (attribute, list) in fragment.iter() {
-        for value in list {
-            let value = normalize(value);
-            if !value.is_empty() {
-                values.push((attribute.to_string(), value));
-            }
-        }
-    }
-    if values.is_empty() {
+    let rows = ValueRows::of(fragment);
+    if rows.values.is_empty() {
         return Ok(0);
     }
-    values.sort();
-    values.dedup();
-    let words: Vec<String> = values.iter().map(|(_, v)| search_words(v)).collect();
-    let (attributes, values): (Vec<String>, Vec<String>) = values.into_iter().unzip();
-    let insert = st
-        .get(
-            tx,
-            "INSERT INTO attribute_values (source_id, attribute, value, query_key, words)
-             SELECT $1, a, v, $2, to_tsvector('simple', w)
-             FROM unnest($3::text[], $4::text[], $5::text[]) AS t(a, v, w)
-             ON CONFLICT (source_id, attribute, md5(value)) DO NOTHING",
-        )
-        .await?;
+    let insert = st.get(tx, INSERT_VALUES).await?;
     tx.execute(
         &insert,
-        &[&source, &provenance, &attributes, &values, &words],
+        &[
+            &source,
+            &provenance,
+            &rows.attributes,
+            &rows.values,
+            &rows.words,
+        ],
     )
     .await
 }
@@ -1316,33 +1478,21 @@ async fn insert_records(
     if records.is_empty() {
         return Ok(Vec::new());
     }
-    let pages: Vec<&str> = records.iter().map(|r| r.page.as_str()).collect();
-    let ordinals: Vec<i64> = records
-        .iter()
-        .map(|r| i64::try_from(r.ordinal).unwrap_or(i64::MAX))
-        .collect();
-    let fields: Vec<String> = records.iter().map(|r| r.fields.to_json()).collect();
-    let insert = st
-        .get(
-            tx,
-            "INSERT INTO records (source_id, query_key, page_url, ordinal, fields)
-             SELECT $1, $2, p, o, f
-             FROM unnest($3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t(p, o, f, n)
-             ORDER BY n
-             ON CONFLICT (source_id, md5(fields)) DO NOTHING
-             RETURNING fields",
+    let rows = RecordRows::of(records);
+    let insert = st.get(tx, INSERT_RECORDS).await?;
+    let inserted = tx
+        .query(
+            &insert,
+            &[
+                &source,
+                &query_key,
+                &rows.pages,
+                &rows.ordinals,
+                &rows.fields,
+            ],
         )
         .await?;
-    let rows = tx
-        .query(&insert, &[&source, &query_key, &pages, &ordinals, &fields])
-        .await?;
-    let mut new: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
-    Ok(records
-        .iter()
-        .zip(&fields)
-        .filter(|(_, json)| new.remove(*json))
-        .map(|(record, _)| record.clone())
-        .collect())
+    Ok(rows.new_ones(records, inserted.iter().map(|r| r.get(0)).collect()))
 }
 
 /// A query a worker claimed from the shared plan.

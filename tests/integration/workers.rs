@@ -584,14 +584,124 @@ fn refinement_columns_round_trip(mut store: gather::store::Store) {
     assert!(store.answered_queries(source).unwrap().is_empty());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn refinement_columns_round_trip_on_postgresql_and_sqlite() {
+/// Runs `check` on a new PostgreSQL database `name`, then on a new SQLite
+/// file.
+fn on_both_back_ends(name: &str, check: fn(gather::store::Store)) {
     use gather::store::{Location, Store};
     let pg = postgres();
-    let db = pg.database("refine_columns").unwrap();
-    refinement_columns_round_trip(Store::open_at(&Location::Postgres(db)).unwrap());
+    let db = pg.database(name).unwrap();
+    check(Store::open_at(&Location::Postgres(db)).unwrap());
     let dir = tempfile::tempdir().unwrap();
-    refinement_columns_round_trip(Store::open(&dir.path().join("g.db")).unwrap());
+    check(Store::open(&dir.path().join("g.db")).unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refinement_columns_round_trip_on_postgresql_and_sqlite() {
+    on_both_back_ends("refine_columns", refinement_columns_round_trip);
+}
+
+/// A query recorded page by page (two writes with a checkpoint, then its
+/// end), started over, and one whose body is over the budget: the pages,
+/// kept bodies, values and records each back-end holds, checked alike.
+fn query_progress_round_trip(mut store: gather::store::Store) {
+    use gather::record::{Field, Fields, Record};
+    use gather::store::{PageRecord, QueryState};
+    let source = provider_source(&mut store);
+    let page = |n: u32| {
+        PageRecord::new(
+            &format!("http://provider.test/r?q=a&page={n}"),
+            200,
+            format!("<li>page {n}</li>").as_bytes(),
+            Duration::from_millis(5),
+        )
+        .keeping(Some("text/html"), format!("<li>page {n}</li>").as_bytes())
+    };
+    let record = |n: u64, item: &str| Record {
+        page: format!("http://provider.test/r?q=a&page={n}"),
+        ordinal: 0,
+        fields: Fields(vec![("item".into(), Field::One(item.into()))]),
+    };
+
+    let mut first = crate::support::query_outcome(
+        "k",
+        "q=a",
+        QueryState::Pending,
+        vec![page(1), page(2)],
+        &[("item", "a"), ("item", "b")],
+    );
+    first.checkpoint = Some(r#"{"next":3}"#.into());
+    first.records = vec![record(1, "a"), record(2, "b")];
+    let recorded = store.record_query_new(source, &first).unwrap();
+    assert_eq!(recorded.new_values, 2);
+    assert_eq!(recorded.new_records, first.records);
+    assert_eq!(
+        store.checkpoints(source).unwrap()["k"],
+        r#"{"next":3}"#.to_string()
+    );
+
+    let mut next = crate::support::query_outcome(
+        "k",
+        "q=a",
+        QueryState::Done,
+        vec![page(3)],
+        &[("item", "b"), ("item", "c")],
+    );
+    next.fresh = false;
+    next.records = vec![record(2, "b"), record(3, "c")];
+    let recorded = store.record_query_new(source, &next).unwrap();
+    assert_eq!(recorded.new_values, 1, "b was known");
+    assert_eq!(recorded.new_records, vec![record(3, "c")]);
+    assert!(store.checkpoints(source).unwrap().is_empty());
+
+    let kept = store.kept_pages(source).unwrap();
+    let urls: Vec<&str> = kept.iter().map(|p| p.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        [1, 2, 3].map(|n| format!("http://provider.test/r?q=a&page={n}"))
+    );
+    assert!(kept.iter().all(|p| p.query == "k"
+        && p.content_type.as_deref() == Some("text/html")
+        && p.body == format!("<li>page {}</li>", &p.url[p.url.len() - 1..]).into_bytes()));
+    let stats = store.stats(source).unwrap();
+    assert_eq!((stats.pages, stats.queries_done, stats.records), (3, 1, 3));
+    assert_eq!(stats.values_per_attribute["item"], 3);
+    let hits = store.search("c").unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].provenance.as_deref(), Some("k"));
+
+    // Started over: its pages replace the earlier attempt's; its values stay.
+    let again = crate::support::query_outcome("k", "q=a", QueryState::Done, vec![page(4)], &[]);
+    assert_eq!(
+        store.record_query_new(source, &again).unwrap().new_values,
+        0
+    );
+    let kept = store.kept_pages(source).unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].url, "http://provider.test/r?q=a&page=4");
+    assert_eq!(store.values(source).unwrap()["item"].len(), 3);
+
+    // A body over the budget is not kept; its page is.
+    store.set_body_budget(1).unwrap();
+    let mut other = crate::support::query_outcome(
+        "k2",
+        "q=b",
+        QueryState::Done,
+        vec![page(5)],
+        &[("item", "d")],
+    );
+    other.ordinal = 1;
+    assert_eq!(
+        store.record_query_new(source, &other).unwrap().new_values,
+        1
+    );
+    assert_eq!(store.bodies_dropped(), 1);
+    assert_eq!(store.pages_not_kept(source).unwrap(), 1);
+    assert_eq!(store.stats(source).unwrap().pages, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_s_progress_is_written_alike_on_postgresql_and_sqlite() {
+    on_both_back_ends("progress", query_progress_round_trip);
 }
 
 /// The JSON summary of a gathering.
