@@ -27,7 +27,7 @@ use futures::StreamExt;
 use url::Url;
 
 use crate::boilerplate::{Method, SitePages};
-use crate::fetch::{FetchConfig, Fetcher, HostGate, Request};
+use crate::fetch::{FetchConfig, Fetcher, HostGate};
 use crate::hel::Rule;
 use crate::links::{CrawlLinks, LinkKind, PageLinks};
 use crate::metadata::ResultKind;
@@ -43,8 +43,8 @@ use crate::fetch::Response;
 use crate::fragment::IndexFragment;
 pub use crate::source::Start;
 use crate::store::{
-    Claim, Location, PageRecord, PlannedQuery, QueryOutcome, QueryState, SharedPlan, SourceId,
-    SourceInfo, SourceKind, Store, StoreError, StoredRecord,
+    Location, PageRecord, QueryOutcome, QueryState, SharedPlan, SourceId, SourceInfo, SourceKind,
+    Store, StoreError, StoredRecord,
 };
 use crate::summarize;
 

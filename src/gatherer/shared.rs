@@ -6,7 +6,23 @@
 //! more. Leases, heartbeats and per-host slots are the store's
 //! ([`crate::store::SharedPlan`]).
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use url::Url;
+
+use super::{
+    describe, lock, rules_from_json, GatherError, Manager, Options, Origin, QueryWork, Report,
+    Rounds, SourceReport,
+};
+use crate::fetch::Request;
+use crate::hel::Rule;
+use crate::navigate::{Checkpoint, NavigationMode};
+use crate::plan::{Cap, Query};
+use crate::source::Source;
+use crate::store::{Claim, Location, PlannedQuery, SharedPlan, SourceId, SourceKind};
 
 /// Works on the shared plan of a PostgreSQL gatherer database (`gather
 /// worker`): claims its queries one by one, runs them as a gathering does,
@@ -349,7 +365,7 @@ impl Manager<'_> {
     fn plan_round(
         &mut self,
         work: &QueryWork,
-        batch: rounds::Batch,
+        batch: super::rounds::Batch,
     ) -> Result<Vec<String>, GatherError> {
         let planned: Vec<PlannedQuery> = batch
             .into_iter()
