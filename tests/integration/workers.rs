@@ -741,7 +741,7 @@ async fn truncated_queries_are_refined_on_the_shared_plan_by_every_worker() {
     let workers = [worker(&db, &[]), worker(&db, &[])];
     tokio::time::sleep(Duration::from_millis(500)).await;
     let url = site.url(Variant::Catalogue);
-    let mut planning = planner(&url, &db, &[]);
+    let mut planning = planner(&url, &db, &["--delay-ms", "5"]);
     // While it runs, the status names it among the planners.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
