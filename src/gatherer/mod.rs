@@ -958,7 +958,7 @@ impl Manager<'_> {
             let gains = self
                 .run_queries(&rounds.work, rounds.source, batch, line)
                 .await?;
-            rounds.answered(self, &gains)?;
+            rounds.answered(self, Some(&gains))?;
         }
     }
 }

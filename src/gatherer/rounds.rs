@@ -119,11 +119,36 @@ impl<'s> Rounds<'s> {
         }
     }
 
-    /// Tells the round's outcome: the values each of its queries found
-    /// first, in the order of the round.
-    pub fn answered(&mut self, manager: &Manager<'_>, gains: &[u64]) -> Result<(), GatherError> {
+    /// Tells that the round is answered. `gains`: the values each of its
+    /// queries found first, in the order they ended, when the caller
+    /// counted them; otherwise they are read from the store with the
+    /// round's new values, which learning reads anyway.
+    pub fn answered(
+        &mut self,
+        manager: &Manager<'_>,
+        gains: Option<&[u64]>,
+    ) -> Result<(), GatherError> {
         let Stage::Learning(learning) = &mut self.stage else {
             return Ok(());
+        };
+        let found = manager
+            .store()
+            .values_found_by(self.work.source, &learning.sent)?;
+        let counted: Vec<u64>;
+        let gains = match gains {
+            Some(gains) => gains,
+            None => {
+                let mut by_key: HashMap<&str, u64> = HashMap::new();
+                for (key, _) in &found {
+                    *by_key.entry(key.as_str()).or_default() += 1;
+                }
+                counted = learning
+                    .sent
+                    .iter()
+                    .map(|key| by_key.get(key.as_str()).copied().unwrap_or(0))
+                    .collect();
+                &counted
+            }
         };
         for &gain in gains {
             learning.unprofitable = if gain == 0 {
@@ -132,9 +157,6 @@ impl<'s> Rounds<'s> {
                 0
             };
         }
-        let found = manager
-            .store()
-            .values_found_by(self.work.source, &learning.sent)?;
         learning
             .ranking
             .add(found.iter().map(|(_, value)| value.as_str()));

@@ -156,7 +156,7 @@ impl Manager<'_> {
             .collect();
         loop {
             let learning_batch = self.learning_batch().await?;
-            let mut sent: Vec<(usize, Vec<String>)> = Vec::new();
+            let mut sent: Vec<usize> = Vec::new();
             for (at, round) in rounds.iter_mut().enumerate() {
                 let id = round.work.source;
                 let mut line = self.lines.remove(&id).unwrap_or_else(|| {
@@ -165,22 +165,16 @@ impl Manager<'_> {
                 let next = round.next(self, learning_batch, &mut line);
                 self.lines.insert(id, line);
                 if let Some(batch) = next? {
-                    sent.push((at, self.plan_round(&round.work, batch)?));
+                    self.plan_round(&round.work, batch)?;
+                    sent.push(at);
                 }
             }
             if sent.is_empty() {
                 break;
             }
             self.work_shared().await?;
-            for (at, keys) in sent {
-                let found = self
-                    .store()
-                    .values_found_by(rounds[at].work.source, &keys)?;
-                let gains: Vec<u64> = keys
-                    .iter()
-                    .map(|key| found.iter().filter(|(k, _)| k == key).count() as u64)
-                    .collect();
-                rounds[at].answered(self, &gains)?;
+            for at in sent {
+                rounds[at].answered(self, None)?;
             }
         }
         for (round, planned) in rounds.into_iter().zip(&planned) {
@@ -361,20 +355,14 @@ impl Manager<'_> {
     }
 
     /// Puts a round's queries into the shared plan (a query's checkpoint is
-    /// in the plan already); their keys, in order.
-    fn plan_round(
-        &mut self,
-        work: &QueryWork,
-        batch: super::rounds::Batch,
-    ) -> Result<Vec<String>, GatherError> {
-        let planned: Vec<PlannedQuery> = batch
+    /// in the plan already).
+    fn plan_round(&self, work: &QueryWork, batch: super::rounds::Batch) -> Result<(), GatherError> {
+        let planned = batch
             .into_iter()
-            .map(|(key, query, _, origin)| planned_query(key, &query, &origin))
-            .collect();
-        let keys = planned.iter().map(|q| q.key.clone()).collect();
+            .map(|(key, query, _, origin)| planned_query(key, &query, &origin));
         self.store()
-            .plan_queries(work.source, &work.shared_json(), planned.into_iter())?;
-        Ok(keys)
+            .plan_queries(work.source, &work.shared_json(), planned)?;
+        Ok(())
     }
 
     /// Queries sent at once while learning: `--concurrency`, for every
