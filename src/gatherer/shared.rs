@@ -264,13 +264,17 @@ impl Manager<'_> {
                 async move {
                     let (work, claim) = prepared?;
                     let Claim {
-                        key,
-                        ordinal,
-                        description,
-                        request,
+                        query:
+                            PlannedQuery {
+                                key,
+                                ordinal,
+                                description,
+                                request,
+                                parent,
+                                learned,
+                                ..
+                            },
                         checkpoint,
-                        parent,
-                        learned,
                         ..
                     } = claim;
                     let origin = Origin::Claimed {

@@ -1499,17 +1499,10 @@ async fn insert_records(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claim {
     pub source: SourceId,
-    pub key: String,
-    pub ordinal: u64,
-    pub description: String,
-    /// The planned request, as JSON.
-    pub request: String,
+    /// The query as it was planned.
+    pub query: PlannedQuery,
     /// Where the walk of a worker that died stood.
     pub checkpoint: Option<String>,
-    /// The query it refines, for a refined query.
-    pub parent: Option<String>,
-    /// Its value was learned from the answers.
-    pub learned: bool,
 }
 
 /// Planned queries on their way into the database, a column each.
@@ -1682,7 +1675,7 @@ impl SharedPlan {
                  UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
                  FROM next WHERE q.id = next.id
                  RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
-                           q.parent, q.learned",
+                           q.parent, q.learned, q.query_values",
                 &[&s.worker, &self.lease_seconds(), &from.0, &from.1],
             )
             .await
@@ -1691,13 +1684,16 @@ impl SharedPlan {
             let ordinal: i64 = r.get(2);
             let claim = Claim {
                 source: r.get(0),
-                key: r.get(1),
-                ordinal: ordinal.max(0) as u64,
-                description: r.get(3),
-                request: r.get(4),
+                query: PlannedQuery {
+                    key: r.get(1),
+                    ordinal: ordinal.max(0) as u64,
+                    description: r.get(3),
+                    request: r.get(4),
+                    values: r.get(8),
+                    parent: r.get(6),
+                    learned: r.get(7),
+                },
                 checkpoint: r.get(5),
-                parent: r.get(6),
-                learned: r.get(7),
             };
             let at = (ordinal, claim.source);
             (claim, at)

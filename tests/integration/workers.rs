@@ -462,7 +462,7 @@ async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
     let second = SharedPlan::connect(&db, "second", lease).unwrap();
     let claim = first.claim().await.unwrap().expect("the planned query");
     assert_eq!(
-        (claim.key.as_str(), claim.description.as_str()),
+        (claim.query.key.as_str(), claim.query.description.as_str()),
         ("k1", "q=a")
     );
     // Leased: nobody else gets it, and the others wait for it.
@@ -967,7 +967,7 @@ async fn a_failed_query_is_pending_again_only_when_it_is_planned_again() {
     let lease = Duration::from_secs(30);
     let worker = SharedPlan::connect(&db, "w", lease).unwrap();
     let claim = worker.claim().await.unwrap().expect("the planned query");
-    assert_eq!(claim.key, "a");
+    assert_eq!(claim.query.key, "a");
     let mut store = Store::open_at(&Location::Postgres(db.clone())).unwrap();
     store.set_worker("w");
     let failed = crate::support::query_outcome("a", "q=a", QueryState::Failed, Vec::new(), &[]);
@@ -981,7 +981,7 @@ async fn a_failed_query_is_pending_again_only_when_it_is_planned_again() {
     // Another round that does not plan it again leaves it failed …
     assert_eq!(plan(&mut planner, &["b"]), 1);
     assert_eq!(
-        worker.claim().await.unwrap().map(|c| c.key),
+        worker.claim().await.unwrap().map(|c| c.query.key),
         Some("b".into())
     );
     assert_eq!(worker.claim().await.unwrap(), None);
@@ -989,7 +989,7 @@ async fn a_failed_query_is_pending_again_only_when_it_is_planned_again() {
     // … planning it again sends it again, with its element values kept.
     assert_eq!(plan(&mut planner, &["a", "b"]), 1);
     assert_eq!(
-        worker.claim().await.unwrap().map(|c| c.key),
+        worker.claim().await.unwrap().map(|c| c.query.key),
         Some("a".into())
     );
     assert_eq!(planner.query_values(source).unwrap().len(), 2);
