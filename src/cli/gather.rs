@@ -56,10 +56,6 @@ pub struct RunArgs {
     /// Pause between two requests to one host, in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub delay_ms: u64,
-    /// Let a query's result pages also come from this host (HOST or
-    /// HOST:PORT; repeatable). By default navigation stays on the query's host.
-    #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
-    pub allow_hosts: Vec<String>,
     /// Time allowed for one attempt of a request, connect to last byte, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub timeout: f64,
@@ -122,7 +118,6 @@ impl RunArgs {
             lease: Duration::from_secs_f64(self.lease_seconds),
             fetch,
             concurrency: self.concurrency,
-            allow_hosts: self.allow_hosts.clone(),
             keep_pages: !self.no_keep_pages,
             page_budget: self.page_budget_mb.saturating_mul(1 << 20),
             progress: super::progress::bar(!self.json),
@@ -142,6 +137,7 @@ impl GatherArgs {
             crawl_limit: self.crawl_limit,
             fresh: self.fresh,
             boilerplate: self.boilerplate,
+            allow_hosts: self.source.allow_hosts.clone(),
             ..self.run.options(self.source.credentials()?)?
         })
     }
@@ -243,6 +239,10 @@ pub struct WorkerArgs {
     /// planner (`gather URL --db postgres://…`) is at work.
     #[arg(long = "wait", value_name = "SECONDS", default_value_t = 60.0)]
     pub wait_seconds: f64,
+    /// Let a query's result pages also come from this host (HOST or
+    /// HOST:PORT; repeatable). By default navigation stays on the query's host.
+    #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
+    pub allow_hosts: Vec<String>,
 }
 
 /// `gather worker --db postgres://…`: works on the shared plan until it is
@@ -258,6 +258,7 @@ pub fn run_worker(args: &WorkerArgs) -> ExitCode {
             }
             Ok(Options {
                 plan_wait: Duration::from_secs_f64(args.wait_seconds),
+                allow_hosts: args.allow_hosts.clone(),
                 ..options
             })
         });

@@ -85,6 +85,11 @@ pub struct SourceArgs {
     /// answers, seeded with the form page's own most frequent words.
     #[arg(long)]
     pub learn: bool,
+    /// Let pages also come from this host (HOST or HOST:PORT; repeatable):
+    /// a query's result pages, and the configuration file and domain pages
+    /// the metadata names. By default gather stays on the form page's host.
+    #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
+    pub allow_hosts: Vec<String>,
 }
 
 impl SourceArgs {

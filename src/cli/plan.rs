@@ -45,6 +45,10 @@ pub struct SpecArgs {
     /// result rules from the answers (template induction).
     #[arg(long)]
     pub induce: bool,
+    /// Let the configuration file and domain pages the metadata names come
+    /// from this host too (HOST or HOST:PORT; repeatable).
+    #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
+    pub allow_hosts: Vec<String>,
     /// With --induce, how many queries to send (at least 2).
     #[arg(long, value_name = "N", default_value_t = 3, requires = "induce")]
     pub queries: usize,
@@ -102,6 +106,7 @@ fn load(args: &SourceArgs) -> Result<Loaded, String> {
     let limits = Limits {
         max_queries: args.max_queries,
         learn: args.learn,
+        allow_hosts: args.allow_hosts.clone(),
     };
     let rt = runtime()?;
     for start in &starts {
@@ -354,6 +359,7 @@ pub fn run_spec(args: &SpecArgs) -> ExitCode {
             auth: args.auth.clone(),
             ..Default::default()
         },
+        allow_hosts: args.allow_hosts.clone(),
         ..SourceArgs::default()
     };
     run_each("spec", &source_args, |o, _| match o {

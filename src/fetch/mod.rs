@@ -443,6 +443,108 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     message
 }
 
+/// True when `target` is on the host and port of `origin` (the form page,
+/// the query), or on a host the user allowed: `host` or `host:port`, in any
+/// case. Result pages, the configuration file and the pages a domain is read
+/// from are fetched only then, so a provider's page cannot send gather to
+/// another host (an internal address, say) on its own.
+pub fn on_allowed_host(origin: &Url, target: &Url, allowed: &[String]) -> bool {
+    let same = target.host_str() == origin.host_str()
+        && target.port_or_known_default() == origin.port_or_known_default();
+    same || {
+        let host = target.host_str().unwrap_or_default().to_ascii_lowercase();
+        let with_port = format!("{host}:{}", target.port_or_known_default().unwrap_or(0));
+        allowed
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(&host) || h.eq_ignore_ascii_case(&with_port))
+    }
+}
+
+/// Why a connection to a host could not be made, in the words an operator
+/// acts on (the host, the network or the name), instead of the HTTP
+/// library's chain of causes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConnectFailure {
+    Refused,
+    NameNotResolved,
+    TimedOut,
+    Reset,
+    Unreachable,
+}
+
+/// Prefix of every message made by [`ConnectFailure::describe`], by which
+/// robots.txt tells a host that cannot be reached from a file that cannot be read.
+const CONNECT_FAILURE: &str = "could not connect: ";
+
+impl ConnectFailure {
+    fn describe(self, error: &reqwest::Error) -> String {
+        let host = error
+            .url()
+            .map(|u| {
+                let host = u.host_str().unwrap_or_default();
+                match u.port_or_known_default() {
+                    Some(port) => format!("{host}:{port}"),
+                    None => host.to_string(),
+                }
+            })
+            .unwrap_or_default();
+        let what = match self {
+            ConnectFailure::Refused => {
+                "the host refused the connection (is the server running on that port?)"
+            }
+            ConnectFailure::NameNotResolved => {
+                "the host name did not resolve (check its spelling and the DNS)"
+            }
+            ConnectFailure::TimedOut => "connecting timed out (is the host up and reachable?)",
+            ConnectFailure::Reset => "the host reset the connection",
+            ConnectFailure::Unreachable => "the host or its network cannot be reached",
+        };
+        format!("{CONNECT_FAILURE}{what}: {host}")
+    }
+}
+
+/// True when a transport error's message comes from [`ConnectFailure`].
+pub(crate) fn is_connect_failure(message: &str) -> bool {
+    message.starts_with(CONNECT_FAILURE)
+}
+
+/// Why the connection of a failed request could not be made, when it could
+/// not: read from the I/O error under reqwest's, or from the resolver's text.
+fn connect_failure(error: &reqwest::Error) -> Option<ConnectFailure> {
+    if !error.is_connect() {
+        return None;
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
+    let mut text = String::new();
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind;
+            match io.kind() {
+                ErrorKind::ConnectionRefused => return Some(ConnectFailure::Refused),
+                ErrorKind::TimedOut => return Some(ConnectFailure::TimedOut),
+                ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted => {
+                    return Some(ConnectFailure::Reset)
+                }
+                ErrorKind::HostUnreachable | ErrorKind::NetworkUnreachable => {
+                    return Some(ConnectFailure::Unreachable)
+                }
+                _ => {}
+            }
+        }
+        text.push_str(&cause.to_string().to_ascii_lowercase());
+        text.push(' ');
+        source = cause.source();
+    }
+    if text.contains("dns error")
+        || text.contains("failed to lookup address")
+        || text.contains("name or service not known")
+        || text.contains("no address associated")
+    {
+        return Some(ConnectFailure::NameNotResolved);
+    }
+    None
+}
+
 /// Answers worth asking again: the server's trouble (5xx) or its request to
 /// slow down (429).
 fn asks_for_retry(status: u16) -> bool {
@@ -702,6 +804,8 @@ impl Fetcher {
                     AttemptError::Timeout
                 } else if e.is_builder() {
                     AttemptError::Fatal(error_chain(&e))
+                } else if let Some(failure) = connect_failure(&e) {
+                    AttemptError::Transport(failure.describe(&e))
                 } else {
                     AttemptError::Transport(error_chain(&e))
                 }

@@ -52,11 +52,19 @@ impl RobotsRules {
                 message,
                 attempts,
             } => {
+                // A host that cannot be reached at all is what the operator
+                // must fix, whichever of its URLs was asked first; only a
+                // robots.txt that fails in another way is named.
+                let message = if super::is_connect_failure(message) {
+                    message.clone()
+                } else {
+                    format!("{message} (reading the host's robots.txt {robots})")
+                };
                 return Err(FetchError::Transport {
                     url: url.clone(),
-                    message: format!("{message} (reading the host's robots.txt {robots})"),
+                    message,
                     attempts: *attempts,
-                })
+                });
             }
         };
         if allowed {

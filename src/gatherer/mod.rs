@@ -234,6 +234,7 @@ impl Manager<'_> {
         let limits = Limits {
             max_queries: options.max_queries,
             learn: options.learn,
+            allow_hosts: options.allow_hosts.clone(),
         };
         let mut crawl = Crawl {
             limit: options.crawl_limit,

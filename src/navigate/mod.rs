@@ -256,20 +256,6 @@ impl Navigator {
         self.first.is_some() || (!self.limit_reached() && !self.queue.is_empty())
     }
 
-    /// True when the page's host (and port) is the query's own or one the
-    /// user allowed.
-    fn on_allowed_host(&self, target: &Url) -> bool {
-        let same = target.host_str() == self.query_url.host_str()
-            && target.port_or_known_default() == self.query_url.port_or_known_default();
-        same || {
-            let host = target.host_str().unwrap_or_default().to_ascii_lowercase();
-            let with_port = format!("{host}:{}", target.port_or_known_default().unwrap_or(0));
-            self.other_hosts
-                .iter()
-                .any(|h| *h == host || *h == with_port)
-        }
-    }
-
     /// The next page to fetch: the query itself first, then the result pages
     /// found so far, in the order they were found; `None` when there are no
     /// more or the page limit is reached.
@@ -342,7 +328,7 @@ impl Navigator {
             {
                 break;
             }
-            if !self.on_allowed_host(&target) {
+            if !crate::fetch::on_allowed_host(&self.query_url, &target, &self.other_hosts) {
                 continue;
             }
             let key = page_key(&target);

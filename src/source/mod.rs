@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use url::Url;
 
-use crate::fetch::{Credentials, FetchError, Fetcher, Response};
+use crate::fetch::{on_allowed_host, Credentials, FetchError, Fetcher, Response};
 use crate::form::{forms, ElementKind, Form, FormError};
 use crate::metadata::{
     classify, page_meta, read_config_file, DbContent, Entry, Metadata, Name, Origin, PageMeta,
@@ -35,13 +35,28 @@ use crate::plan::{PlanError, PlanProblem, QueryPlan};
 use crate::spec::{FormRef, Spec, SpecError};
 
 /// The user's limits.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Limits {
     /// `--max-queries`; the provider's DB.MaxQueries may be lower.
     pub max_queries: Option<u64>,
     /// `--learn`: a text field without a domain gets the form page's most
     /// frequent words as seed words, and learns the rest from the answers.
     pub learn: bool,
+    /// `--allow-host`: hosts besides the form page's own that the pages the
+    /// metadata names (configuration file, domain pages) may come from.
+    pub allow_hosts: Vec<String>,
+}
+
+/// The problem of a page the metadata names on another host than the form
+/// page's, which the user did not allow: gather does not fetch it.
+fn other_host(form_page: &Url, url: &Url, what: &str) -> String {
+    let host = url.host_str().unwrap_or_default();
+    let port = url.port_or_known_default().unwrap_or(0);
+    format!(
+        "{what} {url} is on another host than the form page ({}), so it is not fetched; \
+         allow the host with --allow-host {host}:{port} if it belongs to the provider",
+        form_page.host_str().unwrap_or_default()
+    )
 }
 
 /// What a fetched page turned out to be.
@@ -405,6 +420,12 @@ async fn build(
                 origin,
                 message: format!("DB.ConfigFile {file:?} is not a URL: {e}"),
             }),
+            Ok(url) if !on_allowed_host(&page.url, &url, &limits.allow_hosts) => {
+                problems.push(SourceProblem::Other {
+                    origin,
+                    message: other_host(&page.url, &url, "DB.ConfigFile:"),
+                })
+            }
             Ok(url) => match fetcher.get(&url).await {
                 Ok(resp) => {
                     match read_config_file(&resp.text().text, resp.url.as_str()) {
@@ -447,6 +468,17 @@ async fn build(
                 continue;
             }
         };
+        if !on_allowed_host(&page.url, &url, &limits.allow_hosts) {
+            problems.push(SourceProblem::Other {
+                origin,
+                message: other_host(
+                    &page.url,
+                    &url,
+                    &format!("{name}: the page with the domain"),
+                ),
+            });
+            continue;
+        }
         match fetcher.get(&url).await {
             Ok(resp) => {
                 let values = domain_from_page(&resp, &rule);

@@ -154,7 +154,31 @@ async fn refused_connection_fails_after_retries() {
         matches!(error, FetchError::Transport { attempts: 3, .. }),
         "{error:?}"
     );
+    assert!(
+        error.to_string().contains(&format!(
+            "the host refused the connection (is the server running on that port?): {addr}"
+        )),
+        "{error}"
+    );
     assert_eq!(fetcher.stats().requests, 3);
+}
+
+#[tokio::test]
+async fn a_name_that_does_not_resolve_is_named_so() {
+    // `.invalid` never resolves (RFC 6761); no request leaves the machine.
+    let fetcher = Fetcher::new(FetchConfig {
+        retries: 0,
+        ..fast_config()
+    })
+    .expect("fetcher");
+    let target = url::Url::parse("http://gather-test.invalid/form.html").unwrap();
+    let error = fetcher.get(&target).await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the host name did not resolve (check its spelling and the DNS)"),
+        "{error}"
+    );
 }
 
 #[tokio::test]

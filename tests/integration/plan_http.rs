@@ -960,3 +960,47 @@ async fn a_domain_read_from_another_page_gives_the_queries() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_domain_page_on_another_host_is_fetched_only_when_the_user_allows_it() {
+    // The provider's page names a page of another host (another port of
+    // 127.0.0.1 stands in for an internal address).
+    let provider = Server::start().await;
+    let other = Server::start().await;
+    other.page(
+        "/orte.html",
+        "<html><body><ul><li>Binz<li>Sellin</ul></body></html>",
+    );
+    let meta = format!(
+        "<META NAME=\"DB.QueryElement\" CONTENT=\"ort\">\n\
+         <META NAME=\"DB.QueryElement.ort\" CONTENT=\"@{} html.body.ul[0].li[*].txt\">\n\
+         <META NAME=\"DB.Result.name\" CONTENT=\"html.body->b[*].txt\">",
+        other.url("/orte.html")
+    );
+    provider.page("/form.html", &page_with(&meta));
+
+    let o = gather(vec!["check".into(), provider.url("/form.html")]).await;
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("DB.QueryElement.ort")
+            && all.contains("is on another host than the form page")
+            && all.contains(&format!("--allow-host {}", other.authority())),
+        "{all}"
+    );
+    assert!(other.seen().is_empty(), "{:?}", other.seen().len());
+
+    // Allowed by the user, it gives the domain.
+    let o = gather(vec![
+        "check".into(),
+        provider.url("/form.html"),
+        "--allow-host".into(),
+        other.authority(),
+    ])
+    .await;
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("ok: ") && out.contains("2 queries"), "{out}");
+    assert!(other.seen().iter().any(|r| r.target == "/orte.html"));
+}
