@@ -1,7 +1,9 @@
 //! A PostgreSQL server of its own, for the tests and the benchmarks of
 //! gathering with many workers: `initdb` into a temporary directory,
 //! `postgres` on a free port of 127.0.0.1, stopped (and the directory
-//! removed) when the [`LocalPostgres`] is dropped.
+//! removed) when the [`LocalPostgres`] is dropped. It can be stopped and
+//! started again on the same port and data directory in between (an
+//! outage of the database, for the tests of workers that ride it out).
 //!
 //! PostgreSQL refuses to run as root: a root process runs the server as
 //! the user `postgres` (which the Debian package creates). The binaries are

@@ -27,8 +27,9 @@ use crate::store::{Claim, Location, PlannedQuery, SharedPlan, SourceId, SourceKi
 /// Works on the shared plan of a PostgreSQL gatherer database (`gather
 /// worker`): claims its queries one by one, runs them as a gathering does,
 /// and ends when none is left that no live worker holds. A query another
-/// worker holds is waited for, and taken over when that worker's lease
-/// runs out. More workers, on any machine, can join at any time.
+/// worker holds is waited for, and taken over as soon as that worker's
+/// database session is gone (or its lease ran out). More workers, on any
+/// machine, can join at any time.
 pub async fn work(options: &Options) -> Result<Report, GatherError> {
     match work_reporting(options).await {
         (report, None) => Ok(report),
