@@ -186,8 +186,9 @@ enum Fault {
     Outage,
 }
 
-/// The run time of a gathering with `fault`, and the result pages the
-/// provider was asked more than once.
+/// The run time of a gathering with `fault`, the result pages the
+/// provider was asked more than once, and how long the database was away
+/// (from the stop until it accepted connections again).
 fn fault_run(
     runtime: &tokio::runtime::Runtime,
     postgres: &mut LocalPostgres,
@@ -196,7 +197,7 @@ fn fault_run(
     fault: Fault,
     queries: usize,
     common: &[String],
-) -> Result<(f64, usize), String> {
+) -> Result<(f64, usize, f64), String> {
     let before = site.requests().len();
     let started = Instant::now();
     let url = site.form_url().clone();
@@ -211,6 +212,7 @@ fn fault_run(
         }
         std::thread::sleep(Duration::from_millis(2));
     }
+    let mut away = 0.0;
     match fault {
         Fault::None => {}
         Fault::Kill => {
@@ -220,9 +222,11 @@ fn fault_run(
             killed.map_err(|e| format!("cannot kill a worker: {e}"))?;
         }
         Fault::Outage => {
+            let stopped = Instant::now();
             postgres.stop()?;
             std::thread::sleep(Duration::from_secs(5));
             postgres.restart()?;
+            away = stopped.elapsed().as_secs_f64();
         }
     }
     for child in children {
@@ -234,7 +238,7 @@ fn fault_run(
         *seen.entry((r.query.clone(), r.page)).or_insert(0usize) += 1;
     }
     let twice = seen.values().filter(|n| **n > 1).count();
-    Ok((seconds, twice))
+    Ok((seconds, twice, away))
 }
 
 /// `--faults`: a planner and two workers undisturbed, with a worker
@@ -253,20 +257,31 @@ fn faults(
     ];
     let mut seconds: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
     let mut twice: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
+    let mut away: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
     for run in 0..args.runs.max(1) {
         for (n, (fault, _)) in kinds.iter().enumerate() {
             let db = postgres.database(&format!("faults_{n}_{run}"))?;
-            let (s, t) = fault_run(runtime, postgres, site, &db, *fault, args.queries, common)?;
+            let (s, t, a) = fault_run(runtime, postgres, site, &db, *fault, args.queries, common)?;
             seconds[n].push(s);
             twice[n].push(t as f64);
+            away[n].push(a);
         }
     }
     println!("a planner and 2 workers; leases of 30 s (the default)");
     let calm = super::bench::median(seconds[0].clone());
     for (n, (_, name)) in kinds.iter().enumerate() {
         let time = super::bench::median(seconds[n].clone());
+        let away = super::bench::median(away[n].clone());
+        let beyond = if away > 0.0 {
+            format!(
+                ", the database away {away:.2} s (stop to accepting again): {:+.2} s beyond it",
+                time - calm - away
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "{name:<36} {time:>6.2} s ({:+.2} s against undisturbed)  result pages asked twice: {} (median)",
+            "{name:<36} {time:>6.2} s ({:+.2} s against undisturbed{beyond})  result pages asked twice: {} (median)",
             time - calm,
             super::bench::median(twice[n].clone())
         );
