@@ -252,27 +252,77 @@ async fn done_queries(db: &str) -> BTreeSet<String> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_worker_s_queries_are_finished_by_the_others_and_none_is_sent_again() {
-    let site = SlowSite::start(SlowConfig {
-        queries: 12,
-        pages: 6,
-        latency: Duration::from_millis(40),
-    })
-    .await
-    .unwrap();
-    let pg = postgres();
-    let db = pg.database("killed").unwrap();
-    let wide = ["--host-concurrency", "8"];
-    let first = planner(site.form_url(), &db, &wide);
-    plan_ready(&db).await;
-    let mut victim = worker(&db, &wide);
-    let survivor = worker(&db, &wide);
+/// Short timeouts, and leases as long as the default: a dead worker's
+/// queries must be freed by its ended session, not by its lease running
+/// out, and a lease must outlast an outage of the database.
+const LONG_LEASE: [&str; 8] = [
+    "--timeout",
+    "3",
+    "--retries",
+    "1",
+    "--lease-seconds",
+    "30",
+    "--host-concurrency",
+    "8",
+];
+
+fn planner_with(url: &url::Url, db: &str, args: &[&str]) -> Child {
+    let mut all = vec![url.as_str(), "--db", db, "--json"];
+    all.extend(args);
+    command(&all).spawn().expect("start gather")
+}
+
+fn worker_with(db: &str, args: &[&str]) -> Child {
+    let mut all = vec!["worker", "--db", db, "--json"];
+    all.extend(args);
+    command(&all).spawn().expect("start gather worker")
+}
+
+/// Waits until the site answered `n` result requests.
+async fn requests_reach(site: &SlowSite, n: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while site.requests().len() < 45 {
+    while site.requests().len() < n {
         assert!(Instant::now() < deadline, "no progress");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+}
+
+/// A planner and two workers on `site` into `db`; how long until all
+/// three ended.
+async fn gathered_by_three(site: &SlowSite, db: &str) -> Duration {
+    let started = Instant::now();
+    let first = planner_with(site.form_url(), db, &LONG_LEASE);
+    plan_ready(db).await;
+    let others = [worker_with(db, &LONG_LEASE), worker_with(db, &LONG_LEASE)];
+    finished(first).await;
+    for other in others {
+        finished(other).await;
+    }
+    started.elapsed()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_worker_s_queries_are_free_at_once_and_status_shows_it_dead() {
+    let config = SlowConfig {
+        queries: 12,
+        pages: 6,
+        latency: Duration::from_millis(40),
+    };
+    let pg = postgres();
+    // Undisturbed, for the time it takes.
+    let calm = SlowSite::start(config.clone()).await.unwrap();
+    let calm_db = pg.database("calm").unwrap();
+    let undisturbed = gathered_by_three(&calm, &calm_db).await;
+
+    let site = SlowSite::start(config).await.unwrap();
+    let db = pg.database("killed").unwrap();
+    let started = Instant::now();
+    let first = planner_with(site.form_url(), &db, &LONG_LEASE);
+    plan_ready(&db).await;
+    let mut victim = worker_with(&db, &LONG_LEASE);
+    let survivor = worker_with(&db, &LONG_LEASE);
+    let victim_pid = victim.id().expect("the worker's pid");
+    requests_reach(&site, 30).await;
     victim.kill().await.expect("kill -9 the worker");
     let killed_at = Instant::now();
     let done_before = done_queries(&db).await;
@@ -283,11 +333,36 @@ async fn a_killed_worker_s_queries_are_finished_by_the_others_and_none_is_sent_a
         "every query was done before the kill"
     );
 
+    // Right after the kill, gather status tells the worker is dead (its
+    // session is gone), long before it would miss its heartbeats (30 s).
+    let named = |list: &serde_json::Value| {
+        list.as_array().expect("a list of workers").iter().any(|w| {
+            w.as_str()
+                .unwrap_or("")
+                .contains(&format!(":{victim_pid}:"))
+        })
+    };
+    let mut seen_dead = None;
+    while seen_dead.is_none() && killed_at.elapsed() < Duration::from_secs(10) {
+        let now = status(&db).await;
+        if named(&now["workers_dead"]) {
+            assert!(!named(&now["workers_alive"]), "{now}");
+            seen_dead = Some(killed_at.elapsed());
+        }
+    }
+    let seen_dead = seen_dead.expect("gather status shows the killed worker dead within 10 s");
+
     finished(first).await;
     finished(survivor).await;
+    let disturbed = started.elapsed();
+    eprintln!(
+        "undisturbed {undisturbed:?}, with a worker killed {disturbed:?}, \
+         status showed it dead {seen_dead:?} after the kill"
+    );
+    // The leases are 30 s: the run did not wait for the killed worker's.
     assert!(
-        killed_at.elapsed() >= Duration::from_secs(1),
-        "took over before the lease ran out?"
+        disturbed < undisturbed + Duration::from_secs(10),
+        "undisturbed {undisturbed:?}, with a worker killed {disturbed:?}"
     );
 
     // Nothing lost.
@@ -309,6 +384,104 @@ async fn a_killed_worker_s_queries_are_finished_by_the_others_and_none_is_sent_a
     let twice = sent_twice(&site);
     assert!(twice.len() <= 2, "sent twice: {twice:?}");
     assert_eq!(site.requests().len() - twice.len(), 72);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_process_rides_out_a_five_second_outage_of_the_database() {
+    let config = SlowConfig {
+        queries: 24,
+        pages: 4,
+        latency: Duration::from_millis(50),
+    };
+    // The index of an undisturbed gathering.
+    let alone = SlowSite::start(config.clone()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("calm.sqlite");
+    let file = file.to_str().unwrap();
+    finished(planner(alone.form_url(), file, &[])).await;
+
+    let site = SlowSite::start(config).await.unwrap();
+    let mut pg = postgres();
+    let db = pg.database("outage").unwrap();
+    let mut processes = vec![planner_with(site.form_url(), &db, &LONG_LEASE)];
+    plan_ready(&db).await;
+    processes.push(worker_with(&db, &LONG_LEASE));
+    processes.push(worker_with(&db, &LONG_LEASE));
+    requests_reach(&site, 20).await;
+
+    tokio::task::block_in_place(|| pg.stop()).expect("stop the server");
+    let stopped = site.requests().len();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    for process in &mut processes {
+        assert!(
+            process.try_wait().expect("the process").is_none(),
+            "a process ended while the database was away"
+        );
+    }
+    let during = site.requests().len() - stopped;
+    tokio::task::block_in_place(|| pg.restart()).expect("restart the server");
+    assert!(stopped < 96, "the gathering was over before the outage");
+
+    for process in processes {
+        let out = finished(process).await;
+        assert_eq!(summary(&out)["error"], serde_json::Value::Null);
+    }
+    let twice = sent_twice(&site);
+    eprintln!(
+        "requests before the outage {stopped}, during it {during}, in all {}; \
+         result pages asked twice: {}",
+        site.requests().len(),
+        twice.len()
+    );
+    // The pages in hand were kept and written once the database was back:
+    // at most the requests in flight (two queries in each process) were
+    // sent again.
+    assert!(twice.len() <= 6, "sent twice: {twice:?}");
+    assert_eq!(site.requests().len() - twice.len(), 96);
+    assert_eq!(exported_values(&db).await, exported_values(file).await);
+    assert_eq!(exported_records(&db).await, exported_records(file).await);
+    let status = status(&db).await;
+    assert_eq!(status["sources"][0]["done"], 24, "{status}");
+    assert_eq!(status["sources"][0]["failed"], 0, "{status}");
+    assert_eq!(status["sources"][0]["leased"], 0, "{status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_stays_away_ends_the_process_saying_what_it_was_doing() {
+    let site = SlowSite::start(SlowConfig {
+        queries: 40,
+        pages: 4,
+        latency: Duration::from_millis(50),
+    })
+    .await
+    .unwrap();
+    let mut pg = postgres();
+    let db = pg.database("gone").unwrap();
+    let mut args = LONG_LEASE.to_vec();
+    args.extend(["--reconnect-seconds", "3"]);
+    let first = planner_with(site.form_url(), &db, &args);
+    requests_reach(&site, 10).await;
+    tokio::task::block_in_place(|| pg.stop()).expect("stop the server");
+    let stopped = Instant::now();
+    let out = tokio::time::timeout(Duration::from_secs(60), first.wait_with_output())
+        .await
+        .expect("gather gives up within a minute")
+        .expect("gather runs");
+    let waited = stopped.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(waited >= Duration::from_secs(2), "gave up after {waited:?}");
+    // The message names the database and what the process was doing.
+    assert!(stderr.contains(&db), "{stderr}");
+    assert!(
+        stderr.contains("went away while") && stderr.contains("was not back within"),
+        "{stderr}"
+    );
+    // The summary is printed all the same, with the error.
+    let report = summary(&out);
+    let error = report["error"].as_str().expect("the error in the summary");
+    assert!(error.contains("went away while"), "{report}");
+    assert!(report["sources"].is_array(), "{report}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -343,7 +516,7 @@ async fn workers_together_keep_the_per_host_limits() {
     let site = SlowSite::start(SlowConfig {
         queries: 16,
         pages: 2,
-        latency: Duration::from_millis(30),
+        latency: Duration::from_millis(60),
     })
     .await
     .unwrap();
@@ -354,7 +527,7 @@ async fn workers_together_keep_the_per_host_limits() {
     let first = planner(site.form_url(), &db, &limits);
     plan_ready(&db).await;
     let others = [worker(&db, &limits), worker(&db, &limits)];
-    finished(first).await;
+    let report = summary(&finished(first).await);
     for other in others {
         finished(other).await;
     }
@@ -363,6 +536,37 @@ async fn workers_together_keep_the_per_host_limits() {
         2,
         "more than two requests in flight at once"
     );
+
+    // The workers waited on the host's limit, and are told so, with the
+    // option that raises it: in the planner's summary and gather status.
+    let origin = site.form_url().origin().ascii_serialization();
+    let waits = report["host_waits"].as_array().expect("host waits");
+    assert_eq!(waits.len(), 1, "{report}");
+    assert_eq!(waits[0]["host"], origin.as_str(), "{report}");
+    assert_eq!(waits[0]["limit"], 2, "{report}");
+    assert!(
+        waits[0]["waited_seconds"].as_f64().unwrap() >= 1.0,
+        "{report}"
+    );
+    let status = status(&db).await;
+    assert_eq!(status["host_waits"][0]["host"], origin.as_str(), "{status}");
+    let out = run(&["status", "--db", &db]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("host {origin}: ")) && text.contains("--host-concurrency"),
+        "{text}"
+    );
+    // A host nobody waited on is not named.
+    let roomy = SlowSite::start(SlowConfig {
+        queries: 4,
+        pages: 1,
+        latency: Duration::from_millis(1),
+    })
+    .await
+    .unwrap();
+    let roomy_db = pg.database("roomy").unwrap();
+    let out = finished(planner(roomy.form_url(), &roomy_db, &[])).await;
+    assert_eq!(summary(&out)["host_waits"], serde_json::json!([]));
 
     // And the pause between two requests, across the workers.
     let site = SlowSite::start(SlowConfig {
