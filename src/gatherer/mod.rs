@@ -28,7 +28,7 @@ use url::Url;
 
 use crate::boilerplate::{Method, SitePages};
 use crate::fetch::{FetchConfig, Fetcher, HostGate};
-use crate::hel::Rule;
+use crate::hel::{RowNodes, Rule};
 use crate::links::{CrawlLinks, LinkKind, PageLinks};
 use crate::metadata::ResultKind;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
@@ -1102,6 +1102,7 @@ fn extract_tree(
     let mut fragment = IndexFragment::new();
     let mut warnings = Vec::new();
     let mut values = Vec::with_capacity(rules.len());
+    let mut rows = Vec::with_capacity(rules.len());
     let mut lists = Vec::with_capacity(rules.len());
     let hits = result_count.and_then(|rule| {
         rule.evaluate(&page)
@@ -1111,7 +1112,11 @@ fn extract_tree(
             .find_map(|text| crate::refine::first_number(text))
     });
     for (attribute, rule) in rules {
-        let evaluation = rule.evaluate(&page);
+        let (evaluation, nodes) = if records.is_empty() {
+            (rule.evaluate(&page), RowNodes::default())
+        } else {
+            rule.evaluate_rows(&page)
+        };
         tracing::debug!(attribute, url, value = ?evaluation.value, "rule");
         if let Some(limit) = evaluation.limit {
             warnings.push(format!("{attribute} on {url}: {limit}"));
@@ -1122,12 +1127,13 @@ fn extract_tree(
         }
         lists.push((attribute.clone(), list));
         values.push(evaluation.value);
+        rows.push(nodes);
     }
     let extracted = Extracted {
         pagers: Vec::new(),
         links: page.links(),
         fragment,
-        records: records.records(rules, &values, url),
+        records: records.records(rules, &values, &rows, &page, url),
         warnings,
         lists,
         hits,

@@ -55,8 +55,8 @@ fn write_spec(dir: &Path, url: &url::Url, elements: &str, results: &str) -> Path
 }
 
 /// Rules that give a record per hotel row: four rules, variables named
-/// differently, one condition; and the town rows, which are rows of
-/// another condition and so no part of the hotels' records.
+/// differently, one condition; and the town rows, another condition, which
+/// head the hotel rows below them.
 fn hotel_rules() -> String {
     format!(
         "  - attribute: id\n    rule: tr[i:*].td[0].small.input.getAttr(value) where tr[i].{HOTEL_ROW}\n\
@@ -120,7 +120,9 @@ async fn hotel_records_are_the_providers_rows() {
     let plan = run_gather_async(vec!["plan".into(), "--spec".into(), path_arg(&spec)]).await;
     assert!(
         support::stdout(&plan)
-            .contains("records (one per row, these fields):\n  id, name, ort, preis\n"),
+            .contains(
+                "records (one per result row, from the rules that read rows):\n  id, name, ort, preis, town\n"
+            ),
         "{}",
         support::stdout(&plan)
     );
@@ -156,17 +158,21 @@ async fn hotel_records_are_the_providers_rows() {
     assert_eq!(hotels.len(), expected.len(), "each hotel once");
     assert_eq!(hotels.into_iter().collect::<BTreeSet<_>>(), expected);
 
-    // Every record names its source, query and page; the town rows are no
-    // part of the records, and the fields keep the order of the rules.
+    // Every record names its source, query and page; the town rows head
+    // the hotel rows below them, so each record has its town from there
+    // (the same as in its address), and the fields keep the order of the
+    // rules.
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert_eq!(first["source"], site.url(Variant::Listed).as_str());
     assert!(first["query"].as_str().unwrap().starts_with("region="));
     assert!(first["page"].as_str().unwrap().contains("auswahl.pl"));
     assert!(first["ordinal"].as_u64().is_some());
     let names: Vec<&String> = first["fields"].as_object().unwrap().keys().collect();
-    assert_eq!(names.len(), 4, "{first}");
-    assert!(lines.find("\"id\"").unwrap() < lines.find("\"preis\"").unwrap());
-    assert!(!lines.contains("\"town\""));
+    assert_eq!(names, ["id", "name", "ort", "preis", "town"], "{first}");
+    for line in lines.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["fields"]["town"], v["fields"]["ort"], "{line}");
+    }
 
     // The attribute sets are still there, each attribute on its own.
     let values = gathering::stored_values(&db, site.url(Variant::Listed).as_str());
