@@ -516,6 +516,9 @@ fn describe_source(source: &Source, show: u64) -> String {
                 page_fields.join(", ")
             ));
         }
+        if md.header_rows == Some(false) {
+            out.push_str("  header rows: off (DB.HeaderRows NO)\n");
+        }
     }
     out
 }

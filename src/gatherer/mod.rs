@@ -552,9 +552,10 @@ impl Manager<'_> {
         &mut self,
         id: SourceId,
         rules: &[(String, Rule)],
+        header_rows: bool,
         line: &mut SourceReport,
     ) -> Result<(), GatherError> {
-        let now = rules_json(rules);
+        let now = rules_json(rules, header_rows);
         let before = self.store().rules(id)?;
         if self.options.fresh {
             self.store().forget_queries(id)?;
@@ -563,7 +564,7 @@ impl Manager<'_> {
         } else if before.as_ref().is_some_and(|b| *b != now) {
             let not_kept = self.store().pages_not_kept(id)?;
             if not_kept == 0 {
-                let (pages, values) = reextract(&mut self.store(), id, rules)?;
+                let (pages, values) = reextract(&mut self.store(), id, rules, header_rows)?;
                 line.notes.push(format!(
                     "the rules changed since the last gathering: {pages} kept result pages read again with them, {values} values, no request sent"
                 ));
@@ -701,7 +702,8 @@ impl Manager<'_> {
         let mut line = SourceReport::new(source.url.clone(), SourceKind::Database);
         line.queries_planned = source.plan.len();
         let rules = source.metadata.rules();
-        self.take_rules(id, &rules, &mut line)?;
+        let header_rows = source.metadata.header_rows != Some(false);
+        self.take_rules(id, &rules, header_rows, &mut line)?;
 
         // Listed values (a Result.<attr> given as values) are indexed once per source.
         let mut listed = IndexFragment::new();
@@ -728,14 +730,17 @@ impl Manager<'_> {
             )
         });
 
-        let work = Arc::new(self.query_work(
-            id,
-            source.url.to_string(),
-            rules,
-            source.navigation.clone(),
-            page_cap.limit,
-            source.metadata.result_count.clone().map(Arc::new),
-        ));
+        let work = Arc::new(
+            self.query_work(
+                id,
+                source.url.to_string(),
+                rules,
+                source.navigation.clone(),
+                page_cap.limit,
+                source.metadata.result_count.clone().map(Arc::new),
+            )
+            .with_header_rows(header_rows),
+        );
 
         if self.shared.is_some() {
             // Workers run the queries: the plan goes into the database. The
@@ -1142,6 +1147,13 @@ fn extract_tree(
 }
 
 impl QueryWork {
+    /// The same work, with header rows heading records or not
+    /// (`DB.HeaderRows`).
+    fn with_header_rows(mut self, on: bool) -> QueryWork {
+        self.records = Arc::new(RecordRules::new(&self.rules).with_header_rows(on));
+        self
+    }
+
     /// Sends one query (`key` is its [`Query::key`]) and walks its result
     /// pages, or continues the walk from `checkpoint`. Every page after the
     /// first is recorded as it comes, with the navigator's checkpoint, so a
@@ -1345,8 +1357,9 @@ fn lock<T>(store: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A source's rules as the store keeps them: attribute, rule as written,
-/// `DB.Result` prefix, by attribute.
-pub fn rules_json(rules: &[(String, Rule)]) -> String {
+/// `DB.Result` prefix, by attribute; then `{"header_rows": false}` when
+/// `DB.HeaderRows` is NO.
+pub fn rules_json(rules: &[(String, Rule)], header_rows: bool) -> String {
     let mut list: Vec<serde_json::Value> = rules
         .iter()
         .map(|(attribute, rule)| {
@@ -1358,7 +1371,17 @@ pub fn rules_json(rules: &[(String, Rule)]) -> String {
         })
         .collect();
     list.sort_by_key(|v| v["attribute"].as_str().map(str::to_string));
+    if !header_rows {
+        list.push(serde_json::json!({ "header_rows": false }));
+    }
     serde_json::Value::Array(list).to_string()
+}
+
+/// Whether the rules [`rules_json`] wrote let header rows head records
+/// (`DB.HeaderRows`); yes when the text says nothing.
+pub fn header_rows_from_json(json: &str) -> bool {
+    let list: Vec<serde_json::Value> = serde_json::from_str(json).unwrap_or_default();
+    !list.iter().any(|v| v["header_rows"] == false)
 }
 
 /// The rules [`rules_json`] wrote.
@@ -1366,6 +1389,7 @@ pub fn rules_from_json(json: &str) -> Result<Vec<(String, Rule)>, String> {
     let list: Vec<serde_json::Value> =
         serde_json::from_str(json).map_err(|e| format!("stored rules: {e}"))?;
     list.iter()
+        .filter(|v| v.get("header_rows").is_none())
         .map(|v| {
             let attribute = v["attribute"]
                 .as_str()
@@ -1381,14 +1405,17 @@ pub fn rules_from_json(json: &str) -> Result<Vec<(String, Rule)>, String> {
 /// Applies `rules` to the kept result pages of the source's done queries,
 /// in place of the values and records its queries had found: no request is
 /// sent.
-/// Returns the pages read and the values the source's queries now have.
+/// `header_rows`: whether rows one rule reads alone head records
+/// (`DB.HeaderRows`). Returns the pages read and the values the source's
+/// queries now have.
 pub fn reextract(
     store: &mut Store,
     source: SourceId,
     rules: &[(String, Rule)],
+    header_rows: bool,
 ) -> Result<(u64, u64), StoreError> {
     let pages = store.kept_pages(source)?;
-    let record_rules = RecordRules::new(rules);
+    let record_rules = RecordRules::new(rules).with_header_rows(header_rows);
     let mut by_query: Vec<(String, IndexFragment, Vec<Record>)> = Vec::new();
     for page in &pages {
         let (extracted, _) = extract_tree(
@@ -1408,7 +1435,7 @@ pub fn reextract(
         }
     }
     let values = store.replace_query_values(source, &by_query)?;
-    store.set_rules(source, &rules_json(rules))?;
+    store.set_rules(source, &rules_json(rules, header_rows))?;
     Ok((pages.len() as u64, values))
 }
 

@@ -548,21 +548,26 @@ async fn changed_rules_rebuild_the_records_from_the_kept_pages() {
     // `gather reextract` with the wrong condition again: the records go.
     site.shutdown().await;
     write_spec(dir.path(), &url, "region", &wrong);
-    let out = run_gather_async(vec![
-        "reextract".into(),
-        "--db".into(),
-        path_arg(&db),
-        "--spec".into(),
-        path_arg(&spec),
-    ])
-    .await;
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    reextract(&db, &spec).await;
     let out = run_gather_async(export()).await;
     assert_eq!(
         support::stdout(&out),
         "",
         "records of the old rules are gone"
     );
+}
+
+/// `gather reextract --db DB --spec SPEC`, which must succeed.
+async fn reextract(db: &Path, spec: &Path) {
+    let out = run_gather_async(vec![
+        "reextract".into(),
+        "--db".into(),
+        path_arg(db),
+        "--spec".into(),
+        path_arg(spec),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
 }
 
 /// The records of a database, exported as JSON Lines by `gather export`.
@@ -697,5 +702,71 @@ async fn the_hotel_guide_gives_each_hotel_with_its_town_and_region() {
         .collect();
     assert_eq!(got.len(), expected.len(), "one record per hotel");
     assert_eq!(got.into_iter().collect::<BTreeSet<_>>(), expected);
+    site.shutdown().await;
+}
+
+/// A spec of the job board with its own metadata, and `extra` lines.
+fn job_board_spec(dir: &Path, url: &url::Url, extra: &str) -> PathBuf {
+    let mut spec = format!("url: {url}\n{extra}results:\n");
+    let mut element = String::new();
+    for (name, content) in gather::demo::jobs::meta_tags() {
+        match name.strip_prefix("DB.Result") {
+            Some("") => spec.push_str(&format!("  - prefix: \"{content}\"\n")),
+            Some(attribute) => spec.push_str(&format!(
+                "  - attribute: {}\n    rule: \"{content}\"\n",
+                &attribute[1..]
+            )),
+            None => element = format!("query_element: {content}\n"),
+        }
+    }
+    spec.push_str(&element);
+    let path = dir.join("jobs.yaml");
+    std::fs::write(&path, spec).unwrap();
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn header_rows_switched_off_and_on_again_by_reextract() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = site.base_url().join("/stellen/").unwrap();
+    let spec = job_board_spec(dir.path(), &url, "header_rows: no\n");
+    let plan = run_gather_async(vec!["plan".into(), "--spec".into(), path_arg(&spec)]).await;
+    assert!(
+        support::stdout(&plan).contains("header rows: off (DB.HeaderRows NO)"),
+        "{}",
+        support::stdout(&plan)
+    );
+    let db = dir.path().join("jobs.sqlite");
+    let out = run_gather_async(vec![
+        "--db".into(),
+        path_arg(&db),
+        "--spec".into(),
+        path_arg(&spec),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let jobs = gather::demo::jobs::jobs();
+    let records = exported_records(db.to_str().unwrap()).await;
+    assert_eq!(records.len(), jobs.len());
+    assert!(
+        records.iter().all(|r| r["fields"].get("sparte").is_none()),
+        "no trade without header rows"
+    );
+    let sent = site.requests().len();
+
+    // Header rows on again: the kept pages give every offer its trade.
+    let spec = job_board_spec(dir.path(), &url, "");
+    reextract(&db, &spec).await;
+    assert_eq!(site.requests().len(), sent, "reextract sent a request");
+    let mut got: Vec<_> = exported_records(db.to_str().unwrap())
+        .await
+        .iter()
+        .map(as_job)
+        .collect();
+    got.sort();
+    let mut expected = jobs.to_vec();
+    expected.sort();
+    assert_eq!(got, expected);
     site.shutdown().await;
 }
