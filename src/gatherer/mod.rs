@@ -561,7 +561,7 @@ impl Manager<'_> {
             self.store().forget_queries(id)?;
             line.notes
                 .push("started over (--fresh): every query is sent again".into());
-        } else if before.as_ref().is_some_and(|b| *b != now) {
+        } else if before.as_ref().is_some_and(|b| rules_differ(b, &now)) {
             let not_kept = self.store().pages_not_kept(id)?;
             if not_kept == 0 {
                 let (pages, values) = reextract(&mut self.store(), id, rules, header_rows)?;
@@ -1357,8 +1357,9 @@ fn lock<T>(store: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A source's rules as the store keeps them: attribute, rule as written,
-/// `DB.Result` prefix, by attribute; then `{"header_rows": false}` when
-/// `DB.HeaderRows` is NO.
+/// `DB.Result` prefix, in document order (the order of the records'
+/// fields, whichever process reads them back); then `{"header_rows":
+/// false}` when `DB.HeaderRows` is NO.
 pub fn rules_json(rules: &[(String, Rule)], header_rows: bool) -> String {
     let mut list: Vec<serde_json::Value> = rules
         .iter()
@@ -1370,11 +1371,23 @@ pub fn rules_json(rules: &[(String, Rule)], header_rows: bool) -> String {
             })
         })
         .collect();
-    list.sort_by_key(|v| v["attribute"].as_str().map(str::to_string));
     if !header_rows {
         list.push(serde_json::json!({ "header_rows": false }));
     }
     serde_json::Value::Array(list).to_string()
+}
+
+/// Whether two texts of [`rules_json`] hold different rules, in whatever
+/// order (a database from before kept them by attribute).
+fn rules_differ(a: &str, b: &str) -> bool {
+    let sorted = |json: &str| {
+        let mut list: Vec<String> = serde_json::from_str::<Vec<serde_json::Value>>(json)
+            .map(|l| l.iter().map(ToString::to_string).collect())
+            .unwrap_or_else(|_| vec![json.to_string()]);
+        list.sort();
+        list
+    };
+    sorted(a) != sorted(b)
 }
 
 /// Whether the rules [`rules_json`] wrote let header rows head records

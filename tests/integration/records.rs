@@ -612,9 +612,20 @@ fn as_job(record: &serde_json::Value) -> gather::demo::jobs::Job {
 /// and checks its records: one per offer shown, each with the title,
 /// company and place of its own row, the trade of the header row above it
 /// and the district of its page — none pairing cells of different rows.
+/// The records written while gathering (`-o`) are the same; the CSV has a
+/// column per attribute.
 async fn job_board_records_into(site: &DemoSite, db: &str) {
     let url = site.base_url().join("/stellen/").unwrap();
-    let out = run_gather_async(vec!["--db".into(), db.into(), url.to_string()]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("records.jsonl");
+    let out = run_gather_async(vec![
+        "--db".into(),
+        db.into(),
+        "-o".into(),
+        path_arg(&file),
+        url.to_string(),
+    ])
+    .await;
     assert!(out.status.success(), "{}", support::stderr(&out));
     let jobs = gather::demo::jobs::jobs();
     let summary = format!("{}{}", support::stdout(&out), support::stderr(&out));
@@ -630,6 +641,30 @@ async fn job_board_records_into(site: &DemoSite, db: &str) {
     let mixed = got.iter().filter(|j| !expected.contains(j)).count();
     assert_eq!(mixed, 0, "records pairing cells of different rows");
     assert_eq!(got, expected, "one record per offer shown");
+    let streamed: Vec<serde_json::Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut streamed: Vec<_> = streamed.iter().map(as_job).collect();
+    streamed.sort();
+    assert_eq!(streamed, expected, "the records file");
+    let csv = run_gather_async(vec![
+        "export".into(),
+        "--db".into(),
+        db.into(),
+        "--records".into(),
+        "--format".into(),
+        "csv".into(),
+    ])
+    .await;
+    let csv = support::stdout(&csv);
+    assert!(
+        csv.starts_with("source,query,page,ordinal,bezirk,sparte,titel,firma,ort\r\n"),
+        "{csv}"
+    );
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    assert_eq!(reader.records().count(), jobs.len());
     // The board's quirks are there: offers without a company, without a
     // place, so that the columns differ in length.
     assert!(jobs.iter().any(|j| j.company.is_none()));
