@@ -281,6 +281,19 @@ impl RecordRules {
         out
     }
 
+    /// The records of `page` (at `url`): the rules evaluated on it, then
+    /// [`RecordRules::records`].
+    pub fn page_records(&self, rules: &[(String, Rule)], page: &Page, url: &str) -> Vec<Record> {
+        let (values, rows): (Vec<Nsl>, Vec<RowNodes>) = rules
+            .iter()
+            .map(|(_, r)| {
+                let (evaluation, rows) = r.evaluate_rows(page);
+                (evaluation.value, rows)
+            })
+            .unzip();
+        self.records(rules, &values, &rows, page, url)
+    }
+
     /// The records of one group of rows (element → its cells).
     fn group_records(
         &self,
@@ -449,17 +462,9 @@ mod tests {
 
     fn records_on(html: &str, list: &[(&str, &str)], header_rows: bool) -> Vec<Record> {
         let rules = rules(list);
-        let page = Page::parse(html);
-        let (values, rows): (Vec<Nsl>, Vec<RowNodes>) = rules
-            .iter()
-            .map(|(_, r)| {
-                let (evaluation, rows) = r.evaluate_rows(&page);
-                (evaluation.value, rows)
-            })
-            .unzip();
         RecordRules::new(&rules)
             .with_header_rows(header_rows)
-            .records(&rules, &values, &rows, &page, "http://h/r")
+            .page_records(&rules, &Page::parse(html), "http://h/r")
     }
 
     fn records(list: &[(&str, &str)]) -> Vec<Record> {

@@ -805,3 +805,49 @@ async fn header_rows_switched_off_and_on_again_by_reextract() {
     assert_eq!(got, expected);
     site.shutdown().await;
 }
+
+/// The product listings of `gather bench hel` (made for measuring HEL, with
+/// unclosed cells and `<font>` around rows): the name rule, the price rule
+/// with a condition of its own (in stock) and the fork per product give one
+/// record per product row, checked against the row's own markup.
+#[test]
+fn product_listings_give_a_record_per_product_row() {
+    use gather::demo::listing;
+    use gather::hel::Rule;
+    use gather::page::Page;
+    use gather::record::RecordRules;
+
+    let rules: Vec<(String, Rule)> = listing::RULES
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (format!("r{i}"), Rule::parse(r).unwrap()))
+        .collect();
+    let record_rules = RecordRules::new(&rules);
+    let row = regex::Regex::new(
+        r#"(?s)id="p(\d+)" data-sku.*?title="([^"]*)".*?EUR ([0-9.]+),(\d\d)</b>.*?<td class=stock><span class=(\w+)>"#,
+    )
+    .unwrap();
+    for seed in 0..8 {
+        let html = listing::generate_page(seed, 40_000);
+        let truth: Vec<_> = row.captures_iter(&html).collect();
+        assert!(truth.len() > 10);
+        let records = record_rules.page_records(&rules, &Page::parse(&html), "http://shop/");
+        let products: Vec<_> = records
+            .iter()
+            .filter(|r| r.fields.get("r0").is_some())
+            .collect();
+        assert_eq!(products.len(), truth.len(), "page {seed}");
+        for (record, t) in products.iter().zip(&truth) {
+            let f = |name: &str| record.fields.get(name).map(|v| v.values().to_vec());
+            assert_eq!(f("r0"), Some(vec![t[2].to_string()]), "{record:?}");
+            assert_eq!(
+                f("r4.0"),
+                Some(vec![format!("/artikel/{}.html", &t[1])]),
+                "{record:?}"
+            );
+            let in_stock = &t[5] != "no";
+            let price = in_stock.then(|| vec![t[3].to_string(), t[4].to_string()]);
+            assert_eq!(f("r1"), price, "{record:?}");
+        }
+    }
+}
