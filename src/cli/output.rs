@@ -244,11 +244,11 @@ pub fn run_reextract(args: &ReextractArgs) -> ExitCode {
         .filter(|s| s.info.kind == SourceKind::Database)
     {
         let url = &source.info.url;
-        let rules = match by_url.remove(url.as_str()) {
+        let (rules, header_rows) = match by_url.remove(url.as_str()) {
             Some(rules) => rules,
             None => match store.rules(source.id) {
                 Ok(Some(json)) => match gather::gatherer::rules_from_json(&json) {
-                    Ok(rules) => rules,
+                    Ok(rules) => (rules, gather::gatherer::header_rows_from_json(&json)),
                     Err(e) => {
                         eprintln!("{url}: {e}");
                         status = super::FAILED;
@@ -269,7 +269,7 @@ pub fn run_reextract(args: &ReextractArgs) -> ExitCode {
             },
         };
         let missing = store.pages_not_kept(source.id).unwrap_or(0);
-        match gather::gatherer::reextract(&mut store, source.id, &rules) {
+        match gather::gatherer::reextract(&mut store, source.id, &rules, header_rows) {
             Ok((pages, values)) => {
                 println!("{url}: {pages} kept result pages read again, {values} values");
                 if missing > 0 {
@@ -289,11 +289,14 @@ pub fn run_reextract(args: &ReextractArgs) -> ExitCode {
     super::exit(status)
 }
 
+/// A source's rules, and whether header rows head records (`DB.HeaderRows`).
+type SourceRules = (Vec<(String, gather::hel::Rule)>, bool);
+
 /// The url and the rules a spec gives, or its problems.
 fn spec_rules(
     spec: &gather::spec::Spec,
     path: &std::path::Path,
-) -> Result<(String, Vec<(String, gather::hel::Rule)>), String> {
+) -> Result<(String, SourceRules), String> {
     let shown = path.display().to_string();
     let entries = spec.entries(&shown).map_err(|errors| {
         errors
@@ -310,7 +313,10 @@ fn spec_rules(
             .collect::<Vec<_>>()
             .join("\n"));
     }
-    Ok((spec.url.trim().to_string(), metadata.rules()))
+    Ok((
+        spec.url.trim().to_string(),
+        (metadata.rules(), metadata.header_rows != Some(false)),
+    ))
 }
 
 #[derive(Debug, clap::Args)]

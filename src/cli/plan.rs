@@ -512,11 +512,18 @@ fn describe_source(source: &Source, show: u64) -> String {
         }
     }
     let rules = md.rules();
-    let groups = gather::record::RecordRules::new(&rules).fields();
-    if !groups.is_empty() {
-        out.push_str("records (one per row, these fields):\n");
-        for fields in groups {
-            out.push_str(&format!("  {}\n", fields.join(", ")));
+    let (row_fields, page_fields) = gather::record::RecordRules::new(&rules).fields();
+    if !row_fields.is_empty() {
+        out.push_str("records (one per result row, from the rules that read rows):\n");
+        out.push_str(&format!("  {}\n", row_fields.join(", ")));
+        if !page_fields.is_empty() {
+            out.push_str(&format!(
+                "  and on every record of a page: {}\n",
+                page_fields.join(", ")
+            ));
+        }
+        if md.header_rows == Some(false) {
+            out.push_str("  header rows: off (DB.HeaderRows NO)\n");
         }
     }
     out

@@ -24,6 +24,7 @@
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |
+//! | `/stellen/` | [`jobs`]: the Berlin job board, a rule per column with a condition of its own (`/cgi-bin/stellen.pl`) |
 //! | `/magazin/` | [`magazine`]: a travel magazine of ordinary pages (menus, breadcrumb, tag cloud, two pagers), not linked from `/` |
 //!
 //! Decisions where the seed is silent: prices are whole DM per night (the seed
@@ -42,6 +43,7 @@ mod archive;
 pub mod catalogue;
 mod data;
 mod db;
+pub mod jobs;
 pub mod listing;
 pub mod magazine;
 mod pages;

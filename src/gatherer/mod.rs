@@ -28,7 +28,7 @@ use url::Url;
 
 use crate::boilerplate::{Method, SitePages};
 use crate::fetch::{FetchConfig, Fetcher, HostGate};
-use crate::hel::Rule;
+use crate::hel::{RowNodes, Rule};
 use crate::links::{CrawlLinks, LinkKind, PageLinks};
 use crate::metadata::ResultKind;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
@@ -582,18 +582,19 @@ impl Manager<'_> {
         &mut self,
         id: SourceId,
         rules: &[(String, Rule)],
+        header_rows: bool,
         line: &mut SourceReport,
     ) -> Result<(), GatherError> {
-        let now = rules_json(rules);
+        let now = rules_json(rules, header_rows);
         let before = self.store().rules(id)?;
         if self.options.fresh {
             self.store().forget_queries(id)?;
             line.notes
                 .push("started over (--fresh): every query is sent again".into());
-        } else if before.as_ref().is_some_and(|b| *b != now) {
+        } else if before.as_ref().is_some_and(|b| rules_differ(b, &now)) {
             let not_kept = self.store().pages_not_kept(id)?;
             if not_kept == 0 {
-                let (pages, values) = reextract(&mut self.store(), id, rules)?;
+                let (pages, values) = reextract(&mut self.store(), id, rules, header_rows)?;
                 line.notes.push(format!(
                     "the rules changed since the last gathering: {pages} kept result pages read again with them, {values} values, no request sent"
                 ));
@@ -731,7 +732,8 @@ impl Manager<'_> {
         let mut line = SourceReport::new(source.url.clone(), SourceKind::Database);
         line.queries_planned = source.plan.len();
         let rules = source.metadata.rules();
-        self.take_rules(id, &rules, &mut line)?;
+        let header_rows = source.metadata.header_rows != Some(false);
+        self.take_rules(id, &rules, header_rows, &mut line)?;
 
         // Listed values (a Result.<attr> given as values) are indexed once per source.
         let mut listed = IndexFragment::new();
@@ -758,14 +760,17 @@ impl Manager<'_> {
             )
         });
 
-        let work = Arc::new(self.query_work(
-            id,
-            source.url.to_string(),
-            rules,
-            source.navigation.clone(),
-            page_cap.limit,
-            source.metadata.result_count.clone().map(Arc::new),
-        ));
+        let work = Arc::new(
+            self.query_work(
+                id,
+                source.url.to_string(),
+                rules,
+                source.navigation.clone(),
+                page_cap.limit,
+                source.metadata.result_count.clone().map(Arc::new),
+            )
+            .with_header_rows(header_rows),
+        );
 
         if self.shared.is_some() {
             // Workers run the queries: the plan goes into the database. The
@@ -1140,6 +1145,7 @@ fn extract_tree(
     let mut fragment = IndexFragment::new();
     let mut warnings = Vec::new();
     let mut values = Vec::with_capacity(rules.len());
+    let mut rows = Vec::with_capacity(rules.len());
     let mut lists = Vec::with_capacity(rules.len());
     let hits = result_count.and_then(|rule| {
         rule.evaluate(&page)
@@ -1149,7 +1155,11 @@ fn extract_tree(
             .find_map(|text| crate::refine::first_number(text))
     });
     for (attribute, rule) in rules {
-        let evaluation = rule.evaluate(&page);
+        let (evaluation, nodes) = if records.is_empty() {
+            (rule.evaluate(&page), RowNodes::default())
+        } else {
+            rule.evaluate_rows(&page)
+        };
         tracing::debug!(attribute, url, value = ?evaluation.value, "rule");
         if let Some(limit) = evaluation.limit {
             warnings.push(format!("{attribute} on {url}: {limit}"));
@@ -1160,12 +1170,13 @@ fn extract_tree(
         }
         lists.push((attribute.clone(), list));
         values.push(evaluation.value);
+        rows.push(nodes);
     }
     let extracted = Extracted {
         pagers: Vec::new(),
         links: page.links(),
         fragment,
-        records: records.records(rules, &values, url),
+        records: records.records(rules, &values, &rows, &page, url),
         warnings,
         lists,
         hits,
@@ -1174,6 +1185,13 @@ fn extract_tree(
 }
 
 impl QueryWork {
+    /// The same work, with header rows heading records or not
+    /// (`DB.HeaderRows`).
+    fn with_header_rows(mut self, on: bool) -> QueryWork {
+        self.records = Arc::new(RecordRules::new(&self.rules).with_header_rows(on));
+        self
+    }
+
     /// Sends one query (`key` is its [`Query::key`]) and walks its result
     /// pages, or continues the walk from `checkpoint`. Every page after the
     /// first is recorded as it comes, with the navigator's checkpoint, so a
@@ -1433,8 +1451,10 @@ fn lock<T>(store: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A source's rules as the store keeps them: attribute, rule as written,
-/// `DB.Result` prefix, by attribute.
-pub fn rules_json(rules: &[(String, Rule)]) -> String {
+/// `DB.Result` prefix, in document order (the order of the records'
+/// fields, whichever process reads them back); then `{"header_rows":
+/// false}` when `DB.HeaderRows` is NO.
+pub fn rules_json(rules: &[(String, Rule)], header_rows: bool) -> String {
     let mut list: Vec<serde_json::Value> = rules
         .iter()
         .map(|(attribute, rule)| {
@@ -1445,8 +1465,30 @@ pub fn rules_json(rules: &[(String, Rule)]) -> String {
             })
         })
         .collect();
-    list.sort_by_key(|v| v["attribute"].as_str().map(str::to_string));
+    if !header_rows {
+        list.push(serde_json::json!({ "header_rows": false }));
+    }
     serde_json::Value::Array(list).to_string()
+}
+
+/// Whether two texts of [`rules_json`] hold different rules, in whatever
+/// order (a database from before kept them by attribute).
+fn rules_differ(a: &str, b: &str) -> bool {
+    let sorted = |json: &str| {
+        let mut list: Vec<String> = serde_json::from_str::<Vec<serde_json::Value>>(json)
+            .map(|l| l.iter().map(ToString::to_string).collect())
+            .unwrap_or_else(|_| vec![json.to_string()]);
+        list.sort();
+        list
+    };
+    sorted(a) != sorted(b)
+}
+
+/// Whether the rules [`rules_json`] wrote let header rows head records
+/// (`DB.HeaderRows`); yes when the text says nothing.
+pub fn header_rows_from_json(json: &str) -> bool {
+    let list: Vec<serde_json::Value> = serde_json::from_str(json).unwrap_or_default();
+    !list.iter().any(|v| v["header_rows"] == false)
 }
 
 /// The rules [`rules_json`] wrote.
@@ -1454,6 +1496,7 @@ pub fn rules_from_json(json: &str) -> Result<Vec<(String, Rule)>, String> {
     let list: Vec<serde_json::Value> =
         serde_json::from_str(json).map_err(|e| format!("stored rules: {e}"))?;
     list.iter()
+        .filter(|v| v.get("header_rows").is_none())
         .map(|v| {
             let attribute = v["attribute"]
                 .as_str()
@@ -1469,14 +1512,17 @@ pub fn rules_from_json(json: &str) -> Result<Vec<(String, Rule)>, String> {
 /// Applies `rules` to the kept result pages of the source's done queries,
 /// in place of the values and records its queries had found: no request is
 /// sent.
-/// Returns the pages read and the values the source's queries now have.
+/// `header_rows`: whether rows one rule reads alone head records
+/// (`DB.HeaderRows`). Returns the pages read and the values the source's
+/// queries now have.
 pub fn reextract(
     store: &mut Store,
     source: SourceId,
     rules: &[(String, Rule)],
+    header_rows: bool,
 ) -> Result<(u64, u64), StoreError> {
     let pages = store.kept_pages(source)?;
-    let record_rules = RecordRules::new(rules);
+    let record_rules = RecordRules::new(rules).with_header_rows(header_rows);
     let mut by_query: Vec<(String, IndexFragment, Vec<Record>)> = Vec::new();
     for page in &pages {
         let (extracted, _) = extract_tree(
@@ -1496,7 +1542,7 @@ pub fn reextract(
         }
     }
     let values = store.replace_query_values(source, &by_query)?;
-    store.set_rules(source, &rules_json(rules))?;
+    store.set_rules(source, &rules_json(rules, header_rows))?;
     Ok((pages.len() as u64, values))
 }
 

@@ -14,8 +14,8 @@ use futures::StreamExt;
 use url::Url;
 
 use super::{
-    describe, lock, rules_from_json, GatherError, Manager, Options, Origin, QueryWork, Report,
-    Rounds, SourceReport,
+    describe, header_rows_from_json, lock, rules_from_json, GatherError, Manager, Options, Origin,
+    QueryWork, Report, Rounds, SourceReport,
 };
 use crate::fetch::Request;
 use crate::hel::Rule;
@@ -376,7 +376,9 @@ impl Manager<'_> {
             || GatherError::Setup(format!("source {id} of the shared plan has no plan"));
         let work: SharedWork = serde_json::from_str(&work.ok_or_else(unplanned)?)
             .map_err(|e| GatherError::Setup(format!("source {id} of the shared plan: {e}")))?;
-        let rules = rules_from_json(&rules.ok_or_else(unplanned)?)
+        let rules = rules.ok_or_else(unplanned)?;
+        let header_rows = header_rows_from_json(&rules);
+        let rules = rules_from_json(&rules)
             .map_err(|e| GatherError::Setup(format!("source {id} of the shared plan: {e}")))?;
         let result_count = match &work.result_count {
             Some((rule, prefix)) => Some(Arc::new(
@@ -388,14 +390,17 @@ impl Manager<'_> {
             )),
             None => None,
         };
-        let query_work = Arc::new(self.query_work(
-            id,
-            work.url.clone(),
-            rules,
-            work.navigation(),
-            work.max_pages,
-            result_count,
-        ));
+        let query_work = Arc::new(
+            self.query_work(
+                id,
+                work.url.clone(),
+                rules,
+                work.navigation(),
+                work.max_pages,
+                result_count,
+            )
+            .with_header_rows(header_rows),
+        );
         lock(cache).insert(id, Arc::clone(&query_work));
         Ok(query_work)
     }

@@ -19,11 +19,36 @@ struct Eval<'a> {
     items: usize,
     bytes: usize,
     stopped: Option<ResultLimit>,
+    /// The main path's first multi-valued step, and the nodes it bound
+    /// (one per element of the value's top-level list; `None` where an
+    /// `[n,m]` position does not exist).
+    first_multi: Option<usize>,
+    rows: Vec<Option<NodeId>>,
 }
 
 /// The rule's value on the page, and the limit that cut it short, if one
 /// did (the value then holds what was found before).
 pub(crate) fn eval(ast: &Ast, page: &Page) -> (Nsl, Option<ResultLimit>) {
+    let (value, limit, _) = eval_rows(ast, page, false);
+    (value, limit)
+}
+
+/// [`eval`], and with `rows`, the nodes bound by the main path's first
+/// multi-valued step: element k of the value's top-level list comes from
+/// node k (empty when the path has no multi-valued step).
+pub(crate) fn eval_rows(
+    ast: &Ast,
+    page: &Page,
+    rows: bool,
+) -> (Nsl, Option<ResultLimit>, Vec<Option<NodeId>>) {
+    let first_multi = if rows {
+        ast.path
+            .steps
+            .iter()
+            .position(|s| super::rows::multi(&s.index))
+    } else {
+        None
+    };
     let mut e = Eval {
         page,
         ast,
@@ -33,9 +58,11 @@ pub(crate) fn eval(ast: &Ast, page: &Page) -> (Nsl, Option<ResultLimit>) {
         items: 0,
         bytes: 0,
         stopped: None,
+        first_multi,
+        rows: Vec::new(),
     };
     let value = e.path(&ast.path, 0, Page::ROOT);
-    (value, e.stopped)
+    (value, e.stopped, e.rows)
 }
 
 impl Eval<'_> {
@@ -74,6 +101,10 @@ impl Eval<'_> {
                 None => Nsl::Null,
             };
         }
+        // The main path's first multi-valued step binds the value's rows
+        // (the steps before it are single-valued: it is reached once).
+        let binds =
+            self.first_multi == Some(i) && self.env.is_none() && std::ptr::eq(p, &self.ast.path);
         let owned: Vec<NodeId>;
         let cands: &[NodeId] = match step.axis {
             Axis::Flow => page.following(node, label),
@@ -87,20 +118,33 @@ impl Eval<'_> {
                 Some(&c) => self.path(p, i + 1, c),
                 None => Nsl::Null,
             },
-            Index::List(ref ns) => Nsl::List(
-                ns.iter()
-                    .map(|&n| match cands.get(n) {
-                        Some(&c) => self.path(p, i + 1, c),
-                        None => Nsl::Null,
-                    })
-                    .collect(),
-            ),
+            Index::List(ref ns) => {
+                if binds {
+                    self.rows = ns.iter().map(|&n| cands.get(n).copied()).collect();
+                }
+                Nsl::List(
+                    ns.iter()
+                        .map(|&n| match cands.get(n) {
+                            Some(&c) => self.path(p, i + 1, c),
+                            None => Nsl::Null,
+                        })
+                        .collect(),
+                )
+            }
             Index::Range(a, b) => {
                 let end = b.map_or(cands.len(), |b| b.saturating_add(1).min(cands.len()));
                 let picked = cands.get(a..end).unwrap_or(&[]);
+                if binds {
+                    self.rows = picked.iter().copied().map(Some).collect();
+                }
                 Nsl::List(picked.iter().map(|&c| self.path(p, i + 1, c)).collect())
             }
-            Index::All => Nsl::List(cands.iter().map(|&c| self.path(p, i + 1, c)).collect()),
+            Index::All => {
+                if binds {
+                    self.rows = cands.iter().copied().map(Some).collect();
+                }
+                Nsl::List(cands.iter().map(|&c| self.path(p, i + 1, c)).collect())
+            }
             Index::Var { var, all: false } => {
                 match (0..cands.len()).find(|&k| self.holds(var, k)) {
                     Some(k) => self.path(p, i + 1, cands[k]),
@@ -109,6 +153,9 @@ impl Eval<'_> {
             }
             Index::Var { var, all: true } => {
                 let ks: Vec<usize> = (0..cands.len()).filter(|&k| self.holds(var, k)).collect();
+                if binds {
+                    self.rows = ks.iter().map(|&k| Some(cands[k])).collect();
+                }
                 Nsl::List(
                     ks.into_iter()
                         .map(|k| self.path(p, i + 1, cands[k]))

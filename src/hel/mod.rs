@@ -108,6 +108,14 @@ pub struct Evaluation {
     pub limit: Option<ResultLimit>,
 }
 
+/// The page nodes a rule's value comes from ([`Rule::evaluate_rows`]):
+/// element k of the value's top-level list comes from node k, the node its
+/// first multi-valued step bound (the `tr[j]` of `tr[j:*]`); `None` where an
+/// `[n,m]` position does not exist. Empty for a rule without a
+/// multi-valued step. Meaningful with the page it was evaluated on only.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowNodes(pub(crate) Vec<Option<crate::page::NodeId>>);
+
 /// Which rows a rule's value is over ([`Rule::row_key`]): the canonical
 /// text of the rule's path up to and including its first multi-valued step,
 /// the conditions of the variables used there written out, variables written
@@ -171,6 +179,13 @@ impl Rule {
     pub fn evaluate(&self, page: &Page) -> Evaluation {
         let (value, limit) = eval::eval(&self.ast, page);
         Evaluation { value, limit }
+    }
+
+    /// [`Rule::evaluate`], and the nodes the value's rows come from (see
+    /// [`RowNodes`]), for records.
+    pub fn evaluate_rows(&self, page: &Page) -> (Evaluation, RowNodes) {
+        let (value, limit, rows) = eval::eval_rows(&self.ast, page, true);
+        (Evaluation { value, limit }, RowNodes(rows))
     }
 
     /// The rows the rule's value is over, for records: `None` when the

@@ -14,7 +14,7 @@ use super::parse::{Ast, Cond, Index, Op, Path, Prop, RegexOp, Step, Tail};
 use super::Nsl;
 
 /// Whether an index makes a list level.
-fn multi(index: &Index) -> bool {
+pub(crate) fn multi(index: &Index) -> bool {
     match index {
         Index::At(_) | Index::Var { all: false, .. } => false,
         Index::List(_) | Index::Range(..) | Index::All | Index::Var { all: true, .. } => true,

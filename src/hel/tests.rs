@@ -90,3 +90,28 @@ fn row_fields_split_a_value_into_rows() {
     let single = rule("html.body.table.tr[0].td[1].txt");
     assert!(single.row_fields(&single.eval(&page)).is_empty());
 }
+
+#[test]
+fn rows_are_the_nodes_of_the_first_multi_valued_step() {
+    let html = "<ul><li>a<b>x</b></li><li>b</li><li>c<b>y</b><b>z</b></li></ul>";
+    let page = Page::parse(html);
+    let rows = |rule: &str| {
+        let (evaluation, rows) = Rule::parse(rule).unwrap().evaluate_rows(&page);
+        let texts: Vec<Option<String>> =
+            rows.0.iter().map(|n| n.map(|n| page.text_of(n))).collect();
+        (evaluation.value, texts)
+    };
+    let some = |s: &str| Some(s.to_string());
+    // One node per element of the top-level list, also where a later
+    // multi-valued step gives several values or none.
+    let (value, nodes) = rows("html.body.ul.li[*].b[*].txt");
+    assert_eq!(nodes, vec![some("ax"), some("b"), some("cyz")]);
+    assert_eq!(value, eval("html.body.ul.li[*].b[*].txt", html));
+    // A condition picks the nodes; a missing position has none.
+    let (_, nodes) = rows("html.body.ul.li[i:*].txt WHERE html.body.ul.li[i].b.txt != ''");
+    assert_eq!(nodes, vec![some("ax"), some("cyz")]);
+    let (_, nodes) = rows("html.body.ul.li[0,7].txt");
+    assert_eq!(nodes, vec![some("ax"), None]);
+    // Without a multi-valued step, no rows.
+    assert!(rows("html.body.ul.li[1].txt").1.is_empty());
+}

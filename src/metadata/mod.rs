@@ -171,6 +171,9 @@ pub struct Metadata {
     pub navigation_url: Option<String>,
     /// `DB.Navigation`: `Some(false)` for NO, `Some(true)` for YES.
     pub navigation: Option<bool>,
+    /// `DB.HeaderRows`: `Some(false)` for NO: a row only one rule reads
+    /// heads no records ([`crate::record`]).
+    pub header_rows: Option<bool>,
     pub summarizer: Option<String>,
     /// Where each name that was used was written (key: the canonical name,
     /// e.g. `DB.QueryElements`, `DB.QueryElement.region`), for messages
@@ -185,7 +188,7 @@ pub struct Metadata {
 /// What is wrong with one piece of metadata.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum MetadataError {
-    #[error("unknown name {name:?}; the DB names are DB.ConfigFile, DB.QueryScript, DB.QueryElement, DB.QueryElements, DB.QueryElement.<element>, DB.MaxQueries, DB.MaxPages, DB.ResultCount, DB.MaxResults, DB.Refine, DB.Result, DB.Result.<attribute>, DB.NavigationURL, DB.Navigation, DB.Summarizer")]
+    #[error("unknown name {name:?}; the DB names are DB.ConfigFile, DB.QueryScript, DB.QueryElement, DB.QueryElements, DB.QueryElement.<element>, DB.MaxQueries, DB.MaxPages, DB.ResultCount, DB.MaxResults, DB.Refine, DB.Result, DB.Result.<attribute>, DB.NavigationURL, DB.Navigation, DB.HeaderRows, DB.Summarizer")]
     UnknownName { name: String },
     #[error("{name}: {error}")]
     Value { name: String, error: ValueError },
@@ -250,6 +253,7 @@ pub enum Name<'a> {
     ResultAttribute(&'a str),
     NavigationUrl,
     Navigation,
+    HeaderRows,
     Summarizer,
 }
 
@@ -281,6 +285,7 @@ pub fn classify(name: &str) -> Option<Name<'_>> {
         "result" => Name::Result,
         "navigationurl" => Name::NavigationUrl,
         "navigation" => Name::Navigation,
+        "headerrows" => Name::HeaderRows,
         "summarizer" => Name::Summarizer,
         _ => {
             if let Some(e) = suffix("queryelement.") {
@@ -469,6 +474,9 @@ impl Metadata {
                 Name::Navigation => parse_yes_no(value)
                     .map(|b| md.navigation = Some(b))
                     .map_err(value_err),
+                Name::HeaderRows => parse_yes_no(value)
+                    .map(|b| md.header_rows = Some(b))
+                    .map_err(value_err),
             };
             match outcome {
                 Ok(()) => {
@@ -522,6 +530,7 @@ pub fn canonical_name(kind: &Name<'_>) -> String {
         Name::ResultAttribute(a) => format!("DB.Result.{a}"),
         Name::NavigationUrl => "DB.NavigationURL".into(),
         Name::Navigation => "DB.Navigation".into(),
+        Name::HeaderRows => "DB.HeaderRows".into(),
         Name::Summarizer => "DB.Summarizer".into(),
     }
 }

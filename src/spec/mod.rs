@@ -71,6 +71,10 @@ pub struct Spec {
     /// DB.Navigation: `yes`/`no` (or `true`/`false`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub navigation: Option<YesNo>,
+    /// DB.HeaderRows: `no` (or `false`) keeps rows that only one rule reads
+    /// from heading the records below them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_rows: Option<YesNo>,
     /// DB.Summarizer
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarizer: Option<String>,
@@ -431,13 +435,18 @@ impl Spec {
                 None,
             );
         }
-        if let Some(v) = &self.navigation {
-            let word = match v {
-                YesNo::Bool(true) => "YES".to_string(),
-                YesNo::Bool(false) => "NO".to_string(),
-                YesNo::Word(w) => w.clone(),
-            };
-            add("navigation".into(), "DB.Navigation".into(), word, None);
+        for (key, name, v) in [
+            ("navigation", "DB.Navigation", &self.navigation),
+            ("header_rows", "DB.HeaderRows", &self.header_rows),
+        ] {
+            if let Some(v) = v {
+                let word = match v {
+                    YesNo::Bool(true) => "YES".to_string(),
+                    YesNo::Bool(false) => "NO".to_string(),
+                    YesNo::Word(w) => w.clone(),
+                };
+                add(key.into(), name.into(), word, None);
+            }
         }
         if let Some(v) = &self.summarizer {
             add("summarizer".into(), "DB.Summarizer".into(), v.clone(), None);
@@ -517,6 +526,9 @@ impl Spec {
                 Name::NavigationUrl => spec.navigation_url = Some(v.trim().to_string()),
                 Name::Navigation => {
                     spec.navigation = Some(YesNo::Word(v.trim().to_ascii_uppercase()))
+                }
+                Name::HeaderRows => {
+                    spec.header_rows = Some(YesNo::Word(v.trim().to_ascii_uppercase()))
                 }
                 Name::Summarizer => spec.summarizer = Some(v.trim().to_string()),
             }

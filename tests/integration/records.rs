@@ -55,8 +55,8 @@ fn write_spec(dir: &Path, url: &url::Url, elements: &str, results: &str) -> Path
 }
 
 /// Rules that give a record per hotel row: four rules, variables named
-/// differently, one condition; and the town rows, which are rows of
-/// another condition and so no part of the hotels' records.
+/// differently, one condition; and the town rows, another condition, which
+/// head the hotel rows below them.
 fn hotel_rules() -> String {
     format!(
         "  - attribute: id\n    rule: tr[i:*].td[0].small.input.getAttr(value) where tr[i].{HOTEL_ROW}\n\
@@ -120,7 +120,9 @@ async fn hotel_records_are_the_providers_rows() {
     let plan = run_gather_async(vec!["plan".into(), "--spec".into(), path_arg(&spec)]).await;
     assert!(
         support::stdout(&plan)
-            .contains("records (one per row, these fields):\n  id, name, ort, preis\n"),
+            .contains(
+                "records (one per result row, from the rules that read rows):\n  id, name, ort, preis, town\n"
+            ),
         "{}",
         support::stdout(&plan)
     );
@@ -156,17 +158,27 @@ async fn hotel_records_are_the_providers_rows() {
     assert_eq!(hotels.len(), expected.len(), "each hotel once");
     assert_eq!(hotels.into_iter().collect::<BTreeSet<_>>(), expected);
 
-    // Every record names its source, query and page; the town rows are no
-    // part of the records, and the fields keep the order of the rules.
+    // Every record names its source, query and page; the town rows head
+    // the hotel rows below them, so each record has its town from there
+    // (the same as in its address), and the fields keep the order of the
+    // rules.
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert_eq!(first["source"], site.url(Variant::Listed).as_str());
     assert!(first["query"].as_str().unwrap().starts_with("region="));
     assert!(first["page"].as_str().unwrap().contains("auswahl.pl"));
     assert!(first["ordinal"].as_u64().is_some());
     let names: Vec<&String> = first["fields"].as_object().unwrap().keys().collect();
-    assert_eq!(names.len(), 4, "{first}");
-    assert!(lines.find("\"id\"").unwrap() < lines.find("\"preis\"").unwrap());
-    assert!(!lines.contains("\"town\""));
+    assert_eq!(names.len(), 5, "{first}");
+    let line = lines.lines().next().unwrap();
+    let at = |name: &str| line.find(&format!("\"{name}\":")).unwrap();
+    assert!(
+        at("id") < at("name") && at("name") < at("ort") && at("preis") < at("town"),
+        "{line}"
+    );
+    for line in lines.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["fields"]["town"], v["fields"]["ort"], "{line}");
+    }
 
     // The attribute sets are still there, each attribute on its own.
     let values = gathering::stored_values(&db, site.url(Variant::Listed).as_str());
@@ -536,8 +548,232 @@ async fn changed_rules_rebuild_the_records_from_the_kept_pages() {
     // `gather reextract` with the wrong condition again: the records go.
     site.shutdown().await;
     write_spec(dir.path(), &url, "region", &wrong);
+    reextract(&db, &spec).await;
+    let out = run_gather_async(export()).await;
+    assert_eq!(
+        support::stdout(&out),
+        "",
+        "records of the old rules are gone"
+    );
+}
+
+/// `gather reextract --db DB --spec SPEC`, which must succeed.
+async fn reextract(db: &Path, spec: &Path) {
     let out = run_gather_async(vec![
         "reextract".into(),
+        "--db".into(),
+        path_arg(db),
+        "--spec".into(),
+        path_arg(spec),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
+}
+
+/// The records of a database, exported as JSON Lines by `gather export`.
+async fn exported_records(db: &str) -> Vec<serde_json::Value> {
+    let out = run_gather_async(vec![
+        "export".into(),
+        "--db".into(),
+        db.into(),
+        "--records".into(),
+        "--format".into(),
+        "jsonl".into(),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    support::stdout(&out)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON object per line"))
+        .collect()
+}
+
+/// A field of one value, or `None`.
+fn field(record: &serde_json::Value, name: &str) -> Option<String> {
+    record["fields"].get(name).map(|v| {
+        v.as_str()
+            .unwrap_or_else(|| panic!("{name}: {v}"))
+            .to_string()
+    })
+}
+
+/// A job board record as a job: district, trade, title, company, place.
+fn as_job(record: &serde_json::Value) -> gather::demo::jobs::Job {
+    gather::demo::jobs::Job {
+        district: field(record, "bezirk").expect("the district of the page"),
+        trade: field(record, "sparte").expect("the trade of the header row"),
+        title: field(record, "titel").expect("a title"),
+        company: field(record, "firma"),
+        place: field(record, "ort"),
+    }
+}
+
+/// Gathers the job board into `db` (a SQLite file or a PostgreSQL URL)
+/// and checks its records: one per offer shown, each with the title,
+/// company and place of its own row, the trade of the header row above it
+/// and the district of its page — none pairing cells of different rows.
+/// The records written while gathering (`-o`) are the same; the CSV has a
+/// column per attribute.
+async fn job_board_records_into(site: &DemoSite, db: &str) {
+    let url = site.base_url().join("/stellen/").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("records.jsonl");
+    let out = run_gather_async(vec![
+        "--db".into(),
+        db.into(),
+        "-o".into(),
+        path_arg(&file),
+        url.to_string(),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let jobs = gather::demo::jobs::jobs();
+    let summary = format!("{}{}", support::stdout(&out), support::stderr(&out));
+    assert!(
+        summary.contains(&format!("records: {}\n", jobs.len())),
+        "{summary}"
+    );
+    let records = exported_records(db).await;
+    let mut got: Vec<_> = records.iter().map(as_job).collect();
+    got.sort();
+    let mut expected = jobs.to_vec();
+    expected.sort();
+    let mixed = got.iter().filter(|j| !expected.contains(j)).count();
+    assert_eq!(mixed, 0, "records pairing cells of different rows");
+    assert_eq!(got, expected, "one record per offer shown");
+    let streamed: Vec<serde_json::Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut streamed: Vec<_> = streamed.iter().map(as_job).collect();
+    streamed.sort();
+    assert_eq!(streamed, expected, "the records file");
+    let csv = run_gather_async(vec![
+        "export".into(),
+        "--db".into(),
+        db.into(),
+        "--records".into(),
+        "--format".into(),
+        "csv".into(),
+    ])
+    .await;
+    let csv = support::stdout(&csv);
+    assert!(
+        csv.starts_with("source,query,page,ordinal,bezirk,sparte,titel,firma,ort\r\n"),
+        "{csv}"
+    );
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    assert_eq!(reader.records().count(), jobs.len());
+    // The board's quirks are there: offers without a company, without a
+    // place, so that the columns differ in length.
+    assert!(jobs.iter().any(|j| j.company.is_none()));
+    assert!(jobs.iter().any(|j| j.place.is_none()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_board_read_column_by_column_gives_a_record_per_row() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("jobs.sqlite");
+    job_board_records_into(&site, db.to_str().unwrap()).await;
+
+    // The attribute sets are what they were: each column's values alone.
+    let url = site.base_url().join("/stellen/").unwrap();
+    let values = gathering::stored_values(&db, url.as_str());
+    let jobs = gather::demo::jobs::jobs();
+    let titles: BTreeSet<String> = jobs.iter().map(|j| j.title.clone()).collect();
+    let companies: BTreeSet<String> = jobs.iter().filter_map(|j| j.company.clone()).collect();
+    assert_eq!(values["titel"], titles);
+    assert_eq!(values["firma"], companies);
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_board_records_on_postgresql() {
+    let pg = gather::demo::postgres::LocalPostgres::start()
+        .unwrap_or_else(|e| panic!("PostgreSQL for the tests: {e}"));
+    let db = pg.database("jobs").unwrap();
+    let site = site().await;
+    job_board_records_into(&site, &db).await;
+    site.shutdown().await;
+}
+
+/// (name, town, region) of every hotel of the provider's database.
+fn hotels_with_region(site: &DemoSite) -> BTreeSet<(String, String, String)> {
+    let conn = rusqlite::Connection::open(site.database_path()).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT h.name, h.ort, r.region FROM hotel h JOIN region r ON r.id = h.region_id")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hotel_guide_gives_each_hotel_with_its_town_and_region() {
+    // The guide with the seed's own meta tags (§4.4): the town rule and the
+    // hotel rule have different conditions, the region is one per page.
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.url(Variant::Extracted);
+    let out = run_gather_async(vec!["--db".into(), path_arg(&db), url.to_string()]).await;
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let records = exported_records(db.to_str().unwrap()).await;
+    let expected = hotels_with_region(&site);
+    assert!(expected.len() > 100);
+    let got: Vec<(String, String, String)> = records
+        .iter()
+        .map(|r| {
+            assert_eq!(r["fields"].as_object().unwrap().len(), 3, "{r}");
+            (
+                field(r, "name").unwrap(),
+                field(r, "ort").unwrap(),
+                field(r, "region").unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), expected.len(), "one record per hotel");
+    assert_eq!(got.into_iter().collect::<BTreeSet<_>>(), expected);
+    site.shutdown().await;
+}
+
+/// A spec of the job board with its own metadata, and `extra` lines.
+fn job_board_spec(dir: &Path, url: &url::Url, extra: &str) -> PathBuf {
+    let mut spec = format!("url: {url}\n{extra}results:\n");
+    let mut element = String::new();
+    for (name, content) in gather::demo::jobs::meta_tags() {
+        match name.strip_prefix("DB.Result") {
+            Some("") => spec.push_str(&format!("  - prefix: \"{content}\"\n")),
+            Some(attribute) => spec.push_str(&format!(
+                "  - attribute: {}\n    rule: \"{content}\"\n",
+                &attribute[1..]
+            )),
+            None => element = format!("query_element: {content}\n"),
+        }
+    }
+    spec.push_str(&element);
+    let path = dir.join("jobs.yaml");
+    std::fs::write(&path, spec).unwrap();
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn header_rows_switched_off_and_on_again_by_reextract() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = site.base_url().join("/stellen/").unwrap();
+    let spec = job_board_spec(dir.path(), &url, "header_rows: no\n");
+    let plan = run_gather_async(vec!["plan".into(), "--spec".into(), path_arg(&spec)]).await;
+    assert!(
+        support::stdout(&plan).contains("header rows: off (DB.HeaderRows NO)"),
+        "{}",
+        support::stdout(&plan)
+    );
+    let db = dir.path().join("jobs.sqlite");
+    let out = run_gather_async(vec![
         "--db".into(),
         path_arg(&db),
         "--spec".into(),
@@ -545,10 +781,73 @@ async fn changed_rules_rebuild_the_records_from_the_kept_pages() {
     ])
     .await;
     assert!(out.status.success(), "{}", support::stderr(&out));
-    let out = run_gather_async(export()).await;
-    assert_eq!(
-        support::stdout(&out),
-        "",
-        "records of the old rules are gone"
+    let jobs = gather::demo::jobs::jobs();
+    let records = exported_records(db.to_str().unwrap()).await;
+    assert_eq!(records.len(), jobs.len());
+    assert!(
+        records.iter().all(|r| r["fields"].get("sparte").is_none()),
+        "no trade without header rows"
     );
+    let sent = site.requests().len();
+
+    // Header rows on again: the kept pages give every offer its trade.
+    let spec = job_board_spec(dir.path(), &url, "");
+    reextract(&db, &spec).await;
+    assert_eq!(site.requests().len(), sent, "reextract sent a request");
+    let mut got: Vec<_> = exported_records(db.to_str().unwrap())
+        .await
+        .iter()
+        .map(as_job)
+        .collect();
+    got.sort();
+    let mut expected = jobs.to_vec();
+    expected.sort();
+    assert_eq!(got, expected);
+    site.shutdown().await;
+}
+
+/// The product listings of `gather bench hel` (made for measuring HEL, with
+/// unclosed cells and `<font>` around rows): the name rule, the price rule
+/// with a condition of its own (in stock) and the fork per product give one
+/// record per product row, checked against the row's own markup.
+#[test]
+fn product_listings_give_a_record_per_product_row() {
+    use gather::demo::listing;
+    use gather::hel::Rule;
+    use gather::page::Page;
+    use gather::record::RecordRules;
+
+    let rules: Vec<(String, Rule)> = listing::RULES
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (format!("r{i}"), Rule::parse(r).unwrap()))
+        .collect();
+    let record_rules = RecordRules::new(&rules);
+    let row = regex::Regex::new(
+        r#"(?s)id="p(\d+)" data-sku.*?title="([^"]*)".*?EUR ([0-9.]+),(\d\d)</b>.*?<td class=stock><span class=(\w+)>"#,
+    )
+    .unwrap();
+    for seed in 0..8 {
+        let html = listing::generate_page(seed, 40_000);
+        let truth: Vec<_> = row.captures_iter(&html).collect();
+        assert!(truth.len() > 10);
+        let records = record_rules.page_records(&rules, &Page::parse(&html), "http://shop/");
+        let products: Vec<_> = records
+            .iter()
+            .filter(|r| r.fields.get("r0").is_some())
+            .collect();
+        assert_eq!(products.len(), truth.len(), "page {seed}");
+        for (record, t) in products.iter().zip(&truth) {
+            let f = |name: &str| record.fields.get(name).map(|v| v.values().to_vec());
+            assert_eq!(f("r0"), Some(vec![t[2].to_string()]), "{record:?}");
+            assert_eq!(
+                f("r4.0"),
+                Some(vec![format!("/artikel/{}.html", &t[1])]),
+                "{record:?}"
+            );
+            let in_stock = &t[5] != "no";
+            let price = in_stock.then(|| vec![t[3].to_string(), t[4].to_string()]);
+            assert_eq!(f("r1"), price, "{record:?}");
+        }
+    }
 }
