@@ -42,12 +42,16 @@ mod archive;
 pub mod catalogue;
 mod data;
 mod db;
+pub mod events;
+mod foreign;
 pub mod listing;
 pub mod magazine;
 mod pages;
 pub mod postgres;
 mod server;
+pub mod shelf;
 pub mod slow;
+pub mod stellen;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

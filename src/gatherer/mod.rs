@@ -896,6 +896,7 @@ impl Manager<'_> {
             None => {}
         }
         if let Some(refined) = refined {
+            line.refining_stopped = refined.stopped;
             line.truncated_left = refined.left;
             line.hits_estimate = refined.estimate;
         }
@@ -1048,17 +1049,24 @@ struct Extracted {
     lists: Vec<(String, Vec<String>)>,
     /// The provider's hit count (`DB.ResultCount`), when asked for.
     hits: Option<u64>,
+    /// The numbers the page states next to a word of counting, when asked
+    /// for ([`crate::refine::stated_numbers`]).
+    stated: Vec<(String, u64)>,
+    /// The page's rows, where the rules describe rows (records).
+    rows: u64,
 }
 
 /// [`extract_tree`] of a fetched result page; with `pagers`, its pagers'
 /// links too, for a navigator that detects the next pages itself;
-/// `result_count` (`DB.ResultCount`) is read too when given.
+/// `result_count` (`DB.ResultCount`) is read too when given; with
+/// `stated`, the numbers the page states.
 fn extract(
     rules: &[(String, Rule)],
     records: &RecordRules,
     response: &Response,
     pagers: bool,
     result_count: Option<&Rule>,
+    stated: bool,
 ) -> Extracted {
     let (mut extracted, page) = extract_tree(
         rules,
@@ -1068,6 +1076,9 @@ fn extract(
         response.content_type.as_deref(),
         result_count,
     );
+    if stated {
+        extracted.stated = crate::refine::stated_numbers(&page.text());
+    }
     if pagers {
         extracted.pagers = pager_links(&page, &response.url);
     }
@@ -1123,16 +1134,37 @@ fn extract_tree(
         lists.push((attribute.clone(), list));
         values.push(evaluation.value);
     }
+    let records = records.records(rules, &values, url);
     let extracted = Extracted {
         pagers: Vec::new(),
         links: page.links(),
         fragment,
-        records: records.records(rules, &values, url),
+        rows: rows(&records),
+        records,
         warnings,
         lists,
         hits,
+        stated: Vec::new(),
     };
     (extracted, page)
+}
+
+/// The rows of a page's records: those of its largest record group (a
+/// group's rows are numbered from 0, so a new group starts where the
+/// numbers do not go up).
+fn rows(records: &[Record]) -> u64 {
+    let mut most = 0u64;
+    let mut group = 0u64;
+    let mut last: Option<u64> = None;
+    for record in records {
+        if last.is_some_and(|l| record.ordinal <= l) {
+            most = most.max(group);
+            group = 0;
+        }
+        group += 1;
+        last = Some(record.ordinal);
+    }
+    most.max(group)
 }
 
 impl QueryWork {
@@ -1246,8 +1278,16 @@ impl QueryWork {
             let pagers = self.navigation == NavigationMode::Detect;
             // The hit count is read on the query's own page.
             let count = self.result_count.clone().filter(|_| !answered_before);
+            let stated = !answered_before && self.result_count.is_none();
             let extracted = tokio::task::spawn_blocking(move || {
-                extract(&rules, &records, &response, pagers, count.as_deref())
+                extract(
+                    &rules,
+                    &records,
+                    &response,
+                    pagers,
+                    count.as_deref(),
+                    stated,
+                )
             })
             .await;
             let extracted = match extracted {
@@ -1260,6 +1300,8 @@ impl QueryWork {
             run.found_nothing &= extracted.fragment.is_empty();
             run.warnings.extend(extracted.warnings);
             tally.hits(extracted.hits);
+            tally.stated(extracted.stated);
+            tally.rows(extracted.rows);
             tally.page(&extracted.lists);
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
@@ -1296,6 +1338,7 @@ impl QueryWork {
         };
         outcome.cut_short = navigator.cut_short();
         tally.cut_short(outcome.cut_short);
+        tally.more_linked(outcome.error.is_none() && !run.interrupted && navigator.more_linked());
         if answered {
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
         }

@@ -74,6 +74,9 @@ pub struct SourceReport {
     pub queries_learned: u64,
     /// Why learning stopped, for a source with a field to learn.
     pub learning_stopped: Option<String>,
+    /// Why refining stopped before every answer was whole, when it stopped
+    /// paying.
+    pub refining_stopped: Option<String>,
     /// Truncated queries that no done refinement covers: the query, why it
     /// is truncated, why it is left (no way to refine it, the query limit).
     pub truncated_left: Vec<(String, crate::refine::Truncation, &'static str)>,
@@ -103,6 +106,7 @@ impl SourceReport {
             queries_refined: 0,
             queries_learned: 0,
             learning_stopped: None,
+            refining_stopped: None,
             truncated_left: Vec::new(),
             hits_estimate: None,
             stats: None,
@@ -148,6 +152,7 @@ impl Report {
                     "queries_refined": s.queries_refined,
                     "queries_learned": s.queries_learned,
                     "learning_stopped": s.learning_stopped,
+                    "refining_stopped": s.refining_stopped,
                     "truncated_left": s.truncated_left.iter().map(|(q, t, why)| serde_json::json!({
                         "query": q, "truncated": t.to_string(), "left_by": why,
                     })).collect::<Vec<_>>(),
@@ -194,6 +199,9 @@ impl fmt::Display for Report {
                     "  refined: {} queries sent to complete truncated answers",
                     s.queries_refined
                 )?;
+            }
+            if let Some(why) = &s.refining_stopped {
+                writeln!(f, "  refining stopped: {why}")?;
             }
             if let Some(why) = &s.learning_stopped {
                 writeln!(

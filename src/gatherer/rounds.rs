@@ -17,6 +17,13 @@ use crate::plan::{Cap, Query};
 use crate::refine::{learn, Answer, Refiner, Truncation};
 use crate::source::Source;
 
+/// Refined queries in a row that show rows but no new value, after which
+/// a source stops refining.
+pub(super) const UNPAID_RUN: usize = 25;
+
+/// Why a truncated query is left when refining stopped paying.
+const STOPPED_PAYING: &str = "refinement stopped paying";
+
 /// A round's queries: key, query, where a killed run left its walk, where
 /// the query comes from.
 pub(super) type Batch = Vec<(String, Query, Option<Checkpoint>, Origin)>;
@@ -35,6 +42,16 @@ pub(super) struct Rounds<'s> {
     /// Where a killed run left the walks of refined queries (a shared plan
     /// keeps them with its queries instead).
     checkpoints: HashMap<String, String>,
+    /// The refined queries of the round in flight, with the query each
+    /// refines.
+    refining: Vec<(String, String)>,
+    /// Queries whose refinements brought no new value: their truncated
+    /// refinements are not refined further.
+    barren: HashSet<String>,
+    /// Refined queries in a row that showed rows but brought no new value.
+    unpaid: usize,
+    /// Why refining stopped before every answer was whole.
+    refining_stopped: Option<String>,
     /// What refining left; `None` when the source has no way to refine.
     pub refined: Option<Refined>,
     /// Why learning stopped; `None` when the source has no field to learn.
@@ -74,6 +91,10 @@ impl<'s> Rounds<'s> {
             refiner,
             ordinal: source.plan.len(),
             refinements_sent: HashSet::new(),
+            refining: Vec::new(),
+            barren: HashSet::new(),
+            unpaid: 0,
+            refining_stopped: None,
             checkpoints,
             refined: None,
             learning_stopped: None,
@@ -182,26 +203,35 @@ impl<'s> Rounds<'s> {
         let cap = source.plan.cap();
         let interrupted = manager.options.interrupt.is_set();
         let answered = manager.store().answered_queries(id)?;
-        let answers: Vec<(String, ElementValues, Answer, bool)> = answered
+        let answers: Vec<(String, ElementValues, Answer, Option<String>)> = answered
             .into_iter()
             .filter_map(|q| {
                 Some((
                     q.key,
                     serde_json::from_str(&q.values).ok()?,
                     serde_json::from_str(&q.answer).ok()?,
-                    q.parent.is_none(),
+                    q.parent,
                 ))
             })
             .collect();
-        let common = self.refiner.common_cap(answers.iter().map(|a| &a.2));
+        self.pay(manager, &answers)?;
+        let census = self.refiner.census(answers.iter().map(|a| &a.2));
         let finished = manager.store().finished_queries(id)?;
         let mut refined = Refined::default();
         let mut next = Vec::new();
         let mut seen = HashSet::new();
-        for (key, values, answer, _) in &answers {
-            let Some(truncation) = self.refiner.truncation(answer, common) else {
+        for (key, values, answer, parent) in &answers {
+            let Some(truncation) = self.refiner.truncation(answer, &census) else {
                 continue;
             };
+            if self.refining_stopped.is_some()
+                || parent.as_ref().is_some_and(|p| self.barren.contains(p))
+            {
+                refined
+                    .left
+                    .push((describe_values(values), truncation, STOPPED_PAYING));
+                continue;
+            }
             let children = self.refiner.children(values, answer);
             if children.is_empty() {
                 refined
@@ -232,11 +262,12 @@ impl<'s> Rounds<'s> {
         // size where the plan covers the database once.
         let planned: Vec<&Answer> = answers
             .iter()
-            .filter(|(.., planned)| *planned)
+            .filter(|(.., parent)| parent.is_none())
             .map(|(_, _, a, _)| a)
             .collect();
-        refined.estimate = (!planned.is_empty() && planned.iter().all(|a| a.hits.is_some()))
-            .then(|| planned.iter().filter_map(|a| a.hits).sum());
+        let hits: Vec<Option<u64>> = planned.iter().map(|a| census.hits(a)).collect();
+        refined.estimate = (!hits.is_empty() && hits.iter().all(Option::is_some))
+            .then(|| hits.iter().flatten().sum());
         let room = cap.limit.saturating_sub(finished.len() as u64);
         if next.len() as u64 > room {
             next.truncate(room as usize);
@@ -245,6 +276,8 @@ impl<'s> Rounds<'s> {
         if next.is_empty() || interrupted {
             let why = if refined.budget.is_some() {
                 "the query limit"
+            } else if self.refining_stopped.is_some() {
+                STOPPED_PAYING
             } else if interrupted {
                 "the gathering was interrupted"
             } else {
@@ -254,13 +287,69 @@ impl<'s> Rounds<'s> {
             refined
                 .left
                 .extend(open.into_iter().map(|(q, t)| (q, t, why)));
+            refined.stopped = self.refining_stopped.clone();
             self.refined = Some(refined);
             return Ok(None);
         }
         self.refinements_sent
             .extend(next.iter().map(|n| n.0.clone()));
+        self.refining = next
+            .iter()
+            .filter_map(|(key, .., origin)| match origin {
+                Origin::Refined(parent) => Some((key.clone(), parent.clone())),
+                _ => None,
+            })
+            .collect();
         self.refined = Some(refined);
         Ok(Some(next))
+    }
+
+    /// Takes in what the round of refinements just answered brought: a
+    /// query whose refinements found no new value at all ends its branch
+    /// (its refinements are not refined further), and a run of
+    /// [`UNPAID_RUN`] refined queries that showed rows without a new value
+    /// ends refining for the source.
+    fn pay(
+        &mut self,
+        manager: &Manager<'_>,
+        answers: &[(String, ElementValues, Answer, Option<String>)],
+    ) -> Result<(), GatherError> {
+        if self.refining.is_empty() {
+            return Ok(());
+        }
+        let round = std::mem::take(&mut self.refining);
+        let keys: Vec<String> = round.iter().map(|(key, _)| key.clone()).collect();
+        let found = manager.store().values_found_by(self.work.source, &keys)?;
+        let mut gains: HashMap<&str, u64> = HashMap::new();
+        for (key, _) in &found {
+            *gains.entry(key.as_str()).or_default() += 1;
+        }
+        let shown: HashMap<&str, u64> = answers
+            .iter()
+            .map(|(key, _, answer, _)| (key.as_str(), answer.shown))
+            .collect();
+        let mut by_parent: HashMap<&str, u64> = HashMap::new();
+        for (key, parent) in &round {
+            let gain = gains.get(key.as_str()).copied().unwrap_or(0);
+            *by_parent.entry(parent.as_str()).or_default() += gain;
+            if gain > 0 {
+                self.unpaid = 0;
+            } else if shown.get(key.as_str()).is_some_and(|s| *s > 0) {
+                self.unpaid += 1;
+            }
+        }
+        self.barren.extend(
+            by_parent
+                .into_iter()
+                .filter(|(_, gain)| *gain == 0)
+                .map(|(parent, _)| parent.to_string()),
+        );
+        if self.unpaid >= UNPAID_RUN && self.refining_stopped.is_none() {
+            self.refining_stopped = Some(format!(
+                "refinement stopped paying ({UNPAID_RUN} refined queries in a row showed rows but no new value)"
+            ));
+        }
+        Ok(())
     }
 
     /// Learning, when the source has an open text field to learn
@@ -348,6 +437,8 @@ pub(super) struct Refined {
     budget: Option<Cap>,
     /// The sum of the provider's hit counts over the planned queries.
     pub estimate: Option<u64>,
+    /// Why refining stopped paying, when it did.
+    pub stopped: Option<String>,
 }
 
 impl Refined {
@@ -360,6 +451,7 @@ impl Refined {
                 Truncation::MoreHits { .. } => "more hits than shown",
                 Truncation::AtCap { .. } => "result limit DB.MaxResults",
                 Truncation::CommonCap { .. } => "a common result count",
+                Truncation::UnreadPages => "a next page not followed",
             };
             let at = match by_kind.iter().position(|(k, ..)| *k == kind) {
                 Some(at) => at,
@@ -378,9 +470,10 @@ impl Refined {
             .map(|(kind, whys, n)| {
                 let whys: Vec<String> = whys
                     .iter()
-                    .map(|why| match (*why, self.budget) {
-                        ("the query limit", Some(cap)) => cap.to_string(),
-                        (why, _) => why.to_string(),
+                    .map(|why| match (*why, self.budget, &self.stopped) {
+                        ("the query limit", Some(cap), _) => cap.to_string(),
+                        (STOPPED_PAYING, _, Some(stopped)) => stopped.clone(),
+                        (why, ..) => why.to_string(),
                     })
                     .collect();
                 format!(

@@ -117,8 +117,9 @@ impl Cap {
 /// The queries per source when neither the provider (`DB.MaxQueries`) nor
 /// the user (`--max-queries`) sets a limit: a plan larger than this is cut
 /// (and `gather check` says so), so that six selects of a hundred options
-/// do not start 10^12 requests unnoticed.
-pub const DEFAULT_MAX_QUERIES: u64 = 100_000;
+/// do not start 10^12 requests unnoticed, and an unattended run asks a
+/// provider no more than a polite operator would.
+pub const DEFAULT_MAX_QUERIES: u64 = 10_000;
 
 #[derive(Debug, Clone)]
 enum Slot {
