@@ -48,7 +48,7 @@ use crate::store::{
 };
 use crate::summarize;
 
-pub use report::{Problem, Report, SourceReport};
+pub use report::{Completeness, Problem, Report, SourceReport};
 pub use shared::work;
 use shared::{planned_query, worker_name, Planned, Renewer, Role};
 
@@ -794,7 +794,7 @@ impl Manager<'_> {
         line.learning_stopped = rounds.learning_stopped;
         self.tell(Progress::SourceDone);
         line.queries_skipped = skipped;
-        self.finish_source(id, plan_limit, &page_cap, refined, line)
+        self.finish_source(id, source, plan_limit, &page_cap, refined, line)
     }
 
     /// What every query of a source shares.
@@ -878,6 +878,7 @@ impl Manager<'_> {
     fn finish_source(
         &mut self,
         id: SourceId,
+        source: &Source,
         plan_limit: Option<String>,
         page_cap: &Cap,
         refined: Option<Refined>,
@@ -902,6 +903,15 @@ impl Manager<'_> {
         }
         let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
         self.store().set_incomplete(id, reason.as_deref())?;
+        line.completeness = match &reason {
+            Some(reason) => Completeness::Incomplete(reason.clone()),
+            None => match rounds::unjudged(self, id, source)? {
+                (0, _) => Completeness::Complete,
+                (unjudged, answers) => Completeness::Unknown(format!(
+                    "{unjudged} of {answers} answers showed one result page with neither a hit count nor a known cap: whether the provider cut them short cannot be told"
+                )),
+            },
+        };
         line.stats = Some(self.store().stats(id)?);
         self.report.sources.push(line);
         Ok(())

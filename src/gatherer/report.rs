@@ -82,8 +82,50 @@ pub struct SourceReport {
     pub truncated_left: Vec<(String, crate::refine::Truncation, &'static str)>,
     /// The provider's size, as its hit counts for the planned queries add up.
     pub hits_estimate: Option<u64>,
+    /// Whether the source's content is whole, as far as gather can tell.
+    pub completeness: Completeness,
     /// The source as the database holds it after this run.
     pub stats: Option<SourceStats>,
+}
+
+/// Whether a source's content is whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Completeness {
+    /// Every answer is proven whole.
+    #[default]
+    Complete,
+    /// Some answers are cut short (or the plan was): why.
+    Incomplete(String),
+    /// No answer is known to be cut short, but some could not be judged:
+    /// why.
+    Unknown(String),
+}
+
+impl Completeness {
+    pub fn state(&self) -> &'static str {
+        match self {
+            Completeness::Complete => "complete",
+            Completeness::Incomplete(_) => "incomplete",
+            Completeness::Unknown(_) => "unknown",
+        }
+    }
+
+    pub fn why(&self) -> Option<&str> {
+        match self {
+            Completeness::Complete => None,
+            Completeness::Incomplete(why) | Completeness::Unknown(why) => Some(why),
+        }
+    }
+}
+
+impl fmt::Display for Completeness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Completeness::Complete => write!(f, "complete: every answer is known to be whole"),
+            Completeness::Incomplete(why) => write!(f, "incomplete: {why}"),
+            Completeness::Unknown(why) => write!(f, "unknown: {why}"),
+        }
+    }
 }
 
 impl SourceReport {
@@ -109,6 +151,7 @@ impl SourceReport {
             refining_stopped: None,
             truncated_left: Vec::new(),
             hits_estimate: None,
+            completeness: Completeness::Complete,
             stats: None,
         }
     }
@@ -162,6 +205,8 @@ impl Report {
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
                     "records": stats.map(|st| st.records),
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
+                    "completeness": s.completeness.state(),
+                    "completeness_why": s.completeness.why(),
                 })
             })
             .collect();
@@ -253,6 +298,11 @@ impl fmt::Display for Report {
                 if let Some(reason) = &stats.incomplete {
                     writeln!(f, "  incomplete: {reason}")?;
                 }
+            }
+            // An incomplete source's reason is the line above.
+            let told = s.stats.as_ref().is_some_and(|st| st.incomplete.is_some());
+            if s.kind == SourceKind::Database && !told {
+                writeln!(f, "  completeness: {}", s.completeness)?;
             }
             for failure in s.failures.iter().take(5) {
                 writeln!(f, "  failed: {failure}")?;

@@ -14,7 +14,7 @@ use super::GatherError;
 use super::{describe_values, take_checkpoint, ElementValues, Manager, Origin, QueryWork};
 use crate::navigate::Checkpoint;
 use crate::plan::{Cap, Query};
-use crate::refine::{learn, Answer, Refiner, Truncation};
+use crate::refine::{learn, Answer, Census, Refiner, Truncation};
 use crate::source::Source;
 
 /// Refined queries in a row that show rows but no new value, after which
@@ -214,8 +214,8 @@ impl<'s> Rounds<'s> {
                 ))
             })
             .collect();
-        self.pay(manager, &answers)?;
         let census = self.refiner.census(answers.iter().map(|a| &a.2));
+        self.pay(manager, &answers, &census)?;
         let finished = manager.store().finished_queries(id)?;
         let mut refined = Refined::default();
         let mut next = Vec::new();
@@ -308,11 +308,15 @@ impl<'s> Rounds<'s> {
     /// query whose refinements found no new value at all ends its branch
     /// (its refinements are not refined further), and a run of
     /// [`UNPAID_RUN`] refined queries that showed rows without a new value
-    /// ends refining for the source.
+    /// ends refining for the source. A refinement whose hit count is
+    /// smaller than its parent's narrowed it, which pays even without a
+    /// new value (its first rows were its parent's: results sorted by the
+    /// refined field).
     fn pay(
         &mut self,
         manager: &Manager<'_>,
         answers: &[(String, ElementValues, Answer, Option<String>)],
+        census: &Census,
     ) -> Result<(), GatherError> {
         if self.refining.is_empty() {
             return Ok(());
@@ -324,13 +328,16 @@ impl<'s> Rounds<'s> {
         for (key, _) in &found {
             *gains.entry(key.as_str()).or_default() += 1;
         }
-        let shown: HashMap<&str, u64> = answers
+        let by_key: HashMap<&str, &Answer> = answers
             .iter()
-            .map(|(key, _, answer, _)| (key.as_str(), answer.shown))
+            .map(|(key, _, answer, _)| (key.as_str(), answer))
             .collect();
+        let hits = |key: &str| by_key.get(key).and_then(|a| census.hits(a));
+        let shown: HashMap<&str, u64> = by_key.iter().map(|(k, a)| (*k, a.shown)).collect();
         let mut by_parent: HashMap<&str, u64> = HashMap::new();
         for (key, parent) in &round {
-            let gain = gains.get(key.as_str()).copied().unwrap_or(0);
+            let narrowed = matches!((hits(key), hits(parent)), (Some(c), Some(p)) if c < p);
+            let gain = gains.get(key.as_str()).copied().unwrap_or(0) + u64::from(narrowed);
             *by_parent.entry(parent.as_str()).or_default() += gain;
             if gain > 0 {
                 self.unpaid = 0;
@@ -484,4 +491,26 @@ impl Refined {
             .collect::<Vec<_>>()
             .join("; ")
     }
+}
+
+/// How many of a source's answers that showed rows gather could not judge
+/// whole or cut short ([`Refiner::judged`]), of how many.
+pub(super) fn unjudged(
+    manager: &Manager<'_>,
+    id: crate::store::SourceId,
+    source: &Source,
+) -> Result<(u64, u64), GatherError> {
+    let refiner = Refiner::new(source.form.as_ref(), &source.metadata);
+    let answers: Vec<Answer> = manager
+        .store()
+        .answered_queries(id)?
+        .into_iter()
+        .filter_map(|q| serde_json::from_str(&q.answer).ok())
+        .collect();
+    let census = refiner.census(&answers);
+    let unjudged = answers
+        .iter()
+        .filter(|a| refiner.truncation(a, &census).is_none() && !refiner.judged(a, &census))
+        .count();
+    Ok((unjudged as u64, answers.len() as u64))
 }

@@ -55,6 +55,9 @@ pub struct Answer {
     /// that could not be followed (no link matched the navigation).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more_linked: bool,
+    /// The result pages read.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pages: u64,
     /// Each rule's values over the query's pages (attribute, count).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counts: Vec<(String, u64)>,
@@ -67,6 +70,10 @@ pub struct Answer {
     /// with their first and last value.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sorted: Vec<Sorted>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An attribute whose values on a query's pages came in ascending order.
@@ -83,6 +90,7 @@ pub struct AnswerTally {
     hits: Option<u64>,
     cut_short: bool,
     more_linked: bool,
+    pages: u64,
     /// The records of the pages (rows), when the rules describe rows.
     rows: u64,
     stated: Vec<(String, u64)>,
@@ -103,6 +111,7 @@ impl AnswerTally {
     /// Counts one result page: each rule's values, in document order
     /// (attribute, values).
     pub fn page(&mut self, lists: &[(String, Vec<String>)]) {
+        self.pages += 1;
         for (attribute, list) in lists {
             let at = match self.rules.iter().position(|r| r.attribute == *attribute) {
                 Some(at) => at,
@@ -169,6 +178,7 @@ impl AnswerTally {
             shown: if self.rows > 0 { self.rows } else { most },
             cut_short: self.cut_short,
             more_linked: self.more_linked,
+            pages: self.pages,
             counts: self
                 .rules
                 .iter()
@@ -547,6 +557,19 @@ impl Refiner {
                 .map(|(key, _)| key)
         };
         Census { caps, stated }
+    }
+
+    /// Whether gather can tell an answer that is not cut short whole: it
+    /// showed no row, the provider's hit count is known, the provider told
+    /// its cap, the answers betray a common cap (the others end below it),
+    /// or its walk read a pager to its end (more than one page). An answer
+    /// of a single page without any of these cannot be judged.
+    pub fn judged(&self, answer: &Answer, census: &Census) -> bool {
+        answer.shown == 0
+            || census.hits(answer).is_some()
+            || self.max_results.is_some()
+            || !census.caps.is_empty()
+            || answer.pages > 1
     }
 
     /// Whether an answer is cut short, and why, given what the source's
