@@ -299,6 +299,24 @@ async fn with_learn_a_field_without_a_domain_starts_from_the_form_pages_words() 
     site.shutdown().await;
 }
 
+/// Gathers the demo site's provider at `path` into a new SQLite file.
+async fn gather_provider(
+    path: &str,
+) -> (
+    DemoSite,
+    tempfile::TempDir,
+    std::path::PathBuf,
+    url::Url,
+    gather::gatherer::Report,
+) {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.base_url().join(path).unwrap();
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    (site, dir, db, url, report)
+}
+
 /// Result pages asked per query of a provider's result script: the query
 /// is the target without its page number.
 fn pages_per_query(site: &DemoSite, script: &str, page: &str) -> BTreeMap<String, usize> {
@@ -320,11 +338,7 @@ fn pages_per_query(site: &DemoSite, script: &str, page: &str) -> BTreeMap<String
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cap_no_single_count_shows_is_found_from_the_titles_and_the_stated_count() {
     use gather::demo::shelf;
-    let site = site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.sqlite");
-    let url = site.base_url().join(shelf::PATH).unwrap();
-    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    let (site, _dir, db, url, report) = gather_provider(shelf::PATH).await;
     let source = &report.sources[0];
     assert!(!report.failed(), "report:\n{report}");
     assert!(source.queries_refined > 0, "report:\n{report}");
@@ -353,11 +367,7 @@ async fn a_cap_no_single_count_shows_is_found_from_the_titles_and_the_stated_cou
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refined_queries_read_their_pages_like_their_parents() {
     use gather::demo::stellen;
-    let site = site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.sqlite");
-    let url = site.base_url().join(stellen::PATH).unwrap();
-    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    let (site, _dir, db, url, report) = gather_provider(stellen::PATH).await;
     let source = &report.sources[0];
     assert!(!report.failed(), "report:\n{report}");
     assert!(source.truncated_left.is_empty(), "report:\n{report}");
@@ -430,11 +440,7 @@ async fn a_walk_that_cannot_follow_its_pager_is_truncated_not_whole() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refinement_that_never_pays_stops_and_says_so() {
     use gather::demo::events;
-    let site = site().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.sqlite");
-    let url = site.base_url().join(events::PATH).unwrap();
-    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    let (site, _dir, db, url, report) = gather_provider(events::PATH).await;
     let source = &report.sources[0];
     assert!(source.queries_sent <= 200, "report:\n{report}");
     let stopped = source.refining_stopped.clone().unwrap_or_default();
