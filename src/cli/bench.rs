@@ -413,7 +413,7 @@ fn gather_provider(
 /// ignores its parameters): coverage, most pages per query, requests
 /// against the smallest static plan that reaches every value.
 fn foreign_providers(runtime: &tokio::runtime::Runtime, site: &DemoSite) -> Result<(), String> {
-    use gather::demo::{events, shelf, stellen};
+    use gather::demo::{events, fewo, shelf, stellen};
     let base = site.base_url();
     let at = |path: &str| base.join(path).map_err(|e| e.to_string());
     let pages_per_query = |sent: &[gather::demo::LoggedRequest], page: &str| {
@@ -470,6 +470,24 @@ fn foreign_providers(runtime: &tokio::runtime::Runtime, site: &DemoSite) -> Resu
         sent.len(),
         pages_per_query(&sent, "seite="),
         coverage(&values, &stellen::expected()),
+        s.completeness.state(),
+        sent.len() as f64 / full as f64
+    );
+
+    let (report, sent, values) = gather_provider(runtime, site, &at(fewo::PATH)?, "/fewo/suche")?;
+    let s = &report.sources[0];
+    // Every island, persons and town (the towns known beforehand).
+    let full: usize = fewo::GEBIETE
+        .iter()
+        .map(|g| g.3.len() * fewo::PERSONEN.len())
+        .sum();
+    println!(
+        "Holiday flats ({} flats, 30 shown, the selects not enough, an open text field Ort): {} queries ({} refined), {} requests; coverage {:?}; completeness: {}; smallest static plan reaching every flat, with each island's towns known: {full} requests; ratio {:.3}",
+        fewo::wohnungen().len(),
+        s.queries_sent,
+        s.queries_refined,
+        sent.len(),
+        coverage(&values, &fewo::expected()),
         s.completeness.state(),
         sent.len() as f64 / full as f64
     );
@@ -573,15 +591,16 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
     );
 
     // The capped catalogue, against static prefix plans of every length.
-    let (_, sent, values) =
+    let (report, sent, values) =
         gather_variant(&runtime, &site, Variant::Catalogue, "/cgi-bin/katalog.pl")?;
     let expected = site.expected(Variant::Catalogue);
     let covered = coverage(&values, &expected)[0].1;
     println!(
-        "Catalogue ({} books, {} distinct titles, 50 shown per query): refined {} queries, coverage {covered:.2}%",
+        "Catalogue ({} books, {} distinct titles, 50 shown per query): refined {} queries, coverage {covered:.2}%; completeness: {}",
         args.titles,
         expected["titel"].len(),
         sent.len(),
+        report.sources[0].completeness,
     );
     let conn = rusqlite::Connection::open(site.database_path()).map_err(|e| e.to_string())?;
     let mut stmt = conn

@@ -8,10 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::http::Uri;
 use axum::Router;
+
+use super::foreign::Charset;
 
 /// Where the form page is.
 pub const PATH: &str = "/events/";
@@ -66,24 +66,16 @@ pub fn expected() -> BTreeMap<String, BTreeSet<String>> {
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    Router::new()
-        .route(PATH, get(|| async { page(form_page()) }))
-        .route("/events/search", get(|| async { page(results()) }))
+    super::foreign::provider(PATH, "/events/search", Charset::Utf8, form_page, results)
 }
 
-fn page(body: String) -> Response {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
-}
-
-fn select(name: &str, any: Option<&str>, values: &[&str]) -> String {
-    let mut out = format!("<select name=\"{name}\">");
-    if let Some(any) = any {
-        let _ = write!(out, "<option value=\"\">{any}</option>");
-    }
-    for (i, v) in values.iter().enumerate() {
-        let _ = write!(out, "<option value=\"{}\">{v}</option>", i + 1);
-    }
-    out + "</select>"
+/// `values` numbered from 1, as the form's options.
+fn numbered(values: &[&str]) -> Vec<(String, String)> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| ((i + 1).to_string(), v.to_string()))
+        .collect()
 }
 
 /// The search form, with its metadata.
@@ -96,14 +88,14 @@ pub fn form_page() -> String {
          <meta name=\"DB.MaxResults\" content=\"{MAX_SHOWN}\">\n</head><body>\n\
          <h1>What's on along the coast</h1>\n<form action=\"/events/search\">\n\
          Venue {} Month {} Kind {}\n<input type=\"submit\" value=\"Search events\">\n</form>\n</body></html>\n",
-        select("venue", None, &VENUES),
-        select("month", Some("Any month"), &MONTHS),
-        select("kind", Some("All kinds"), &KINDS),
+        super::foreign::select("venue", None, &numbered(&VENUES)),
+        super::foreign::select("month", Some("Any month"), &numbered(&MONTHS)),
+        super::foreign::select("kind", Some("All kinds"), &numbered(&KINDS)),
     )
 }
 
 /// The answer to any search.
-fn results() -> String {
+fn results(_: &Uri) -> String {
     let mut out = String::from(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Events</title></head><body>\n\
          <h1>Upcoming events</h1>\n<section>\n",

@@ -11,10 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
-use axum::http::{header, Uri};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::http::Uri;
 use axum::Router;
+
+use super::foreign::Charset;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
@@ -137,30 +137,9 @@ pub fn expected() -> BTreeMap<String, BTreeSet<String>> {
     ])
 }
 
-/// The routes of the shop.
+/// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    Router::new()
-        .route(PATH, get(|| async { page(form_page()) }))
-        .route(
-            "/shelf/find",
-            get(|uri: Uri| async move { page(results(&uri)) }),
-        )
-}
-
-fn page(body: String) -> Response {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
-}
-
-fn options(name: &str, any: Option<&str>, list: &[(String, String)]) -> String {
-    let mut out = format!("<select name=\"{name}\">");
-    if let Some(any) = any {
-        let _ = write!(out, "<option value=\"\">{any}</option>");
-    }
-    for (value, label) in list {
-        let _ = write!(out, "<option value=\"{value}\">{}</option>", esc(label));
-    }
-    out.push_str("</select>");
-    out
+    super::foreign::provider(PATH, "/shelf/find", Charset::Utf8, form_page, results)
 }
 
 /// The search form, with its metadata.
@@ -187,9 +166,9 @@ pub fn form_page() -> String {
          <h2>Find a book</h2>\n<form method=\"get\" action=\"/shelf/find\">\n\
          <label>Subject {}</label> <label>Format {}</label> <label>Published {}</label>\n\
          <button type=\"submit\">Find books</button>\n</form>\n</body></html>\n",
-        options("subject", None, &subjects),
-        options("format", Some("Any format"), &formats),
-        options("decade", Some("Any decade"), &decades),
+        super::foreign::select("subject", None, &subjects),
+        super::foreign::select("format", Some("Any format"), &formats),
+        super::foreign::select("decade", Some("Any decade"), &decades),
     )
 }
 

@@ -13,14 +13,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
-use axum::http::{header, Uri};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::http::Uri;
 use axum::Router;
+
+use super::foreign::Charset;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
-use super::pages::{esc, latin1};
+use super::pages::esc;
 
 /// Where the form page is.
 pub const PATH: &str = "/stellen/";
@@ -151,22 +151,15 @@ pub fn expected() -> BTreeMap<String, BTreeSet<String>> {
     ])
 }
 
-/// The routes of the board.
+/// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    Router::new()
-        .route(PATH, get(|| async { page(form_page()) }))
-        .route(
-            "/stellen/liste.cgi",
-            get(|uri: Uri| async move { page(results(&uri)) }),
-        )
-}
-
-fn page(body: String) -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=ISO-8859-1")],
-        latin1(&body),
+    super::foreign::provider(
+        PATH,
+        "/stellen/liste.cgi",
+        Charset::Latin1,
+        form_page,
+        results,
     )
-        .into_response()
 }
 
 /// The search form, with its metadata.

@@ -216,6 +216,20 @@ impl<'s> Rounds<'s> {
             .collect();
         let census = self.refiner.census(answers.iter().map(|a| &a.2));
         self.pay(manager, &answers, &census)?;
+        let attributes: Vec<String> = self
+            .refiner
+            .text_attributes()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        if !attributes.is_empty() {
+            let mut values = manager.store().values(id)?;
+            for attribute in attributes {
+                let known = values.remove(&attribute).unwrap_or_default();
+                self.refiner
+                    .gathered(&attribute, known.into_iter().collect());
+            }
+        }
         let finished = manager.store().finished_queries(id)?;
         let mut refined = Refined::default();
         let mut next = Vec::new();
@@ -309,8 +323,9 @@ impl<'s> Rounds<'s> {
     /// (its refinements are not refined further), and a run of
     /// [`UNPAID_RUN`] refined queries that showed rows without a new value
     /// ends refining for the source. A refinement whose hit count is
-    /// smaller than its parent's narrowed it, which pays even without a
-    /// new value (its first rows were its parent's: results sorted by the
+    /// smaller than its parent's, or one of a level whose hit counts add
+    /// up to no more than the parent's, narrowed it: that pays even without
+    /// a new value (its first rows were its parent's: results sorted by the
     /// refined field).
     fn pay(
         &mut self,
@@ -334,9 +349,22 @@ impl<'s> Rounds<'s> {
             .collect();
         let hits = |key: &str| by_key.get(key).and_then(|a| census.hits(a));
         let shown: HashMap<&str, u64> = by_key.iter().map(|(k, a)| (*k, a.shown)).collect();
+        // A level whose hit counts add up to no more than its parent's is a
+        // true partition: it narrows the parent even where its first rows
+        // were the parent's (one child holding all the hits).
+        let mut partition: HashMap<&str, Option<u64>> = HashMap::new();
+        for (key, parent) in &round {
+            let sum = partition.entry(parent.as_str()).or_insert(Some(0));
+            *sum = sum.and_then(|s| Some(s + hits(key)?));
+        }
         let mut by_parent: HashMap<&str, u64> = HashMap::new();
         for (key, parent) in &round {
-            let narrowed = matches!((hits(key), hits(parent)), (Some(c), Some(p)) if c < p);
+            let narrowed = match (hits(key), hits(parent)) {
+                (Some(c), Some(p)) => {
+                    c < p || partition[parent.as_str()].is_some_and(|sum| sum <= p)
+                }
+                _ => false,
+            };
             let gain = gains.get(key.as_str()).copied().unwrap_or(0) + u64::from(narrowed);
             *by_parent.entry(parent.as_str()).or_default() += gain;
             if gain > 0 {

@@ -7,9 +7,11 @@
 //! **Cut short.** A query's [`Answer`] is truncated when the page limit
 //! stopped its navigator, when the provider's hit count (`DB.ResultCount`)
 //! is larger than the rows it showed, or, without a count, when the rows
-//! shown reach `DB.MaxResults`. Without either name, several queries (three
-//! or more) ending at the same, largest row count betray a cap
-//! ([`Refiner::common_cap`]).
+//! shown reach `DB.MaxResults`. Without either name, any one rule whose
+//! count repeats as the largest over the queries betrays a cap, and the
+//! hit count may be a number the first page states ([`Refiner::census`],
+//! [`stated_numbers`]). A walk that ended before a next page its last page
+//! links is cut short too ([`Truncation::UnreadPages`]).
 //!
 //! **Narrower queries.** The first way that applies, in order:
 //!
@@ -248,7 +250,7 @@ const COUNT_WORDS: [&str; 26] = [
 ];
 
 /// The numbers a page's text states next to a word of counting (the word
-/// before or after it is one of [`COUNT_WORDS`]), each keyed by its wording:
+/// before or after it is one of the words of counting), each keyed by its wording:
 /// the word before, `#`, the word after, and its rank among the numbers of
 /// that wording on the page (`ergab # treffer 0`). Numbers may carry
 /// thousands separators. At most the first 60 numbers of the text are read:
@@ -376,12 +378,17 @@ enum Way {
         element: String,
         alphabet: Vec<char>,
     },
+    /// An open text field left empty, filled with each value gathered so
+    /// far for the attribute of the same name or label.
+    Text { element: String, attribute: String },
 }
 
 /// The refinements of one source.
 #[derive(Debug, Clone, Default)]
 pub struct Refiner {
     ways: Vec<Way>,
+    /// The values gathered so far for the attributes of text ways.
+    gathered: std::collections::HashMap<String, Vec<String>>,
     max_results: Option<u64>,
     /// The source says its hit counts or its cap: no cap is inferred.
     told: bool,
@@ -452,19 +459,32 @@ impl Refiner {
                 default: element.default_values().into_iter().next(),
             })
         };
+        let text = |element: &crate::form::Element| {
+            Some(Way::Text {
+                element: element.name.clone(),
+                attribute: text_field_attribute(element, metadata)?,
+            })
+        };
         let named = |name: &str| {
-            prefix(name).or_else(|| form.and_then(|f| f.element(name)).and_then(split))
+            prefix(name).or_else(|| {
+                let element = form.and_then(|f| f.element(name))?;
+                split(element).or_else(|| text(element))
+            })
         };
         if metadata.refine.is_empty() {
             if let Some(f) = form {
                 ways.extend(f.elements.iter().filter_map(split));
             }
             ways.extend(metadata.query_elements.iter().filter_map(|e| prefix(e)));
+            if let Some(f) = form {
+                ways.extend(f.elements.iter().filter_map(text));
+            }
         } else {
             ways.extend(metadata.refine.iter().filter_map(|e| named(e)));
         }
         Refiner {
             ways,
+            gathered: Default::default(),
             max_results: metadata.max_results,
             told: metadata.result_count.is_some() || metadata.max_results.is_some(),
             counted: metadata.result_count.is_some(),
@@ -490,8 +510,30 @@ impl Refiner {
                     "{element} (a % prefix extended by one of {} characters)",
                     alphabet.len()
                 ),
+                Way::Text { element, attribute } => {
+                    format!("{element} (a text field, filled with the {attribute} values gathered)")
+                }
             })
             .collect()
+    }
+
+    /// The attributes whose gathered values fill text fields
+    /// ([`Refiner::gathered`]).
+    pub fn text_attributes(&self) -> Vec<&str> {
+        self.ways
+            .iter()
+            .filter_map(|w| match w {
+                Way::Text { attribute, .. } => Some(attribute.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Tells the values gathered so far for an attribute of a text field.
+    pub fn gathered(&mut self, attribute: &str, mut values: Vec<String>) {
+        values.sort_unstable();
+        values.dedup();
+        self.gathered.insert(attribute.to_string(), values);
     }
 
     /// What the answers of a source reveal together ([`Census`]).
@@ -660,10 +702,45 @@ impl Refiner {
                     }
                     return out;
                 }
+                Way::Text { element, attribute } => {
+                    if value_of(element).is_some_and(|v| !v.trim().is_empty()) {
+                        continue;
+                    }
+                    let Some(known) = self.gathered.get(attribute).filter(|k| !k.is_empty()) else {
+                        continue;
+                    };
+                    return known.iter().map(|v| with(values, element, v)).collect();
+                }
             }
         }
         Vec::new()
     }
+}
+
+/// The attribute whose gathered values may fill an open text field (HiWE's
+/// label matching): a text field, not a query element, whose name or a
+/// word of whose label is the name of an attribute the rules gather
+/// (ignoring case).
+pub fn text_field_attribute(element: &crate::form::Element, metadata: &Metadata) -> Option<String> {
+    if !matches!(element.kind, ElementKind::Text { .. })
+        || metadata.query_elements.contains(&element.name)
+    {
+        return None;
+    }
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mut names = words(&element.name);
+    names.push(element.name.to_lowercase());
+    names.extend(element.label.as_deref().map(words).unwrap_or_default());
+    metadata
+        .rules()
+        .into_iter()
+        .map(|(attribute, _)| attribute)
+        .find(|a| names.contains(&a.to_lowercase()))
 }
 
 /// `values` with `element` set to `value` (added at the end when absent).

@@ -267,3 +267,27 @@ fn the_hit_count_is_the_stated_number_that_differs_and_exceeds_the_rows() {
         vec![1234]
     );
 }
+
+#[test]
+fn an_open_text_field_named_like_an_attribute_takes_its_gathered_values() {
+    let md = metadata(&[
+        ("DB.QueryElement", "region"),
+        ("DB.Result.q", "html.body.ul.li[*].txt"),
+    ]);
+    let mut refiner = Refiner::new(Some(&form()), &md);
+    // preis first; q only once no select is left open.
+    let parent = pairs(&[("region", "Nord"), ("preis", "2")]);
+    assert_eq!(refiner.children(&parent, &answer(50)), Vec::<Vec<_>>::new());
+    assert_eq!(refiner.text_attributes(), vec!["q"]);
+    refiner.gathered("q", vec!["Binz".into(), "Baabe".into(), "Binz".into()]);
+    assert_eq!(
+        refiner.children(&parent, &answer(50)),
+        vec![
+            pairs(&[("region", "Nord"), ("preis", "2"), ("q", "Baabe")]),
+            pairs(&[("region", "Nord"), ("preis", "2"), ("q", "Binz")]),
+        ]
+    );
+    // Without an attribute of its name, a text field refines nothing.
+    let other = Refiner::new(Some(&form()), &metadata(&[("DB.QueryElement", "region")]));
+    assert!(other.text_attributes().is_empty());
+}

@@ -458,3 +458,54 @@ async fn refinement_that_never_pays_stops_and_says_so() {
     );
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_text_field_refines_once_the_selects_are_used_up() {
+    use gather::demo::fewo;
+    let (site, _dir, db, url, report) = gather_provider(fewo::PATH).await;
+    let source = &report.sources[0];
+    assert!(!report.failed(), "report:\n{report}");
+    assert!(source.truncated_left.is_empty(), "report:\n{report}");
+    assert_eq!(source.completeness.state(), "complete", "report:\n{report}");
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        fewo::expected()
+    );
+    // The towns went into the text field, each an exact name gathered.
+    let towns: BTreeSet<String> = fewo::expected()["ort"].clone();
+    let filled: Vec<String> = sent_to(&site, "/fewo/suche")
+        .into_iter()
+        .filter_map(|r| {
+            let (_, ort) = r.target.split_once("ort=")?;
+            let ort = ort.split('&').next()?.to_string();
+            (!ort.is_empty()).then_some(ort)
+        })
+        .collect();
+    assert!(!filled.is_empty());
+    assert!(
+        filled
+            .iter()
+            .all(|o| towns.iter().any(|t| urlencoding_eq(o, t))),
+        "{filled:?}"
+    );
+    site.shutdown().await;
+}
+
+/// Whether a form-encoded value (ISO-8859-1 `%XX`) is `text`.
+fn urlencoding_eq(encoded: &str, text: &str) -> bool {
+    let bytes: Vec<u8> = text
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect();
+    let mut want = String::new();
+    for b in bytes {
+        if b.is_ascii_alphanumeric() || b"-_.*".contains(&b) {
+            want.push(b as char);
+        } else if b == b' ' {
+            want.push('+');
+        } else {
+            want.push_str(&format!("%{b:02X}"));
+        }
+    }
+    want.eq_ignore_ascii_case(encoded)
+}
