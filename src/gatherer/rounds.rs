@@ -231,6 +231,7 @@ impl<'s> Rounds<'s> {
             }
         }
         let finished = manager.store().finished_queries(id)?;
+        let context = Context::new(&answers, &census, &finished);
         let mut refined = Refined::default();
         let mut next = Vec::new();
         let mut seen = HashSet::new();
@@ -246,7 +247,7 @@ impl<'s> Rounds<'s> {
                     .push((describe_values(values), truncation, STOPPED_PAYING));
                 continue;
             }
-            let children = self.refiner.children(values, answer);
+            let children = self.text_children(manager, key, values, answer, &context)?;
             if children.is_empty() {
                 refined
                     .left
@@ -316,6 +317,48 @@ impl<'s> Rounds<'s> {
             .collect();
         self.refined = Some(refined);
         Ok(Some(next))
+    }
+
+    /// The refinements of a truncated query. A text field is first filled
+    /// with the values the queries of the query's own tree (its planned
+    /// ancestor and everything refined from it) found; once those are done,
+    /// with every value gathered, unless their hit counts add up to the
+    /// query's: then they cover it.
+    fn text_children(
+        &mut self,
+        manager: &Manager<'_>,
+        key: &str,
+        values: &[(String, String)],
+        answer: &Answer,
+        context: &Context<'_>,
+    ) -> Result<Vec<ElementValues>, GatherError> {
+        if self.refiner.text_attributes().is_empty() {
+            return Ok(self.refiner.children(values, answer));
+        }
+        let all = self.refiner.children(values, answer);
+        let tree = context.tree(key);
+        let nearby: HashSet<String> = manager
+            .store()
+            .values_found_by(self.work.source, &tree)?
+            .into_iter()
+            .map(|(_, value)| value)
+            .collect();
+        self.refiner.nearby(Some(nearby));
+        let first = self.refiner.children(values, answer);
+        self.refiner.nearby(None);
+        if first.len() == all.len() {
+            return Ok(all);
+        }
+        let keys: Vec<String> = first
+            .iter()
+            .map(|child| self.source.plan.query_with(0, child.clone()).key())
+            .collect();
+        if !keys.iter().all(|k| context.finished.contains(k)) {
+            return Ok(first);
+        }
+        let sum: Option<u64> = keys.iter().map(|k| context.hits(k)).sum();
+        let covered = matches!((context.hits(key), sum), (Some(hits), Some(sum)) if sum >= hits);
+        Ok(if covered { first } else { all })
     }
 
     /// Takes in what the round of refinements just answered brought: a
@@ -541,4 +584,57 @@ pub(super) fn unjudged(
         .filter(|a| refiner.truncation(a, &census).is_none() && !refiner.judged(a, &census))
         .count();
     Ok((unjudged as u64, answers.len() as u64))
+}
+
+/// What one refinement round knows of the source's answers.
+struct Context<'a> {
+    /// Key → (answer, parent).
+    by_key: HashMap<&'a str, (&'a Answer, Option<&'a str>)>,
+    census: &'a Census,
+    finished: &'a HashSet<String>,
+}
+
+impl<'a> Context<'a> {
+    fn new(
+        answers: &'a [(String, ElementValues, Answer, Option<String>)],
+        census: &'a Census,
+        finished: &'a HashSet<String>,
+    ) -> Context<'a> {
+        let by_key = answers
+            .iter()
+            .map(|(key, _, answer, parent)| (key.as_str(), (answer, parent.as_deref())))
+            .collect();
+        Context {
+            by_key,
+            census,
+            finished,
+        }
+    }
+
+    fn hits(&self, key: &str) -> Option<u64> {
+        self.by_key
+            .get(key)
+            .and_then(|(answer, _)| self.census.hits(answer))
+    }
+
+    /// The planned query a query was refined from (itself when planned).
+    fn root<'k>(&'k self, mut key: &'k str) -> &'k str {
+        for _ in 0..64 {
+            match self.by_key.get(key).and_then(|(_, parent)| *parent) {
+                Some(parent) => key = parent,
+                None => break,
+            }
+        }
+        key
+    }
+
+    /// The answered queries of a query's tree.
+    fn tree(&self, key: &str) -> Vec<String> {
+        let root = self.root(key);
+        self.by_key
+            .keys()
+            .filter(|k| self.root(k) == root)
+            .map(|k| k.to_string())
+            .collect()
+    }
 }

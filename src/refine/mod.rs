@@ -33,6 +33,7 @@
 
 pub mod learn;
 
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -389,6 +390,9 @@ pub struct Refiner {
     ways: Vec<Way>,
     /// The values gathered so far for the attributes of text ways.
     gathered: std::collections::HashMap<String, Vec<String>>,
+    /// The values gathered near the query being refined (by the queries
+    /// of its own tree): a text way tries these alone ([`Refiner::nearby`]).
+    nearby: Option<HashSet<String>>,
     max_results: Option<u64>,
     /// The source says its hit counts or its cap: no cap is inferred.
     told: bool,
@@ -485,6 +489,7 @@ impl Refiner {
         Refiner {
             ways,
             gathered: Default::default(),
+            nearby: None,
             max_results: metadata.max_results,
             told: metadata.result_count.is_some() || metadata.max_results.is_some(),
             counted: metadata.result_count.is_some(),
@@ -527,6 +532,12 @@ impl Refiner {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Limits a text way to the values gathered near the query about to be
+    /// refined (`None`: every value gathered).
+    pub fn nearby(&mut self, values: Option<HashSet<String>>) {
+        self.nearby = values;
     }
 
     /// Tells the values gathered so far for an attribute of a text field.
@@ -587,8 +598,7 @@ impl Refiner {
             stated
                 .into_iter()
                 .filter(|(_, list)| {
-                    let distinct: std::collections::HashSet<u64> =
-                        list.iter().map(|(n, _)| *n).collect();
+                    let distinct: HashSet<u64> = list.iter().map(|(n, _)| *n).collect();
                     list.len() >= 3
                         && list.len() * 2 >= showing
                         && distinct.len() >= 2
@@ -708,6 +718,14 @@ impl Refiner {
                     }
                     let Some(known) = self.gathered.get(attribute).filter(|k| !k.is_empty()) else {
                         continue;
+                    };
+                    // The values seen near the query first, when told.
+                    let known: Vec<&String> = match &self.nearby {
+                        Some(nearby) => known
+                            .iter()
+                            .filter(|v| nearby.contains(v.as_str()))
+                            .collect(),
+                        None => known.iter().collect(),
                     };
                     return known.iter().map(|v| with(values, element, v)).collect();
                 }

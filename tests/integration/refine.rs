@@ -482,6 +482,15 @@ async fn an_open_text_field_refines_once_the_selects_are_used_up() {
         })
         .collect();
     assert!(!filled.is_empty());
+    // Each truncated query tries the towns its own island's queries found
+    // first, and no more once their hit counts add up: no more queries than
+    // a static plan that knew every island's towns.
+    let known_towns: usize = fewo::GEBIETE
+        .iter()
+        .map(|g| g.3.len() * fewo::PERSONEN.len())
+        .sum();
+    let sent = sent_to(&site, "/fewo/suche").len();
+    assert!(sent <= known_towns, "{sent} queries");
     assert!(
         filled
             .iter()
