@@ -364,6 +364,16 @@ fn gather_variant(
     variant: Variant,
     script: &str,
 ) -> Result<VariantRun, String> {
+    gather_provider(runtime, site, &site.url(variant), script)
+}
+
+/// [`gather_variant`] for the form page at `url`.
+fn gather_provider(
+    runtime: &tokio::runtime::Runtime,
+    site: &DemoSite,
+    url: &url::Url,
+    script: &str,
+) -> Result<VariantRun, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let db = dir.path().join("bench.sqlite");
     let before = site.requests().len();
@@ -373,7 +383,7 @@ fn gather_variant(
     };
     let report = runtime
         .block_on(gather::gatherer::gather(
-            &[gather::gatherer::Start::Url(site.url(variant))],
+            &[gather::gatherer::Start::Url(url.clone())],
             &options,
         ))
         .map_err(|e| e.to_string())?;
@@ -387,7 +397,7 @@ fn gather_variant(
         .sources()
         .map_err(|e| e.to_string())?
         .into_iter()
-        .find(|s| s.info.url == site.url(variant).as_str())
+        .find(|s| s.info.url == url.as_str())
         .ok_or("the source was not stored")?
         .id;
     let values = store.values(id).map_err(|e| e.to_string())?;
@@ -396,6 +406,104 @@ fn gather_variant(
         .map(|(a, v)| (a, v.into_iter().collect()))
         .collect();
     Ok((report, sent, values))
+}
+
+/// The providers built unlike the demo's own (a cap no single count shows,
+/// pager links that carry a refined query's parameters, a form that
+/// ignores its parameters): coverage, most pages per query, requests
+/// against the smallest static plan that reaches every value.
+fn foreign_providers(runtime: &tokio::runtime::Runtime, site: &DemoSite) -> Result<(), String> {
+    use gather::demo::{events, fewo, shelf, stellen};
+    let base = site.base_url();
+    let at = |path: &str| base.join(path).map_err(|e| e.to_string());
+    let pages_per_query = |sent: &[gather::demo::LoggedRequest], page: &str| {
+        let mut per_query: std::collections::BTreeMap<String, usize> = Default::default();
+        for request in sent {
+            let mut query: Vec<&str> = request
+                .target
+                .split(['?', '&'])
+                .skip(1)
+                .filter(|p| !p.starts_with(page) && !p.ends_with('='))
+                .collect();
+            query.sort_unstable();
+            *per_query.entry(query.join("&")).or_default() += 1;
+        }
+        per_query.values().max().copied().unwrap_or(0)
+    };
+
+    let (report, sent, values) = gather_provider(runtime, site, &at(shelf::PATH)?, "/shelf/find")?;
+    let s = &report.sources[0];
+    // Every subject, format and decade: each answer under the cap.
+    let full = shelf::SUBJECTS.len() * shelf::FORMATS.len() * shelf::DECADES.len();
+    println!(
+        "Bookshop ({} books, 1-3 authors each, 50 shown, the hit count only in a sentence): {} queries ({} refined), {} requests; coverage {:?}; completeness: {}; smallest static plan reaching every book: {full} requests; ratio {:.3}",
+        shelf::books().len(),
+        s.queries_sent,
+        s.queries_refined,
+        sent.len(),
+        coverage(&values, &shelf::expected()),
+        s.completeness.state(),
+        sent.len() as f64 / full as f64
+    );
+
+    let (report, sent, values) =
+        gather_provider(runtime, site, &at(stellen::PATH)?, "/stellen/liste.cgi")?;
+    let s = &report.sources[0];
+    // Every field, hours and district: its pages, one for an empty answer.
+    let mut full = 0;
+    for (bereich, _, _) in stellen::BEREICHE {
+        for (umfang, _, _) in stellen::UMFANG {
+            for (kreis, _) in stellen::KREISE {
+                full += stellen::search(bereich, umfang, kreis)
+                    .len()
+                    .div_ceil(stellen::PAGE_SIZE)
+                    .max(1);
+            }
+        }
+    }
+    println!(
+        "Job board ({} jobs, 10 a page, DB.MaxPages {}, pager links with every parameter): {} queries ({} refined), {} result pages, most pages for one query {}; coverage {:?}; completeness: {}; smallest static plan reaching every job: {full} result pages; ratio {:.3}",
+        stellen::stellen().len(),
+        stellen::MAX_PAGES,
+        s.queries_sent,
+        s.queries_refined,
+        sent.len(),
+        pages_per_query(&sent, "seite="),
+        coverage(&values, &stellen::expected()),
+        s.completeness.state(),
+        sent.len() as f64 / full as f64
+    );
+
+    let (report, sent, values) = gather_provider(runtime, site, &at(fewo::PATH)?, "/fewo/suche")?;
+    let s = &report.sources[0];
+    // Every island, persons and town (the towns known beforehand).
+    let full: usize = fewo::GEBIETE
+        .iter()
+        .map(|g| g.3.len() * fewo::PERSONEN.len())
+        .sum();
+    println!(
+        "Holiday flats ({} flats, 30 shown, the selects not enough, an open text field Ort): {} queries ({} refined), {} requests; coverage {:?}; completeness: {}; smallest static plan reaching every flat, with each island's towns known: {full} requests; ratio {:.3}",
+        fewo::wohnungen().len(),
+        s.queries_sent,
+        s.queries_refined,
+        sent.len(),
+        coverage(&values, &fewo::expected()),
+        s.completeness.state(),
+        sent.len() as f64 / full as f64
+    );
+
+    let (report, sent, values) =
+        gather_provider(runtime, site, &at(events::PATH)?, "/events/search")?;
+    let s = &report.sources[0];
+    println!(
+        "Events page that ignores its form (the same 50 events for every query): {} queries ({} refined), {} requests; coverage {:?}; refining stopped: {}",
+        s.queries_sent,
+        s.queries_refined,
+        sent.len(),
+        coverage(&values, &events::expected()),
+        s.refining_stopped.as_deref().unwrap_or("no")
+    );
+    Ok(())
 }
 
 /// Share of `expected` in `got`, per attribute, as a percentage.
@@ -483,15 +591,16 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
     );
 
     // The capped catalogue, against static prefix plans of every length.
-    let (_, sent, values) =
+    let (report, sent, values) =
         gather_variant(&runtime, &site, Variant::Catalogue, "/cgi-bin/katalog.pl")?;
     let expected = site.expected(Variant::Catalogue);
     let covered = coverage(&values, &expected)[0].1;
     println!(
-        "Catalogue ({} books, {} distinct titles, 50 shown per query): refined {} queries, coverage {covered:.2}%",
+        "Catalogue ({} books, {} distinct titles, 50 shown per query): refined {} queries, coverage {covered:.2}%; completeness: {}",
         args.titles,
         expected["titel"].len(),
         sent.len(),
+        report.sources[0].completeness,
     );
     let conn = rusqlite::Connection::open(site.database_path()).map_err(|e| e.to_string())?;
     let mut stmt = conn
@@ -542,6 +651,8 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
         }
     }
 
+    foreign_providers(&runtime, &site)?;
+
     // The keyword archive: words learned from the answers, within 500
     // queries; the coverage curve from the order the queries were sent.
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -586,6 +697,12 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
             println!(
                 "  after {n:>3} queries: {rows:>5} rows ({:.1}%)",
                 100.0 * rows as f64 / total as f64
+            );
+        }
+        if n == 200 || n == 500 {
+            println!(
+                "  coverage at {n} queries: {:.3}",
+                rows as f64 / total as f64
             );
         }
     }

@@ -482,12 +482,12 @@ fn describe_source(source: &Source, show: u64) -> String {
     .flatten()
     .collect();
     if refiner.is_empty() {
-        out.push_str("refinement: none (no select, radio group or % pattern to refine a truncated query by)\n");
+        out.push_str("refinement: none (no select, radio group, % pattern or text field named like an attribute to refine a truncated query by)\n");
     } else {
         out.push_str(&format!(
             "refinement of truncated queries ({}; within {}): by {}\n",
             if told.is_empty() {
-                "truncated when the page limit is reached or several queries end at the same row count".to_string()
+                "truncated when the page limit is reached, a next page is linked but not followed, the hit count a page states exceeds the rows shown, or several queries end at the same count of one rule".to_string()
             } else {
                 told.join(", ")
             },

@@ -1,4 +1,4 @@
-//! The Berlin job board (`/stellen/`): a provider built unlike the hotel
+//! The Berlin job board (`/stellenmarkt/`): a provider built unlike the hotel
 //! guide — HTML5 in UTF-8, lower-case markup, classes instead of colours —
 //! whose metadata reads every column of its result table with a condition
 //! of its own, as providers write it:
@@ -172,7 +172,7 @@ pub fn meta_tags() -> Vec<(&'static str, &'static str)> {
 /// The board's pages, to merge into the site's router.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
-        .route("/stellen/", get(|| async { Html(form_page()) }))
+        .route("/stellenmarkt/", get(|| async { Html(form_page()) }))
         .route(
             "/cgi-bin/stellen.pl",
             get(
@@ -202,7 +202,7 @@ fn page(title: &str, meta: &[(&str, &str)], main: &str) -> String {
     }
     let _ = write!(
         out,
-        "</head>\n<body>\n<header><a href=\"/stellen/\">Stellenmarkt Berlin</a></header>\n\
+        "</head>\n<body>\n<header><a href=\"/stellenmarkt/\">Stellenmarkt Berlin</a></header>\n\
          <main>\n{main}</main>\n<footer><p>Alle Angaben ohne Gewähr.</p></footer>\n</body>\n</html>\n"
     );
     out
@@ -250,7 +250,7 @@ pub fn result_page(district: &str) -> String {
         };
         let _ = writeln!(
             main,
-            "<tr><td class=\"titel\"><a href=\"/stellen/{n}\">{}</a></td>{company}{place}</tr>",
+            "<tr><td class=\"titel\"><a href=\"/stellenmarkt/{n}\">{}</a></td>{company}{place}</tr>",
             esc(&job.title)
         );
         if n % 7 == 6 {

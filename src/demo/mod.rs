@@ -19,6 +19,7 @@
 //! | `/limited/` | [`Variant::Limited`]: `/paged/` with a `DB.MaxPages` the largest regions exceed |
 //! | `/archiv/` | [`Variant::Archive`]: the press archive, keyword search with three seed words, 100 articles at most per search (`/cgi-bin/archiv.pl`) |
 //! | `/katalog/` | [`Variant::Catalogue`]: the library catalogue, 50 titles at most per search (`/cgi-bin/katalog.pl`) |
+//! | `/shelf/`, `/stellen/`, `/fewo/`, `/events/` | [`shelf`], [`stellen`], [`fewo`], [`events`]: providers built unlike the ones above (a cap only a sentence and one rule show; pager links with a refined query's parameters; an open text field to refine by; a form that ignores its parameters), routed by `foreign.rs` |
 //! | `/coop/` | form page with `DB.Summarizer` + `DB.ConfigFile` (`/cgi-bin/cityworld.txt`) |
 //! | `/plain/` | the form without any `DB.*` tag (not linked from the start page), for `gather spec --induce` |
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
@@ -43,13 +44,18 @@ mod archive;
 pub mod catalogue;
 mod data;
 mod db;
+pub mod events;
+pub mod fewo;
+mod foreign;
 pub mod jobs;
 pub mod listing;
 pub mod magazine;
 mod pages;
 pub mod postgres;
 mod server;
+pub mod shelf;
 pub mod slow;
+pub mod stellen;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -84,6 +84,7 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/magazin/{section}/", get(magazine_section))
         .route("/magazin/{section}/{file}", get(magazine_article))
         .merge(super::jobs::routes())
+        .merge(super::foreign::routes())
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(site.clone(), log_request))
         .with_state(site)

@@ -48,7 +48,7 @@ use crate::store::{
 };
 use crate::summarize;
 
-pub use report::{Problem, Report, SourceReport};
+pub use report::{Completeness, Problem, Report, SourceReport};
 use shared::{planned_query, worker_name, Planned, Renewer, Role};
 pub use shared::{work, work_reporting};
 
@@ -829,7 +829,7 @@ impl Manager<'_> {
         line.learning_stopped = rounds.learning_stopped;
         self.tell(Progress::SourceDone);
         line.queries_skipped = skipped;
-        self.finish_source(id, plan_limit, &page_cap, refined, line)
+        self.finish_source(id, source, plan_limit, &page_cap, refined, line)
     }
 
     /// What every query of a source shares.
@@ -914,6 +914,7 @@ impl Manager<'_> {
     fn finish_source(
         &mut self,
         id: SourceId,
+        source: &Source,
         plan_limit: Option<String>,
         page_cap: &Cap,
         refined: Option<Refined>,
@@ -932,11 +933,21 @@ impl Manager<'_> {
             None => {}
         }
         if let Some(refined) = refined {
+            line.refining_stopped = refined.stopped;
             line.truncated_left = refined.left;
             line.hits_estimate = refined.estimate;
         }
         let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
         self.store().set_incomplete(id, reason.as_deref())?;
+        line.completeness = match &reason {
+            Some(reason) => Completeness::Incomplete(reason.clone()),
+            None => match rounds::unjudged(self, id, source)? {
+                (0, _) => Completeness::Complete,
+                (unjudged, answers) => Completeness::Unknown(format!(
+                    "{unjudged} of {answers} answers showed one result page with neither a hit count nor a known cap: whether the provider cut them short cannot be told"
+                )),
+            },
+        };
         line.stats = Some(self.store().stats(id)?);
         self.report.sources.push(line);
         Ok(())
@@ -1091,17 +1102,24 @@ struct Extracted {
     lists: Vec<(String, Vec<String>)>,
     /// The provider's hit count (`DB.ResultCount`), when asked for.
     hits: Option<u64>,
+    /// The numbers the page states next to a word of counting, when asked
+    /// for ([`crate::refine::stated_numbers`]).
+    stated: Vec<(String, u64)>,
+    /// The page's rows, where the rules describe rows (records).
+    rows: u64,
 }
 
 /// [`extract_tree`] of a fetched result page; with `pagers`, its pagers'
 /// links too, for a navigator that detects the next pages itself;
-/// `result_count` (`DB.ResultCount`) is read too when given.
+/// `result_count` (`DB.ResultCount`) is read too when given; with
+/// `stated`, the numbers the page states.
 fn extract(
     rules: &[(String, Rule)],
     records: &RecordRules,
     response: &Response,
     pagers: bool,
     result_count: Option<&Rule>,
+    stated: bool,
 ) -> Extracted {
     let (mut extracted, page) = extract_tree(
         rules,
@@ -1111,6 +1129,9 @@ fn extract(
         response.content_type.as_deref(),
         result_count,
     );
+    if stated {
+        extracted.stated = crate::refine::stated_numbers(&page.text());
+    }
     if pagers {
         extracted.pagers = pager_links(&page, &response.url);
     }
@@ -1172,16 +1193,37 @@ fn extract_tree(
         values.push(evaluation.value);
         rows.push(nodes);
     }
+    let records = records.records(rules, &values, &rows, &page, url);
     let extracted = Extracted {
         pagers: Vec::new(),
         links: page.links(),
         fragment,
-        records: records.records(rules, &values, &rows, &page, url),
+        rows: record_rows(&records),
+        records,
         warnings,
         lists,
         hits,
+        stated: Vec::new(),
     };
     (extracted, page)
+}
+
+/// The rows of a page's records: those of its largest record group (a
+/// group's rows are numbered from 0, so a new group starts where the
+/// numbers do not go up).
+fn record_rows(records: &[Record]) -> u64 {
+    let mut most = 0u64;
+    let mut group = 0u64;
+    let mut last: Option<u64> = None;
+    for record in records {
+        if last.is_some_and(|l| record.ordinal <= l) {
+            most = most.max(group);
+            group = 0;
+        }
+        group += 1;
+        last = Some(record.ordinal);
+    }
+    most.max(group)
 }
 
 impl QueryWork {
@@ -1303,8 +1345,16 @@ impl QueryWork {
             let pagers = self.navigation == NavigationMode::Detect;
             // The hit count is read on the query's own page.
             let count = self.result_count.clone().filter(|_| !answered_before);
+            let stated = !answered_before && self.result_count.is_none();
             let extracted = tokio::task::spawn_blocking(move || {
-                extract(&rules, &records, &response, pagers, count.as_deref())
+                extract(
+                    &rules,
+                    &records,
+                    &response,
+                    pagers,
+                    count.as_deref(),
+                    stated,
+                )
             })
             .await;
             let extracted = match extracted {
@@ -1317,6 +1367,8 @@ impl QueryWork {
             run.found_nothing &= extracted.fragment.is_empty();
             run.warnings.extend(extracted.warnings);
             tally.hits(extracted.hits);
+            tally.stated(extracted.stated);
+            tally.rows(extracted.rows);
             tally.page(&extracted.lists);
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
@@ -1371,6 +1423,7 @@ impl QueryWork {
         };
         outcome.cut_short = navigator.cut_short();
         tally.cut_short(outcome.cut_short);
+        tally.more_linked(outcome.error.is_none() && !run.interrupted && navigator.more_linked());
         if answered {
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
         }

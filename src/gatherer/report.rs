@@ -79,13 +79,58 @@ pub struct SourceReport {
     pub queries_learned: u64,
     /// Why learning stopped, for a source with a field to learn.
     pub learning_stopped: Option<String>,
+    /// Why refining stopped before every answer was whole, when it stopped
+    /// paying.
+    pub refining_stopped: Option<String>,
     /// Truncated queries that no done refinement covers: the query, why it
     /// is truncated, why it is left (no way to refine it, the query limit).
     pub truncated_left: Vec<(String, crate::refine::Truncation, &'static str)>,
     /// The provider's size, as its hit counts for the planned queries add up.
     pub hits_estimate: Option<u64>,
+    /// Whether the source's content is whole, as far as gather can tell.
+    pub completeness: Completeness,
     /// The source as the database holds it after this run.
     pub stats: Option<SourceStats>,
+}
+
+/// Whether a source's content is whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Completeness {
+    /// Every answer is proven whole.
+    #[default]
+    Complete,
+    /// Some answers are cut short (or the plan was): why.
+    Incomplete(String),
+    /// No answer is known to be cut short, but some could not be judged:
+    /// why.
+    Unknown(String),
+}
+
+impl Completeness {
+    pub fn state(&self) -> &'static str {
+        match self {
+            Completeness::Complete => "complete",
+            Completeness::Incomplete(_) => "incomplete",
+            Completeness::Unknown(_) => "unknown",
+        }
+    }
+
+    pub fn why(&self) -> Option<&str> {
+        match self {
+            Completeness::Complete => None,
+            Completeness::Incomplete(why) | Completeness::Unknown(why) => Some(why),
+        }
+    }
+}
+
+impl fmt::Display for Completeness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Completeness::Complete => write!(f, "complete: every answer is known to be whole"),
+            Completeness::Incomplete(why) => write!(f, "incomplete: {why}"),
+            Completeness::Unknown(why) => write!(f, "unknown: {why}"),
+        }
+    }
 }
 
 impl SourceReport {
@@ -108,8 +153,10 @@ impl SourceReport {
             queries_refined: 0,
             queries_learned: 0,
             learning_stopped: None,
+            refining_stopped: None,
             truncated_left: Vec::new(),
             hits_estimate: None,
+            completeness: Completeness::Complete,
             stats: None,
         }
     }
@@ -167,6 +214,7 @@ impl Report {
                     "queries_refined": s.queries_refined,
                     "queries_learned": s.queries_learned,
                     "learning_stopped": s.learning_stopped,
+                    "refining_stopped": s.refining_stopped,
                     "truncated_left": s.truncated_left.iter().map(|(q, t, why)| serde_json::json!({
                         "query": q, "truncated": t.to_string(), "left_by": why,
                     })).collect::<Vec<_>>(),
@@ -176,6 +224,8 @@ impl Report {
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
                     "records": stats.map(|st| st.records),
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
+                    "completeness": s.completeness.state(),
+                    "completeness_why": s.completeness.why(),
                 })
             })
             .collect();
@@ -215,6 +265,9 @@ impl fmt::Display for Report {
                     "  refined: {} queries sent to complete truncated answers",
                     s.queries_refined
                 )?;
+            }
+            if let Some(why) = &s.refining_stopped {
+                writeln!(f, "  refining stopped: {why}")?;
             }
             if let Some(why) = &s.learning_stopped {
                 writeln!(
@@ -266,6 +319,11 @@ impl fmt::Display for Report {
                 if let Some(reason) = &stats.incomplete {
                     writeln!(f, "  incomplete: {reason}")?;
                 }
+            }
+            // An incomplete source's reason is the line above.
+            let told = s.stats.as_ref().is_some_and(|st| st.incomplete.is_some());
+            if s.kind == SourceKind::Database && !told {
+                writeln!(f, "  completeness: {}", s.completeness)?;
             }
             for failure in s.failures.iter().take(5) {
                 writeln!(f, "  failed: {failure}")?;

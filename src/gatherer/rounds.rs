@@ -14,8 +14,15 @@ use super::GatherError;
 use super::{describe_values, take_checkpoint, ElementValues, Manager, Origin, QueryWork};
 use crate::navigate::Checkpoint;
 use crate::plan::{Cap, Query};
-use crate::refine::{learn, Answer, Refiner, Truncation};
+use crate::refine::{learn, Answer, Census, Refiner, Truncation};
 use crate::source::Source;
+
+/// Refined queries in a row that show rows but no new value, after which
+/// a source stops refining.
+pub(super) const UNPAID_RUN: usize = 25;
+
+/// Why a truncated query is left when refining stopped paying.
+const STOPPED_PAYING: &str = "refinement stopped paying";
 
 /// A round's queries: key, query, where a killed run left its walk, where
 /// the query comes from.
@@ -35,6 +42,16 @@ pub(super) struct Rounds<'s> {
     /// Where a killed run left the walks of refined queries (a shared plan
     /// keeps them with its queries instead).
     checkpoints: HashMap<String, String>,
+    /// The refined queries of the round in flight, with the query each
+    /// refines.
+    refining: Vec<(String, String)>,
+    /// Queries whose refinements brought no new value: their truncated
+    /// refinements are not refined further.
+    barren: HashSet<String>,
+    /// Refined queries in a row that showed rows but brought no new value.
+    unpaid: usize,
+    /// Why refining stopped before every answer was whole.
+    refining_stopped: Option<String>,
     /// What refining left; `None` when the source has no way to refine.
     pub refined: Option<Refined>,
     /// Why learning stopped; `None` when the source has no field to learn.
@@ -74,6 +91,10 @@ impl<'s> Rounds<'s> {
             refiner,
             ordinal: source.plan.len(),
             refinements_sent: HashSet::new(),
+            refining: Vec::new(),
+            barren: HashSet::new(),
+            unpaid: 0,
+            refining_stopped: None,
             checkpoints,
             refined: None,
             learning_stopped: None,
@@ -182,27 +203,51 @@ impl<'s> Rounds<'s> {
         let cap = source.plan.cap();
         let interrupted = manager.options.interrupt.is_set();
         let answered = manager.store().answered_queries(id)?;
-        let answers: Vec<(String, ElementValues, Answer, bool)> = answered
+        let answers: Vec<(String, ElementValues, Answer, Option<String>)> = answered
             .into_iter()
             .filter_map(|q| {
                 Some((
                     q.key,
                     serde_json::from_str(&q.values).ok()?,
                     serde_json::from_str(&q.answer).ok()?,
-                    q.parent.is_none(),
+                    q.parent,
                 ))
             })
             .collect();
-        let common = self.refiner.common_cap(answers.iter().map(|a| &a.2));
+        let census = self.refiner.census(answers.iter().map(|a| &a.2));
+        self.pay(manager, &answers, &census)?;
+        let attributes: Vec<String> = self
+            .refiner
+            .text_attributes()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        if !attributes.is_empty() {
+            let mut values = manager.store().values(id)?;
+            for attribute in attributes {
+                let known = values.remove(&attribute).unwrap_or_default();
+                self.refiner
+                    .gathered(&attribute, known.into_iter().collect());
+            }
+        }
         let finished = manager.store().finished_queries(id)?;
+        let context = Context::new(&answers, &census, &finished);
         let mut refined = Refined::default();
         let mut next = Vec::new();
         let mut seen = HashSet::new();
-        for (key, values, answer, _) in &answers {
-            let Some(truncation) = self.refiner.truncation(answer, common) else {
+        for (key, values, answer, parent) in &answers {
+            let Some(truncation) = self.refiner.truncation(answer, &census) else {
                 continue;
             };
-            let children = self.refiner.children(values, answer);
+            if self.refining_stopped.is_some()
+                || parent.as_ref().is_some_and(|p| self.barren.contains(p))
+            {
+                refined
+                    .left
+                    .push((describe_values(values), truncation, STOPPED_PAYING));
+                continue;
+            }
+            let children = self.text_children(manager, key, values, answer, &context)?;
             if children.is_empty() {
                 refined
                     .left
@@ -232,11 +277,12 @@ impl<'s> Rounds<'s> {
         // size where the plan covers the database once.
         let planned: Vec<&Answer> = answers
             .iter()
-            .filter(|(.., planned)| *planned)
+            .filter(|(.., parent)| parent.is_none())
             .map(|(_, _, a, _)| a)
             .collect();
-        refined.estimate = (!planned.is_empty() && planned.iter().all(|a| a.hits.is_some()))
-            .then(|| planned.iter().filter_map(|a| a.hits).sum());
+        let hits: Vec<Option<u64>> = planned.iter().map(|a| census.hits(a)).collect();
+        refined.estimate = (!hits.is_empty() && hits.iter().all(Option::is_some))
+            .then(|| hits.iter().flatten().sum());
         let room = cap.limit.saturating_sub(finished.len() as u64);
         if next.len() as u64 > room {
             next.truncate(room as usize);
@@ -245,6 +291,8 @@ impl<'s> Rounds<'s> {
         if next.is_empty() || interrupted {
             let why = if refined.budget.is_some() {
                 "the query limit"
+            } else if self.refining_stopped.is_some() {
+                STOPPED_PAYING
             } else if interrupted {
                 "the gathering was interrupted"
             } else {
@@ -254,13 +302,132 @@ impl<'s> Rounds<'s> {
             refined
                 .left
                 .extend(open.into_iter().map(|(q, t)| (q, t, why)));
+            refined.stopped = self.refining_stopped.clone();
             self.refined = Some(refined);
             return Ok(None);
         }
         self.refinements_sent
             .extend(next.iter().map(|n| n.0.clone()));
+        self.refining = next
+            .iter()
+            .filter_map(|(key, .., origin)| match origin {
+                Origin::Refined(parent) => Some((key.clone(), parent.clone())),
+                _ => None,
+            })
+            .collect();
         self.refined = Some(refined);
         Ok(Some(next))
+    }
+
+    /// The refinements of a truncated query. A text field is first filled
+    /// with the values the queries of the query's own tree (its planned
+    /// ancestor and everything refined from it) found; once those are done,
+    /// with every value gathered, unless their hit counts add up to the
+    /// query's: then they cover it.
+    fn text_children(
+        &mut self,
+        manager: &Manager<'_>,
+        key: &str,
+        values: &[(String, String)],
+        answer: &Answer,
+        context: &Context<'_>,
+    ) -> Result<Vec<ElementValues>, GatherError> {
+        if self.refiner.text_attributes().is_empty() {
+            return Ok(self.refiner.children(values, answer));
+        }
+        let all = self.refiner.children(values, answer);
+        let tree = context.tree(key);
+        let nearby: HashSet<String> = manager
+            .store()
+            .values_found_by(self.work.source, &tree)?
+            .into_iter()
+            .map(|(_, value)| value)
+            .collect();
+        self.refiner.nearby(Some(nearby));
+        let first = self.refiner.children(values, answer);
+        self.refiner.nearby(None);
+        if first.len() == all.len() {
+            return Ok(all);
+        }
+        let keys: Vec<String> = first
+            .iter()
+            .map(|child| self.source.plan.query_with(0, child.clone()).key())
+            .collect();
+        if !keys.iter().all(|k| context.finished.contains(k)) {
+            return Ok(first);
+        }
+        let sum: Option<u64> = keys.iter().map(|k| context.hits(k)).sum();
+        let covered = matches!((context.hits(key), sum), (Some(hits), Some(sum)) if sum >= hits);
+        Ok(if covered { first } else { all })
+    }
+
+    /// Takes in what the round of refinements just answered brought: a
+    /// query whose refinements found no new value at all ends its branch
+    /// (its refinements are not refined further), and a run of
+    /// [`UNPAID_RUN`] refined queries that showed rows without a new value
+    /// ends refining for the source. A refinement whose hit count is
+    /// smaller than its parent's, or one of a level whose hit counts add
+    /// up to no more than the parent's, narrowed it: that pays even without
+    /// a new value (its first rows were its parent's: results sorted by the
+    /// refined field).
+    fn pay(
+        &mut self,
+        manager: &Manager<'_>,
+        answers: &[(String, ElementValues, Answer, Option<String>)],
+        census: &Census,
+    ) -> Result<(), GatherError> {
+        if self.refining.is_empty() {
+            return Ok(());
+        }
+        let round = std::mem::take(&mut self.refining);
+        let keys: Vec<String> = round.iter().map(|(key, _)| key.clone()).collect();
+        let found = manager.store().values_found_by(self.work.source, &keys)?;
+        let mut gains: HashMap<&str, u64> = HashMap::new();
+        for (key, _) in &found {
+            *gains.entry(key.as_str()).or_default() += 1;
+        }
+        let by_key: HashMap<&str, &Answer> = answers
+            .iter()
+            .map(|(key, _, answer, _)| (key.as_str(), answer))
+            .collect();
+        let hits = |key: &str| by_key.get(key).and_then(|a| census.hits(a));
+        let shown: HashMap<&str, u64> = by_key.iter().map(|(k, a)| (*k, a.shown)).collect();
+        // A level whose hit counts add up to no more than its parent's is a
+        // true partition: it narrows the parent even where its first rows
+        // were the parent's (one child holding all the hits).
+        let mut partition: HashMap<&str, Option<u64>> = HashMap::new();
+        for (key, parent) in &round {
+            let sum = partition.entry(parent.as_str()).or_insert(Some(0));
+            *sum = sum.and_then(|s| Some(s + hits(key)?));
+        }
+        let mut by_parent: HashMap<&str, u64> = HashMap::new();
+        for (key, parent) in &round {
+            let narrowed = match (hits(key), hits(parent)) {
+                (Some(c), Some(p)) => {
+                    c < p || partition[parent.as_str()].is_some_and(|sum| sum <= p)
+                }
+                _ => false,
+            };
+            let gain = gains.get(key.as_str()).copied().unwrap_or(0) + u64::from(narrowed);
+            *by_parent.entry(parent.as_str()).or_default() += gain;
+            if gain > 0 {
+                self.unpaid = 0;
+            } else if shown.get(key.as_str()).is_some_and(|s| *s > 0) {
+                self.unpaid += 1;
+            }
+        }
+        self.barren.extend(
+            by_parent
+                .into_iter()
+                .filter(|(_, gain)| *gain == 0)
+                .map(|(parent, _)| parent.to_string()),
+        );
+        if self.unpaid >= UNPAID_RUN && self.refining_stopped.is_none() {
+            self.refining_stopped = Some(format!(
+                "refinement stopped paying ({UNPAID_RUN} refined queries in a row showed rows but no new value)"
+            ));
+        }
+        Ok(())
     }
 
     /// Learning, when the source has an open text field to learn
@@ -348,6 +515,8 @@ pub(super) struct Refined {
     budget: Option<Cap>,
     /// The sum of the provider's hit counts over the planned queries.
     pub estimate: Option<u64>,
+    /// Why refining stopped paying, when it did.
+    pub stopped: Option<String>,
 }
 
 impl Refined {
@@ -360,6 +529,7 @@ impl Refined {
                 Truncation::MoreHits { .. } => "more hits than shown",
                 Truncation::AtCap { .. } => "result limit DB.MaxResults",
                 Truncation::CommonCap { .. } => "a common result count",
+                Truncation::UnreadPages => "a next page not followed",
             };
             let at = match by_kind.iter().position(|(k, ..)| *k == kind) {
                 Some(at) => at,
@@ -378,9 +548,10 @@ impl Refined {
             .map(|(kind, whys, n)| {
                 let whys: Vec<String> = whys
                     .iter()
-                    .map(|why| match (*why, self.budget) {
-                        ("the query limit", Some(cap)) => cap.to_string(),
-                        (why, _) => why.to_string(),
+                    .map(|why| match (*why, self.budget, &self.stopped) {
+                        ("the query limit", Some(cap), _) => cap.to_string(),
+                        (STOPPED_PAYING, _, Some(stopped)) => stopped.clone(),
+                        (why, ..) => why.to_string(),
                     })
                     .collect();
                 format!(
@@ -390,5 +561,80 @@ impl Refined {
             })
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+/// How many of a source's answers that showed rows gather could not judge
+/// whole or cut short ([`Refiner::judged`]), of how many.
+pub(super) fn unjudged(
+    manager: &Manager<'_>,
+    id: crate::store::SourceId,
+    source: &Source,
+) -> Result<(u64, u64), GatherError> {
+    let refiner = Refiner::new(source.form.as_ref(), &source.metadata);
+    let answers: Vec<Answer> = manager
+        .store()
+        .answered_queries(id)?
+        .into_iter()
+        .filter_map(|q| serde_json::from_str(&q.answer).ok())
+        .collect();
+    let census = refiner.census(&answers);
+    let unjudged = answers
+        .iter()
+        .filter(|a| refiner.truncation(a, &census).is_none() && !refiner.judged(a, &census))
+        .count();
+    Ok((unjudged as u64, answers.len() as u64))
+}
+
+/// What one refinement round knows of the source's answers.
+struct Context<'a> {
+    /// Key → (answer, parent).
+    by_key: HashMap<&'a str, (&'a Answer, Option<&'a str>)>,
+    census: &'a Census,
+    finished: &'a HashSet<String>,
+}
+
+impl<'a> Context<'a> {
+    fn new(
+        answers: &'a [(String, ElementValues, Answer, Option<String>)],
+        census: &'a Census,
+        finished: &'a HashSet<String>,
+    ) -> Context<'a> {
+        let by_key = answers
+            .iter()
+            .map(|(key, _, answer, parent)| (key.as_str(), (answer, parent.as_deref())))
+            .collect();
+        Context {
+            by_key,
+            census,
+            finished,
+        }
+    }
+
+    fn hits(&self, key: &str) -> Option<u64> {
+        self.by_key
+            .get(key)
+            .and_then(|(answer, _)| self.census.hits(answer))
+    }
+
+    /// The planned query a query was refined from (itself when planned).
+    fn root<'k>(&'k self, mut key: &'k str) -> &'k str {
+        for _ in 0..64 {
+            match self.by_key.get(key).and_then(|(_, parent)| *parent) {
+                Some(parent) => key = parent,
+                None => break,
+            }
+        }
+        key
+    }
+
+    /// The answered queries of a query's tree.
+    fn tree(&self, key: &str) -> Vec<String> {
+        let root = self.root(key);
+        self.by_key
+            .keys()
+            .filter(|k| self.root(k) == root)
+            .map(|k| k.to_string())
+            .collect()
     }
 }

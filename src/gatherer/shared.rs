@@ -200,6 +200,7 @@ impl Manager<'_> {
             line.learning_stopped = round.learning_stopped;
             self.finish_source(
                 id,
+                &planned.source,
                 planned.plan_limit.clone(),
                 &planned.page_cap,
                 round.refined,

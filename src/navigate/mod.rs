@@ -80,6 +80,11 @@ pub enum NavigationError {
 #[derive(Debug, Clone)]
 pub struct NavigationPattern {
     regex: Regex,
+    /// The parameters of the pattern's query part, by name.
+    names: Vec<String>,
+    /// The query's own parameters the pattern does not name (name, value):
+    /// a result page's link may carry them too.
+    own: Vec<(String, String)>,
 }
 
 impl NavigationPattern {
@@ -98,12 +103,62 @@ impl NavigationPattern {
         }
         regex.push('$');
         let regex = Regex::new(&regex).map_err(|e| not_a_url(pattern, base, e))?;
-        Ok(NavigationPattern { regex })
+        let names = resolved
+            .query_pairs()
+            .map(|(name, _)| name.into_owned())
+            .collect();
+        Ok(NavigationPattern {
+            regex,
+            names,
+            own: Vec::new(),
+        })
     }
 
-    /// True when the (absolute) URL is one of the pattern's pages.
+    /// Lets the pattern's pages also carry the parameters `query` (a
+    /// query's URL) sends beyond those the pattern names, with the query's
+    /// values: a query refined by `preis=2` links its next page as
+    /// `?region=1&preis=2&seite=2` where the pattern names `region` and
+    /// `seite` only.
+    pub fn with_own_parameters(mut self, query: &Url) -> NavigationPattern {
+        self.own = query
+            .query_pairs()
+            .filter(|(name, _)| !self.names.iter().any(|n| n == name))
+            .map(|(n, v)| (n.into_owned(), v.into_owned()))
+            .collect();
+        self
+    }
+
+    /// True when the (absolute) URL is one of the pattern's pages: it
+    /// matches, or does once the query's own parameters are left out.
     pub fn matches(&self, url: &Url) -> bool {
-        self.regex.is_match(&page_key(url))
+        if self.regex.is_match(&page_key(url)) {
+            return true;
+        }
+        if self.own.is_empty() || url.query().is_none() {
+            return false;
+        }
+        let mut own = self.own.clone();
+        let mut kept = Vec::new();
+        let mut dropped = false;
+        for (name, value) in url.query_pairs() {
+            match own.iter().position(|(n, v)| *n == name && *v == value) {
+                Some(at) => {
+                    own.remove(at);
+                    dropped = true;
+                }
+                None => kept.push((name.into_owned(), value.into_owned())),
+            }
+        }
+        if !dropped {
+            return false;
+        }
+        let mut bare = url.clone();
+        if kept.is_empty() {
+            bare.set_query(None);
+        } else {
+            bare.query_pairs_mut().clear().extend_pairs(kept);
+        }
+        self.regex.is_match(&page_key(&bare))
     }
 }
 
@@ -142,6 +197,9 @@ pub struct Navigator {
     /// Hosts (`host` or `host:port`) besides the query's own whose pages
     /// may be result pages.
     other_hosts: Vec<String>,
+    /// The last page read links a next page ("next", "weiter", "»") of the
+    /// query's own script that the walk does not follow.
+    unread_next: bool,
 }
 
 /// Where a walk stands between two pages: what [`Navigator::resume`]
@@ -167,7 +225,7 @@ impl Navigator {
             NavigationMode::Detect => Walk::Detect(None),
             NavigationMode::Pattern(pattern) => {
                 match NavigationPattern::parse(&pattern, &first.url) {
-                    Ok(pattern) => Walk::Pattern(Some(pattern)),
+                    Ok(pattern) => Walk::Pattern(Some(pattern.with_own_parameters(&first.url))),
                     Err(error) => {
                         tracing::warn!(%error, "no result pages beyond the first are followed");
                         Walk::Pattern(None)
@@ -187,6 +245,7 @@ impl Navigator {
             last: None,
             answered: false,
             other_hosts: Vec::new(),
+            unread_next: false,
         }
     }
 
@@ -318,6 +377,19 @@ impl Navigator {
                 .collect(),
             Walk::Detect(shape) => detect(&self.query_url, url, links, pagers, shape),
         };
+        self.unread_next = links.iter().any(|link| {
+            label(&link.text) == Label::Next
+                && absolute(url, &link.href).is_some_and(|target| {
+                    target.path() == self.query_url.path()
+                        && crate::fetch::on_allowed_host(
+                            &self.query_url,
+                            &target,
+                            &self.other_hosts,
+                        )
+                        && !self.seen.contains(&page_key(&target))
+                        && !found.contains(&target)
+                })
+        });
         for target in found {
             // More than the pages still allowed (and one to tell that the
             // limit cut the walk short) would never be fetched: a page with
@@ -350,6 +422,13 @@ impl Navigator {
     /// still waiting: the query's result is incomplete.
     pub fn cut_short(&self) -> bool {
         self.limit_reached() && !self.queue.is_empty()
+    }
+
+    /// True when the walk ended, within the page limit, while the last page
+    /// read linked a next page it did not follow: the query's result is
+    /// incomplete, though no limit cut it.
+    pub fn more_linked(&self) -> bool {
+        self.answered && self.queue.is_empty() && !self.limit_reached() && self.unread_next
     }
 
     fn limit_reached(&self) -> bool {

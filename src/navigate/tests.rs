@@ -393,3 +393,52 @@ fn a_pagers_next_link_in_a_language_the_labels_do_not_know_is_followed() {
     all.sort_by_key(|n| n.parse::<u32>().unwrap());
     assert_eq!(all, (1..=10).map(|n| n.to_string()).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_refined_query_follows_pages_that_carry_its_own_parameters() {
+    let pattern = NavigationMode::Pattern("auswahl.pl?region=*&seite=*".into());
+    let refined = Request::get(url("http://h.test/cgi-bin/auswahl.pl?region=1&preis=2"));
+    let mut nav = Navigator::new(pattern.clone(), refined, Some(10));
+    let fetched = walk(&mut nav, |page| match page.query() {
+        Some("region=1&preis=2") => vec![link("auswahl.pl?region=1&preis=2&seite=2", "weiter")],
+        // Another price is another query: not one of this query's pages.
+        Some("region=1&preis=2&seite=2") => vec![
+            link("auswahl.pl?region=1&preis=3&seite=3", "3"),
+            link("auswahl.pl?region=1&seite=3&preis=2", "3"),
+        ],
+        _ => vec![],
+    });
+    assert_eq!(
+        fetched,
+        [
+            "http://h.test/cgi-bin/auswahl.pl?region=1&preis=2",
+            "http://h.test/cgi-bin/auswahl.pl?region=1&preis=2&seite=2",
+            "http://h.test/cgi-bin/auswahl.pl?region=1&seite=3&preis=2",
+        ]
+    );
+    assert!(!nav.more_linked());
+}
+
+#[test]
+fn a_walk_that_ends_before_a_linked_next_page_says_so() {
+    let pattern = NavigationMode::Pattern("list.cgi?page=*".into());
+    let query = Request::get(url("http://h.test/list.cgi?q=x"));
+    let mut nav = Navigator::new(pattern, query, Some(10));
+    // The pager's link carries a session id the pattern does not know.
+    walk(&mut nav, |_| {
+        vec![
+            link("list.cgi?q=x&page=2&sid=77", "Next page"),
+            link("/detail.cgi?id=4", "more"),
+        ]
+    });
+    assert_eq!(nav.pages_fetched(), 1);
+    assert!(nav.more_linked());
+    // A detail link labelled "more" alone says nothing of further pages.
+    let mut nav = Navigator::new(
+        NavigationMode::Pattern("list.cgi?page=*".into()),
+        Request::get(url("http://h.test/list.cgi?q=x")),
+        Some(10),
+    );
+    walk(&mut nav, |_| vec![link("/detail.cgi?id=4", "more")]);
+    assert!(!nav.more_linked());
+}

@@ -117,8 +117,9 @@ impl Cap {
 /// The queries per source when neither the provider (`DB.MaxQueries`) nor
 /// the user (`--max-queries`) sets a limit: a plan larger than this is cut
 /// (and `gather check` says so), so that six selects of a hundred options
-/// do not start 10^12 requests unnoticed.
-pub const DEFAULT_MAX_QUERIES: u64 = 100_000;
+/// do not start 10^12 requests unnoticed, and an unattended run asks a
+/// provider no more than a polite operator would.
+pub const DEFAULT_MAX_QUERIES: u64 = 10_000;
 
 #[derive(Debug, Clone)]
 enum Slot {
@@ -180,7 +181,7 @@ pub enum PlanError {
     Overflow,
     #[error("the form submits to {action}, which is not an HTTP URL; give DB.QueryScript")]
     NotHttp { action: String },
-    #[error("DB.Refine names {element:?}, which {reason}: a query is refined by a select or radio group of the form, or by a query element whose domain is a simple regex of `%` prefixes")]
+    #[error("DB.Refine names {element:?}, which {reason}: a query is refined by a select or radio group of the form, by a query element whose domain is a simple regex of `%` prefixes, or by a text field named like an attribute the rules gather")]
     Refine { element: String, reason: String },
     #[error("DB.QueryScript {script:?} is not a valid URL: {message}")]
     Script { script: String, message: String },
@@ -331,6 +332,15 @@ impl QueryPlan {
                     | ElementKind::Select {
                         multiple: false, ..
                     } => None,
+                    ElementKind::Text { .. } if metadata.query_elements.contains(element) => {
+                        Some("is a text field the plan already fills".to_string())
+                    }
+                    ElementKind::Text { .. } => crate::refine::text_field_attribute(e, metadata)
+                        .is_none()
+                        .then(|| {
+                            "is a text field that no attribute of the rules matches by name or label"
+                                .to_string()
+                        }),
                     _ => Some(format!("is a {}", e.kind_name())),
                 },
             };

@@ -7,9 +7,11 @@
 //! **Cut short.** A query's [`Answer`] is truncated when the page limit
 //! stopped its navigator, when the provider's hit count (`DB.ResultCount`)
 //! is larger than the rows it showed, or, without a count, when the rows
-//! shown reach `DB.MaxResults`. Without either name, several queries (three
-//! or more) ending at the same, largest row count betray a cap
-//! ([`Refiner::common_cap`]).
+//! shown reach `DB.MaxResults`. Without either name, any one rule whose
+//! count repeats as the largest over the queries betrays a cap, and the
+//! hit count may be a number the first page states ([`Refiner::census`],
+//! [`stated_numbers`]). A walk that ended before a next page its last page
+//! links is cut short too ([`Truncation::UnreadPages`]).
 //!
 //! **Narrower queries.** The first way that applies, in order:
 //!
@@ -31,6 +33,7 @@
 
 pub mod learn;
 
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -44,16 +47,36 @@ pub struct Answer {
     /// The provider's hit count (`DB.ResultCount`), when it says one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hits: Option<u64>,
-    /// The rows shown: the most values one rule found over the query's
-    /// result pages.
+    /// The rows shown: the records of the query's result pages where the
+    /// rules describe rows (several attributes of one row), otherwise the
+    /// most values one rule found over its result pages.
     pub shown: u64,
     /// The page limit stopped the walk while more pages were linked.
     #[serde(default)]
     pub cut_short: bool,
+    /// The walk ended while its last page linked a next page of the query
+    /// that could not be followed (no link matched the navigation).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub more_linked: bool,
+    /// The result pages read.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pages: u64,
+    /// Each rule's values over the query's pages (attribute, count).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counts: Vec<(String, u64)>,
+    /// The numbers the query's first page states next to a word of
+    /// counting (`312 Treffer`, `of 1,234`), keyed by their wording
+    /// ([`stated_numbers`]): one of them may be the hit count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stated: Vec<(String, u64)>,
     /// The attributes whose values came in ascending order (ignoring case),
     /// with their first and last value.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sorted: Vec<Sorted>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An attribute whose values on a query's pages came in ascending order.
@@ -69,6 +92,11 @@ pub struct Sorted {
 pub struct AnswerTally {
     hits: Option<u64>,
     cut_short: bool,
+    more_linked: bool,
+    pages: u64,
+    /// The records of the pages (rows), when the rules describe rows.
+    rows: u64,
+    stated: Vec<(String, u64)>,
     rules: Vec<RuleTally>,
 }
 
@@ -86,6 +114,7 @@ impl AnswerTally {
     /// Counts one result page: each rule's values, in document order
     /// (attribute, values).
     pub fn page(&mut self, lists: &[(String, Vec<String>)]) {
+        self.pages += 1;
         for (attribute, list) in lists {
             let at = match self.rules.iter().position(|r| r.attribute == *attribute) {
                 Some(at) => at,
@@ -128,11 +157,37 @@ impl AnswerTally {
         self.cut_short |= cut_short;
     }
 
+    /// Whether the walk ended while a next page was linked but not read.
+    pub fn more_linked(&mut self, more_linked: bool) {
+        self.more_linked = more_linked;
+    }
+
+    /// The rows (records) of one page, where the rules describe rows.
+    pub fn rows(&mut self, rows: u64) {
+        self.rows += rows;
+    }
+
+    /// The numbers the query's first page states ([`stated_numbers`]).
+    pub fn stated(&mut self, stated: Vec<(String, u64)>) {
+        if self.stated.is_empty() {
+            self.stated = stated;
+        }
+    }
+
     pub fn answer(&self) -> Answer {
+        let most = self.rules.iter().map(|r| r.count).max().unwrap_or(0);
         Answer {
             hits: self.hits,
-            shown: self.rules.iter().map(|r| r.count).max().unwrap_or(0),
+            shown: if self.rows > 0 { self.rows } else { most },
             cut_short: self.cut_short,
+            more_linked: self.more_linked,
+            pages: self.pages,
+            counts: self
+                .rules
+                .iter()
+                .map(|r| (r.attribute.clone(), r.count))
+                .collect(),
+            stated: self.stated.clone(),
             sorted: self
                 .rules
                 .iter()
@@ -164,6 +219,115 @@ pub fn first_number(text: &str) -> Option<u64> {
         .ok()
 }
 
+/// Words that stand next to a hit count: `312 Treffer`, `of 1,234`,
+/// `1.234 Ergebnisse`, `57 jobs match`.
+const COUNT_WORDS: [&str; 26] = [
+    "treffer",
+    "ergab",
+    "ergebnis",
+    "ergebnisse",
+    "gefunden",
+    "von",
+    "aus",
+    "insgesamt",
+    "titel",
+    "einträge",
+    "angebote",
+    "stellen",
+    "results",
+    "result",
+    "hits",
+    "matches",
+    "match",
+    "found",
+    "of",
+    "total",
+    "jobs",
+    "records",
+    "items",
+    "entries",
+    "titles",
+    "listings",
+];
+
+/// The numbers a page's text states next to a word of counting (the word
+/// before or after it is one of the words of counting), each keyed by its wording:
+/// the word before, `#`, the word after, and its rank among the numbers of
+/// that wording on the page (`ergab # treffer 0`). Numbers may carry
+/// thousands separators. At most the first 60 numbers of the text are read:
+/// a hit count stands above the results.
+pub fn stated_numbers(text: &str) -> Vec<(String, u64)> {
+    static NUMBER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b(?:\d{1,3}(?:[.,\u{202f}\u{a0}]\d{3})+|\d+)\b")
+            .expect("a valid regex")
+    });
+    let word = |w: &str| {
+        if w.chars().all(|c| c.is_ascii_digit()) {
+            "#".to_string()
+        } else {
+            w.to_lowercase()
+        }
+    };
+    let mut out: Vec<(String, u64)> = Vec::new();
+    for m in NUMBER.find_iter(text).take(60) {
+        let before = text[..m.start()]
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(word)
+            .unwrap_or_default();
+        let after = text[m.end()..]
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(word)
+            .unwrap_or_default();
+        if !COUNT_WORDS.contains(&before.as_str()) && !COUNT_WORDS.contains(&after.as_str()) {
+            continue;
+        }
+        let Ok(number) = m
+            .as_str()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect::<String>()
+            .parse::<u64>()
+        else {
+            continue;
+        };
+        let wording = format!("{before} # {after}");
+        let rank = out
+            .iter()
+            .filter(|(k, _)| k.rsplit_once(' ').is_some_and(|(w, _)| w == wording))
+            .count();
+        out.push((format!("{wording} {rank}"), number));
+    }
+    out
+}
+
+/// What the answers of one source reveal together: the row counts that
+/// betray a cap, and which of the numbers the pages state is the hit count.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Rules (attribute; empty for the rows shown) whose count, the
+    /// largest over the answers, several answers end at.
+    caps: Vec<(String, u64)>,
+    /// The wording of the stated number that is the hit count.
+    stated: Option<String>,
+}
+
+impl Census {
+    /// The hit count of an answer: the provider's `DB.ResultCount`, or the
+    /// stated number found to be the hit count.
+    pub fn hits(&self, answer: &Answer) -> Option<u64> {
+        answer.hits.or_else(|| {
+            let key = self.stated.as_ref()?;
+            answer
+                .stated
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, n)| *n)
+        })
+    }
+}
+
 /// Why an answer is incomplete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Truncation {
@@ -175,6 +339,9 @@ pub enum Truncation {
     AtCap { cap: u64 },
     /// Several queries ended at this row count, the largest.
     CommonCap { shown: u64 },
+    /// The walk ended while its last page linked a next page it could not
+    /// follow.
+    UnreadPages,
 }
 
 impl fmt::Display for Truncation {
@@ -188,6 +355,10 @@ impl fmt::Display for Truncation {
             Truncation::CommonCap { shown } => {
                 write!(f, "it ends at {shown} rows, as several other queries do")
             }
+            Truncation::UnreadPages => write!(
+                f,
+                "its last page links a next page the navigation could not follow"
+            ),
         }
     }
 }
@@ -208,15 +379,25 @@ enum Way {
         element: String,
         alphabet: Vec<char>,
     },
+    /// An open text field left empty, filled with each value gathered so
+    /// far for the attribute of the same name or label.
+    Text { element: String, attribute: String },
 }
 
 /// The refinements of one source.
 #[derive(Debug, Clone, Default)]
 pub struct Refiner {
     ways: Vec<Way>,
+    /// The values gathered so far for the attributes of text ways.
+    gathered: std::collections::HashMap<String, Vec<String>>,
+    /// The values gathered near the query being refined (by the queries
+    /// of its own tree): a text way tries these alone ([`Refiner::nearby`]).
+    nearby: Option<HashSet<String>>,
     max_results: Option<u64>,
     /// The source says its hit counts or its cap: no cap is inferred.
     told: bool,
+    /// The source names its hit count (`DB.ResultCount`).
+    counted: bool,
 }
 
 /// Labels of an option that stands for every value.
@@ -282,21 +463,36 @@ impl Refiner {
                 default: element.default_values().into_iter().next(),
             })
         };
+        let text = |element: &crate::form::Element| {
+            Some(Way::Text {
+                element: element.name.clone(),
+                attribute: text_field_attribute(element, metadata)?,
+            })
+        };
         let named = |name: &str| {
-            prefix(name).or_else(|| form.and_then(|f| f.element(name)).and_then(split))
+            prefix(name).or_else(|| {
+                let element = form.and_then(|f| f.element(name))?;
+                split(element).or_else(|| text(element))
+            })
         };
         if metadata.refine.is_empty() {
             if let Some(f) = form {
                 ways.extend(f.elements.iter().filter_map(split));
             }
             ways.extend(metadata.query_elements.iter().filter_map(|e| prefix(e)));
+            if let Some(f) = form {
+                ways.extend(f.elements.iter().filter_map(text));
+            }
         } else {
             ways.extend(metadata.refine.iter().filter_map(|e| named(e)));
         }
         Refiner {
             ways,
+            gathered: Default::default(),
+            nearby: None,
             max_results: metadata.max_results,
             told: metadata.result_count.is_some() || metadata.max_results.is_some(),
+            counted: metadata.result_count.is_some(),
         }
     }
 
@@ -319,39 +515,125 @@ impl Refiner {
                     "{element} (a % prefix extended by one of {} characters)",
                     alphabet.len()
                 ),
+                Way::Text { element, attribute } => {
+                    format!("{element} (a text field, filled with the {attribute} values gathered)")
+                }
             })
             .collect()
     }
 
-    /// The row count that betrays a cap the provider does not name: the
-    /// largest count, when three or more answers end at it. Only for
-    /// sources without `DB.ResultCount` and `DB.MaxResults`.
-    pub fn common_cap<'a>(&self, answers: impl IntoIterator<Item = &'a Answer>) -> Option<u64> {
-        if self.told {
-            return None;
-        }
-        let mut largest = 0;
-        let mut at_largest = 0;
-        for answer in answers {
-            match answer.shown.cmp(&largest) {
-                std::cmp::Ordering::Greater => {
-                    largest = answer.shown;
-                    at_largest = 1;
-                }
-                std::cmp::Ordering::Equal => at_largest += 1,
-                std::cmp::Ordering::Less => {}
-            }
-        }
-        (largest > 1 && at_largest >= 3).then_some(largest)
+    /// The attributes whose gathered values fill text fields
+    /// ([`Refiner::gathered`]).
+    pub fn text_attributes(&self) -> Vec<&str> {
+        self.ways
+            .iter()
+            .filter_map(|w| match w {
+                Way::Text { attribute, .. } => Some(attribute.as_str()),
+                _ => None,
+            })
+            .collect()
     }
 
-    /// Whether an answer is cut short, and why; `common_cap` is what
-    /// [`Refiner::common_cap`] found over the source's answers.
-    pub fn truncation(&self, answer: &Answer, common_cap: Option<u64>) -> Option<Truncation> {
+    /// Limits a text way to the values gathered near the query about to be
+    /// refined (`None`: every value gathered).
+    pub fn nearby(&mut self, values: Option<HashSet<String>>) {
+        self.nearby = values;
+    }
+
+    /// Tells the values gathered so far for an attribute of a text field.
+    pub fn gathered(&mut self, attribute: &str, mut values: Vec<String>) {
+        values.sort_unstable();
+        values.dedup();
+        self.gathered.insert(attribute.to_string(), values);
+    }
+
+    /// What the answers of a source reveal together ([`Census`]).
+    ///
+    /// A cap the provider does not name is betrayed by any one rule (or
+    /// the rows shown) whose count is the largest over the answers, when
+    /// three or more answers end at it and some end below it (a count the
+    /// same on every page, such as a legend, is no cap). Only for sources
+    /// without `DB.ResultCount` and `DB.MaxResults`.
+    ///
+    /// Without `DB.ResultCount`, the hit count is the number the first
+    /// pages state in one wording ([`stated_numbers`]) that differs between
+    /// queries, is never below the rows shown and above them somewhere,
+    /// found on at least three answers and half of those that show rows.
+    pub fn census<'a>(&self, answers: impl IntoIterator<Item = &'a Answer>) -> Census {
+        let mut counts: Vec<(String, Vec<u64>)> = Vec::new();
+        let mut stated: Vec<(String, Vec<(u64, u64)>)> = Vec::new();
+        let mut showing = 0usize;
+        for answer in answers {
+            let rows = std::iter::once((String::new(), answer.shown));
+            for (rule, count) in rows.chain(answer.counts.iter().cloned()) {
+                match counts.iter_mut().find(|(r, _)| *r == rule) {
+                    Some((_, list)) => list.push(count),
+                    None => counts.push((rule, vec![count])),
+                }
+            }
+            showing += usize::from(answer.shown > 0);
+            for (key, number) in &answer.stated {
+                match stated.iter_mut().find(|(k, _)| k == key) {
+                    Some((_, list)) => list.push((*number, answer.shown)),
+                    None => stated.push((key.clone(), vec![(*number, answer.shown)])),
+                }
+            }
+        }
+        let caps = if self.told {
+            Vec::new()
+        } else {
+            counts
+                .into_iter()
+                .filter_map(|(rule, list)| {
+                    let largest = list.iter().copied().max()?;
+                    let at = list.iter().filter(|c| **c == largest).count();
+                    let below = list.iter().any(|c| *c < largest);
+                    (largest > 1 && at >= 3 && below).then_some((rule, largest))
+                })
+                .collect()
+        };
+        let stated = if self.counted {
+            None
+        } else {
+            stated
+                .into_iter()
+                .filter(|(_, list)| {
+                    let distinct: HashSet<u64> = list.iter().map(|(n, _)| *n).collect();
+                    list.len() >= 3
+                        && list.len() * 2 >= showing
+                        && distinct.len() >= 2
+                        && list.iter().all(|(n, shown)| n >= shown)
+                        && list.iter().any(|(n, shown)| n > shown)
+                })
+                .max_by_key(|(_, list)| list.len())
+                .map(|(key, _)| key)
+        };
+        Census { caps, stated }
+    }
+
+    /// Whether gather can tell an answer that is not cut short whole: it
+    /// showed no row, the provider's hit count is known, the provider told
+    /// its cap, the answers betray a common cap (the others end below it),
+    /// or its walk read a pager to its end (more than one page). An answer
+    /// of a single page without any of these cannot be judged.
+    pub fn judged(&self, answer: &Answer, census: &Census) -> bool {
+        answer.shown == 0
+            || census.hits(answer).is_some()
+            || self.max_results.is_some()
+            || !census.caps.is_empty()
+            || answer.pages > 1
+    }
+
+    /// Whether an answer is cut short, and why, given what the source's
+    /// answers reveal together ([`Refiner::census`]).
+    pub fn truncation(&self, answer: &Answer, census: &Census) -> Option<Truncation> {
         if answer.cut_short {
             return Some(Truncation::PageLimit);
         }
-        match (answer.hits, self.max_results) {
+        if answer.more_linked {
+            return Some(Truncation::UnreadPages);
+        }
+        match (census.hits(answer), self.max_results) {
             (Some(hits), _) if hits > answer.shown => Some(Truncation::MoreHits {
                 hits,
                 shown: answer.shown,
@@ -359,9 +641,18 @@ impl Refiner {
             (Some(_), _) => None,
             (None, Some(cap)) if answer.shown >= cap => Some(Truncation::AtCap { cap }),
             (None, Some(_)) => None,
-            (None, None) => common_cap
-                .filter(|c| answer.shown == *c)
-                .map(|shown| Truncation::CommonCap { shown }),
+            (None, None) => census.caps.iter().find_map(|(rule, cap)| {
+                let count = if rule.is_empty() {
+                    answer.shown
+                } else {
+                    answer
+                        .counts
+                        .iter()
+                        .find(|(r, _)| r == rule)
+                        .map_or(0, |(_, c)| *c)
+                };
+                (count == *cap).then_some(Truncation::CommonCap { shown: count })
+            }),
         }
     }
 
@@ -421,10 +712,53 @@ impl Refiner {
                     }
                     return out;
                 }
+                Way::Text { element, attribute } => {
+                    if value_of(element).is_some_and(|v| !v.trim().is_empty()) {
+                        continue;
+                    }
+                    let Some(known) = self.gathered.get(attribute).filter(|k| !k.is_empty()) else {
+                        continue;
+                    };
+                    // The values seen near the query first, when told.
+                    let known: Vec<&String> = match &self.nearby {
+                        Some(nearby) => known
+                            .iter()
+                            .filter(|v| nearby.contains(v.as_str()))
+                            .collect(),
+                        None => known.iter().collect(),
+                    };
+                    return known.iter().map(|v| with(values, element, v)).collect();
+                }
             }
         }
         Vec::new()
     }
+}
+
+/// The attribute whose gathered values may fill an open text field (HiWE's
+/// label matching): a text field, not a query element, whose name or a
+/// word of whose label is the name of an attribute the rules gather
+/// (ignoring case).
+pub fn text_field_attribute(element: &crate::form::Element, metadata: &Metadata) -> Option<String> {
+    if !matches!(element.kind, ElementKind::Text { .. })
+        || metadata.query_elements.contains(&element.name)
+    {
+        return None;
+    }
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mut names = words(&element.name);
+    names.push(element.name.to_lowercase());
+    names.extend(element.label.as_deref().map(words).unwrap_or_default());
+    metadata
+        .rules()
+        .into_iter()
+        .map(|(attribute, _)| attribute)
+        .find(|a| names.contains(&a.to_lowercase()))
 }
 
 /// `values` with `element` set to `value` (added at the end when absent).

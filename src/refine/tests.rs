@@ -127,43 +127,48 @@ fn truncation_by_page_limit_count_cap_and_common_count() {
         shown,
         ..Answer::default()
     };
+    let none = Census::default();
     assert_eq!(
-        counted.truncation(&with_hits(312, 50), None),
+        counted.truncation(&with_hits(312, 50), &none),
         Some(Truncation::MoreHits {
             hits: 312,
             shown: 50
         })
     );
-    assert_eq!(counted.truncation(&with_hits(50, 50), None), None);
+    assert_eq!(counted.truncation(&with_hits(50, 50), &none), None);
     let capped = Refiner::new(
         None,
         &metadata(&[("DB.QueryElement", "q"), ("DB.MaxResults", "50")]),
     );
     assert_eq!(
-        capped.truncation(&answer(50), None),
+        capped.truncation(&answer(50), &none),
         Some(Truncation::AtCap { cap: 50 })
     );
-    assert_eq!(capped.truncation(&answer(49), None), None);
+    assert_eq!(capped.truncation(&answer(49), &none), None);
     let paged = Answer {
         cut_short: true,
         ..answer(7)
     };
-    assert_eq!(capped.truncation(&paged, None), Some(Truncation::PageLimit));
+    assert_eq!(
+        capped.truncation(&paged, &none),
+        Some(Truncation::PageLimit)
+    );
     // Without a count or a cap: three answers at the largest count.
     let silent = Refiner::new(None, &metadata(&[("DB.QueryElement", "q")]));
     let answers = [answer(20), answer(20), answer(7), answer(20)];
-    assert_eq!(silent.common_cap(&answers), Some(20));
+    let census = silent.census(&answers);
     assert_eq!(
-        silent.truncation(&answer(20), Some(20)),
+        silent.truncation(&answer(20), &census),
         Some(Truncation::CommonCap { shown: 20 })
     );
-    assert_eq!(silent.truncation(&answer(7), Some(20)), None);
-    assert_eq!(silent.common_cap(&answers[..2]), None);
-    assert_eq!(
-        capped.common_cap(&answers),
-        None,
-        "the provider told its cap"
-    );
+    assert_eq!(silent.truncation(&answer(7), &census), None);
+    let two = silent.census(&answers[..2]);
+    assert_eq!(silent.truncation(&answer(20), &two), None);
+    let told = capped.census(&answers);
+    assert_eq!(told, Census::default(), "the provider told its cap");
+    // The same count on every answer (a legend) is no cap.
+    let same = silent.census(&[answer(20), answer(20), answer(20)]);
+    assert_eq!(silent.truncation(&answer(20), &same), None);
 }
 
 #[test]
@@ -196,4 +201,93 @@ fn a_tally_counts_rows_and_keeps_the_sorted_fields() {
     );
     assert_eq!(first_number("12 von 3,456"), Some(12));
     assert_eq!(first_number("keine"), None);
+}
+
+fn counted(shown: u64, counts: &[(&str, u64)], stated: Vec<(String, u64)>) -> Answer {
+    Answer {
+        shown,
+        counts: counts.iter().map(|(a, c)| (a.to_string(), *c)).collect(),
+        stated,
+        ..Answer::default()
+    }
+}
+
+#[test]
+fn a_cap_shows_in_any_one_rule_that_repeats_its_largest_count() {
+    // 50 titles each, with one to three authors a title: the authors'
+    // count never repeats, the titles' does.
+    let silent = Refiner::new(None, &metadata(&[("DB.QueryElement", "q")]));
+    let answers = [
+        counted(50, &[("title", 50), ("author", 61)], vec![]),
+        counted(50, &[("title", 50), ("author", 72)], vec![]),
+        counted(31, &[("title", 31), ("author", 40)], vec![]),
+        counted(50, &[("title", 50), ("author", 54)], vec![]),
+    ];
+    let census = silent.census(&answers);
+    assert_eq!(
+        silent.truncation(&answers[1], &census),
+        Some(Truncation::CommonCap { shown: 50 })
+    );
+    assert_eq!(silent.truncation(&answers[2], &census), None);
+}
+
+#[test]
+fn the_hit_count_is_the_stated_number_that_differs_and_exceeds_the_rows() {
+    let silent = Refiner::new(None, &metadata(&[("DB.QueryElement", "q")]));
+    let page = |shown: u64, hits: u64| {
+        let text = format!(
+            "Jobs in 2024 Showing 1\u{2013}{shown} of {} results page 1 of 3",
+            if hits >= 1000 {
+                format!("{},{:03}", hits / 1000, hits % 1000)
+            } else {
+                hits.to_string()
+            }
+        );
+        counted(shown, &[], stated_numbers(&text))
+    };
+    let answers = [page(20, 1234), page(20, 57), page(12, 12), page(20, 20)];
+    let census = silent.census(&answers);
+    assert_eq!(
+        silent.truncation(&answers[0], &census),
+        Some(Truncation::MoreHits {
+            hits: 1234,
+            shown: 20
+        })
+    );
+    assert_eq!(census.hits(&answers[1]), Some(57));
+    assert_eq!(silent.truncation(&answers[2], &census), None);
+    assert_eq!(silent.truncation(&answers[3], &census), None);
+    // A number next to no word of counting is none.
+    assert!(stated_numbers("Stand 2024, Seite 3").is_empty());
+    assert_eq!(
+        stated_numbers("Ihre Suche ergab 1.234 Treffer")
+            .into_iter()
+            .map(|(_, n)| n)
+            .collect::<Vec<_>>(),
+        vec![1234]
+    );
+}
+
+#[test]
+fn an_open_text_field_named_like_an_attribute_takes_its_gathered_values() {
+    let md = metadata(&[
+        ("DB.QueryElement", "region"),
+        ("DB.Result.q", "html.body.ul.li[*].txt"),
+    ]);
+    let mut refiner = Refiner::new(Some(&form()), &md);
+    // preis first; q only once no select is left open.
+    let parent = pairs(&[("region", "Nord"), ("preis", "2")]);
+    assert_eq!(refiner.children(&parent, &answer(50)), Vec::<Vec<_>>::new());
+    assert_eq!(refiner.text_attributes(), vec!["q"]);
+    refiner.gathered("q", vec!["Binz".into(), "Baabe".into(), "Binz".into()]);
+    assert_eq!(
+        refiner.children(&parent, &answer(50)),
+        vec![
+            pairs(&[("region", "Nord"), ("preis", "2"), ("q", "Baabe")]),
+            pairs(&[("region", "Nord"), ("preis", "2"), ("q", "Binz")]),
+        ]
+    );
+    // Without an attribute of its name, a text field refines nothing.
+    let other = Refiner::new(Some(&form()), &metadata(&[("DB.QueryElement", "region")]));
+    assert!(other.text_attributes().is_empty());
 }

@@ -915,7 +915,7 @@ async fn a_plan_of_a_billion_queries_is_shown_without_building_them() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
-        out.contains("warning: the default limit of 100000 queries per source (raise it with --max-queries) cuts the plan short: 100000 of 1000000000 queries"),
+        out.contains("warning: the default limit of 10000 queries per source (raise it with --max-queries) cuts the plan short: 10000 of 1000000000 queries"),
         "{out}"
     );
 }

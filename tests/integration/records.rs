@@ -615,7 +615,7 @@ fn as_job(record: &serde_json::Value) -> gather::demo::jobs::Job {
 /// The records written while gathering (`-o`) are the same; the CSV has a
 /// column per attribute.
 async fn job_board_records_into(site: &DemoSite, db: &str) {
-    let url = site.base_url().join("/stellen/").unwrap();
+    let url = site.base_url().join("/stellenmarkt/").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("records.jsonl");
     let out = run_gather_async(vec![
@@ -679,7 +679,7 @@ async fn a_job_board_read_column_by_column_gives_a_record_per_row() {
     job_board_records_into(&site, db.to_str().unwrap()).await;
 
     // The attribute sets are what they were: each column's values alone.
-    let url = site.base_url().join("/stellen/").unwrap();
+    let url = site.base_url().join("/stellenmarkt/").unwrap();
     let values = gathering::stored_values(&db, url.as_str());
     let jobs = gather::demo::jobs::jobs();
     let titles: BTreeSet<String> = jobs.iter().map(|j| j.title.clone()).collect();
@@ -764,7 +764,7 @@ fn job_board_spec(dir: &Path, url: &url::Url, extra: &str) -> PathBuf {
 async fn header_rows_switched_off_and_on_again_by_reextract() {
     let site = site().await;
     let dir = tempfile::tempdir().unwrap();
-    let url = site.base_url().join("/stellen/").unwrap();
+    let url = site.base_url().join("/stellenmarkt/").unwrap();
     let spec = job_board_spec(dir.path(), &url, "header_rows: no\n");
     let plan = run_gather_async(vec!["plan".into(), "--spec".into(), path_arg(&spec)]).await;
     assert!(

@@ -147,6 +147,15 @@ async fn answers_that_are_whole_send_no_refinement() {
         let source = &report.sources[0];
         assert_eq!(source.queries_refined, 0, "{variant:?}: {report}");
         assert_eq!(source.queries_sent, 8, "{variant:?}: {report}");
+        // One page per answer, no count, no cap: nothing tells them whole.
+        // Walks that read a pager to its end are.
+        let state = source.completeness.state();
+        let expected = if variant == Variant::Listed {
+            "unknown"
+        } else {
+            "complete"
+        };
+        assert_eq!(state, expected, "{variant:?}: {report}");
     }
     site.shutdown().await;
 }
@@ -288,4 +297,224 @@ async fn with_learn_a_field_without_a_domain_starts_from_the_form_pages_words() 
         expected["nr"].len()
     );
     site.shutdown().await;
+}
+
+/// Gathers the demo site's provider at `path` into a new SQLite file.
+async fn gather_provider(
+    path: &str,
+) -> (
+    DemoSite,
+    tempfile::TempDir,
+    std::path::PathBuf,
+    url::Url,
+    gather::gatherer::Report,
+) {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.base_url().join(path).unwrap();
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    (site, dir, db, url, report)
+}
+
+/// Result pages asked per query of a provider's result script: the query
+/// is the target without its page number.
+fn pages_per_query(site: &DemoSite, script: &str, page: &str) -> BTreeMap<String, usize> {
+    let mut per_query: BTreeMap<String, usize> = BTreeMap::new();
+    for request in sent_to(site, script) {
+        let query: Vec<&str> = request
+            .target
+            .split(['?', '&'])
+            .skip(1)
+            .filter(|p| !p.starts_with(page) && !p.ends_with('='))
+            .collect();
+        let mut query = query;
+        query.sort_unstable();
+        *per_query.entry(query.join("&")).or_default() += 1;
+    }
+    per_query
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cap_no_single_count_shows_is_found_from_the_titles_and_the_stated_count() {
+    use gather::demo::shelf;
+    let (site, _dir, db, url, report) = gather_provider(shelf::PATH).await;
+    let source = &report.sources[0];
+    assert!(!report.failed(), "report:\n{report}");
+    assert!(source.queries_refined > 0, "report:\n{report}");
+    assert!(source.truncated_left.is_empty(), "report:\n{report}");
+    assert_eq!(source.stats.as_ref().unwrap().incomplete, None);
+    // The sentence above the list is the hit count: the planned queries'
+    // counts add up to the shop's size.
+    assert_eq!(
+        source.hits_estimate,
+        Some(shelf::books().len() as u64),
+        "report:\n{report}"
+    );
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        shelf::expected()
+    );
+    assert_eq!(source.completeness.state(), "complete", "report:\n{report}");
+    // Fewer requests than the smallest static plan that reaches every book
+    // (every subject, format and decade).
+    let asked = sent_to(&site, "/shelf/find").len();
+    let full = shelf::SUBJECTS.len() * shelf::FORMATS.len() * shelf::DECADES.len();
+    assert!(asked * 2 < full, "{asked} of {full}");
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refined_queries_read_their_pages_like_their_parents() {
+    use gather::demo::stellen;
+    let (site, _dir, db, url, report) = gather_provider(stellen::PATH).await;
+    let source = &report.sources[0];
+    assert!(!report.failed(), "report:\n{report}");
+    assert!(source.truncated_left.is_empty(), "report:\n{report}");
+    assert_eq!(source.stats.as_ref().unwrap().incomplete, None);
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        stellen::expected()
+    );
+    let per_query = pages_per_query(&site, "/stellen/liste.cgi", "seite=");
+    assert!(
+        per_query.values().all(|&n| n <= stellen::MAX_PAGES),
+        "{per_query:?}"
+    );
+    // A refined query (with `umfang`) walks its pages, whose links carry
+    // `umfang` though the navigation pattern does not name it.
+    assert!(
+        per_query
+            .iter()
+            .any(|(query, &n)| query.contains("umfang=") && n > 1),
+        "{per_query:?}"
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_walk_that_cannot_follow_its_pager_is_truncated_not_whole() {
+    use gather::demo::stellen;
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    // A spec whose navigation pattern matches no pager link: every walk
+    // ends on its first page while the page links a next one.
+    let spec = dir.path().join("stellen.yaml");
+    let form = site.base_url().join(stellen::PATH).unwrap();
+    std::fs::write(
+        &spec,
+        format!(
+            "url: {form}\nquery_elements: [bereich]\nrefine: [umfang]\n\
+             navigation_url: /stellen/andere.cgi?seite=*\n\
+             results:\n  - attribute: nummer\n    rule: html.body->dl[0].dd[*].tt[0].txt\n"
+        ),
+    )
+    .unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        support::gather(&[
+            "--spec",
+            spec.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
+        ])
+    })
+    .await
+    .unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&support::stdout(&out)).expect("JSON summary");
+    let source = &report["sources"][0];
+    let incomplete = source["incomplete"].as_str().unwrap_or_default();
+    assert!(
+        !source["truncated_left"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+    assert!(
+        incomplete.contains("a next page not followed"),
+        "{report:#}"
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refinement_that_never_pays_stops_and_says_so() {
+    use gather::demo::events;
+    let (site, _dir, db, url, report) = gather_provider(events::PATH).await;
+    let source = &report.sources[0];
+    assert!(source.queries_sent <= 200, "report:\n{report}");
+    let stopped = source.refining_stopped.clone().unwrap_or_default();
+    assert!(stopped.contains("stopped paying"), "report:\n{report}");
+    assert!(report.to_string().contains("refining stopped"));
+    assert_eq!(source.completeness.state(), "incomplete");
+    let incomplete = source.stats.as_ref().unwrap().incomplete.clone();
+    assert!(
+        incomplete.is_some_and(|i| i.contains("stopped paying")),
+        "report:\n{report}"
+    );
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str())["event"],
+        events::expected()["event"]
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_text_field_refines_once_the_selects_are_used_up() {
+    use gather::demo::fewo;
+    let (site, _dir, db, url, report) = gather_provider(fewo::PATH).await;
+    let source = &report.sources[0];
+    assert!(!report.failed(), "report:\n{report}");
+    assert!(source.truncated_left.is_empty(), "report:\n{report}");
+    assert_eq!(source.completeness.state(), "complete", "report:\n{report}");
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        fewo::expected()
+    );
+    // The towns went into the text field, each an exact name gathered.
+    let towns: BTreeSet<String> = fewo::expected()["ort"].clone();
+    let filled: Vec<String> = sent_to(&site, "/fewo/suche")
+        .into_iter()
+        .filter_map(|r| {
+            let (_, ort) = r.target.split_once("ort=")?;
+            let ort = ort.split('&').next()?.to_string();
+            (!ort.is_empty()).then_some(ort)
+        })
+        .collect();
+    assert!(!filled.is_empty());
+    // Each truncated query tries the towns its own island's queries found
+    // first, and no more once their hit counts add up: no more queries than
+    // a static plan that knew every island's towns.
+    let known_towns: usize = fewo::GEBIETE
+        .iter()
+        .map(|g| g.3.len() * fewo::PERSONEN.len())
+        .sum();
+    let sent = sent_to(&site, "/fewo/suche").len();
+    assert!(sent <= known_towns, "{sent} queries");
+    assert!(
+        filled
+            .iter()
+            .all(|o| towns.iter().any(|t| urlencoding_eq(o, t))),
+        "{filled:?}"
+    );
+    site.shutdown().await;
+}
+
+/// Whether a form-encoded value (ISO-8859-1 `%XX`) is `text`.
+fn urlencoding_eq(encoded: &str, text: &str) -> bool {
+    let bytes: Vec<u8> = text
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect();
+    let mut want = String::new();
+    for b in bytes {
+        if b.is_ascii_alphanumeric() || b"-_.*".contains(&b) {
+            want.push(b as char);
+        } else if b == b' ' {
+            want.push('+');
+        } else {
+            want.push_str(&format!("%{b:02X}"));
+        }
+    }
+    want.eq_ignore_ascii_case(encoded)
 }

@@ -1271,3 +1271,54 @@ async fn the_sources_queries_are_claimed_in_turn_so_providers_are_asked_side_by_
     assert!(b[0] < a[3], "the second provider waited for the first");
     assert!(a[0] < b[3], "the first provider waited for the second");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn providers_that_hide_their_size_are_surfaced_on_the_shared_plan() {
+    use gather::demo::{events, fewo, shelf, stellen};
+    let site = demo().await;
+    let pg = postgres();
+    let providers = [
+        ("shelf", shelf::PATH, "/shelf/find", Some(shelf::expected())),
+        (
+            "stellen",
+            stellen::PATH,
+            "/stellen/liste.cgi",
+            Some(stellen::expected()),
+        ),
+        ("fewo", fewo::PATH, "/fewo/suche", Some(fewo::expected())),
+        ("events", events::PATH, "/events/search", None),
+    ];
+    for (name, path, script, expected) in providers {
+        let db = pg.database(name).unwrap();
+        let url = site.base_url().join(path).unwrap();
+        let planning = planner(&url, &db, &[]);
+        plan_ready(&db).await;
+        let other = worker(&db, &[]);
+        let report = summary(&finished(planning).await);
+        finished(other).await;
+        let source = &report["sources"][0];
+        let asked = asked(&site, script);
+        match expected {
+            // Every value, every answer known whole, no page asked twice.
+            Some(expected) => {
+                assert_eq!(exported_values(&db).await, vec![expected], "{name}");
+                assert_eq!(source["completeness"], "complete", "{name}: {report}");
+                assert!(asked.values().all(|&n| n == 1), "{name}: {asked:?}");
+            }
+            // The form that ignores its parameters: refining stops, and
+            // says so.
+            None => {
+                let sent: usize = asked.values().sum();
+                assert!(sent <= 200, "{name}: {sent} queries");
+                assert!(
+                    source["refining_stopped"]
+                        .as_str()
+                        .is_some_and(|why| why.contains("stopped paying")),
+                    "{name}: {report}"
+                );
+                assert_eq!(source["completeness"], "incomplete", "{name}: {report}");
+            }
+        }
+    }
+    site.shutdown().await;
+}

@@ -1,0 +1,99 @@
+//! Providers built unlike the CityWorld services, each in a file of its
+//! own, for the ways real providers hide their databases: a cap no single
+//! count shows ([`super::shelf`]), pager links that carry a refined
+//! query's parameters ([`super::stellen`]), and a form that ignores its
+//! parameters ([`super::events`]).
+
+use axum::http::{header, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+/// The routes of every such provider.
+pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    Router::new()
+        .merge(super::shelf::routes())
+        .merge(super::stellen::routes())
+        .merge(super::events::routes())
+        .merge(super::fewo::routes())
+}
+
+/// The value (trimmed) of a parameter of a query string, empty when absent.
+pub(crate) fn param(query: Option<&str>, name: &str) -> String {
+    super::pages::parse_form(query.unwrap_or("").as_bytes())
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// One of `choices` (value, label, weight), drawn by weight.
+pub(crate) fn weighted(
+    rng: &mut impl rand::Rng,
+    choices: &[(&'static str, &'static str, u32)],
+) -> &'static str {
+    let total: u32 = choices.iter().map(|c| c.2).sum();
+    let mut pick = rng.gen_range(0..total.max(1));
+    for (value, _, weight) in choices {
+        if pick < *weight {
+            return value;
+        }
+        pick -= weight;
+    }
+    choices.first().map_or("", |c| c.0)
+}
+
+/// How a provider encodes its pages.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Charset {
+    Utf8,
+    Latin1,
+}
+
+/// The two routes of a one-form provider: its form page at `path`, and
+/// its result script at `script`, which answers from the request's URI.
+pub(crate) fn provider<S: Clone + Send + Sync + 'static>(
+    path: &'static str,
+    script: &'static str,
+    charset: Charset,
+    form_page: fn() -> String,
+    results: fn(&Uri) -> String,
+) -> Router<S> {
+    Router::new()
+        .route(path, get(move || async move { page(charset, form_page()) }))
+        .route(
+            script,
+            get(move |uri: Uri| async move { page(charset, results(&uri)) }),
+        )
+}
+
+fn page(charset: Charset, body: String) -> Response {
+    match charset {
+        Charset::Utf8 => {
+            ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+        }
+        Charset::Latin1 => (
+            [(header::CONTENT_TYPE, "text/html; charset=ISO-8859-1")],
+            super::pages::latin1(&body),
+        )
+            .into_response(),
+    }
+}
+
+/// A select in lower-case markup: an option for "any" first when given,
+/// then `(value, label)` pairs.
+pub(crate) fn select(name: &str, any: Option<&str>, list: &[(String, String)]) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("<select name=\"{name}\">");
+    if let Some(any) = any {
+        let _ = write!(out, "<option value=\"\">{any}</option>");
+    }
+    for (value, label) in list {
+        let _ = write!(
+            out,
+            "<option value=\"{value}\">{}</option>",
+            super::pages::esc(label)
+        );
+    }
+    out + "</select>"
+}
