@@ -24,6 +24,7 @@
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |
+//! | `/surface/…/` | [`surface`]: four providers without metadata for `gather bench surface` (and with it at `…/meta/`) |
 //! | `/magazin/` | [`magazine`]: a travel magazine of ordinary pages (menus, breadcrumb, tag cloud, two pagers), not linked from `/` |
 //!
 //! Decisions where the seed is silent: prices are whole DM per night (the seed
@@ -48,6 +49,7 @@ mod pages;
 pub mod postgres;
 mod server;
 pub mod slow;
+pub mod surface;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
