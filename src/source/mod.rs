@@ -137,6 +137,9 @@ pub enum SourceError {
     /// The spec file could not be read.
     #[error("{0}")]
     Spec(SpecError),
+    /// A form page without metadata could not be surfaced: what was tried.
+    #[error("surfacing the form without metadata: {0}")]
+    Surface(String),
     /// The metadata, spec or form has problems; all of them are listed.
     #[error("{}", list_problems(source_name, problems))]
     Invalid {
@@ -708,6 +711,26 @@ pub async fn load(
             .await
             .map(|source| Discovery::Database(Box::new(source))),
     }
+}
+
+/// Surfaces a form page without metadata ([`crate::induce::site`]): probes
+/// its inputs, induces the spec and builds the source from it. Returns the
+/// source and what the probing chose (the plan to show).
+pub async fn surface(
+    url: &Url,
+    fetcher: &Fetcher,
+    limits: &Limits,
+) -> Result<(Source, crate::induce::site::InducedSpec), SourceError> {
+    let induced =
+        crate::induce::site::induce_spec(url, fetcher, crate::induce::site::DEFAULT_PER_INPUT)
+            .await
+            .map_err(|e| match e {
+                crate::induce::site::SiteError::Fetch(e) => SourceError::Fetch(e),
+                e => SourceError::Surface(e.to_string()),
+            })?;
+    let name = format!("the spec induced for {url}");
+    let source = from_spec(Path::new(&name), &induced.spec, fetcher, limits).await?;
+    Ok((source, induced))
 }
 
 /// Builds a source from a YAML spec: fetches the form page (and the

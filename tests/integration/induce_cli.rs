@@ -148,13 +148,16 @@ async fn an_induced_spec_gathers_the_sites_values() {
         stderr(&out)
     );
     let spec = Spec::from_yaml(&text, "induced.yaml").unwrap();
+    // The region reaches every hotel; the price only narrows a region's
+    // hotels ("alle" means any): it is a refinement, not multiplied in.
+    assert_eq!(spec.query_element.as_deref(), Some("region"), "{text}");
     assert_eq!(
-        spec.query_elements,
-        Some(gather::spec::Values::List(vec![
-            "region".into(),
-            "preis".into()
-        ]))
+        spec.refine,
+        Some(gather::spec::Values::List(vec!["preis".into()])),
+        "{text}"
     );
+    // The choice is explained in the spec's header.
+    assert!(text.contains("preis (select): refinement element"), "{text}");
     assert_eq!(gathered.status.code(), Some(0), "{}", stderr(&gathered));
     let url = site.base_url().join("/plain/").unwrap();
     let stored = gathering::stored_values(&db, url.as_str());
