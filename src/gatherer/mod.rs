@@ -555,7 +555,7 @@ impl Manager<'_> {
         if !crate::induce::site::has_inputs(page, &response.url) {
             return loaded;
         }
-        match source::surface(&response.url, &self.fetcher, limits).await {
+        match source::surface(response, &self.fetcher, limits).await {
             Ok((source, induced)) => {
                 let plan = induced.plan_text();
                 tracing::info!("{plan}");

@@ -60,7 +60,7 @@ use crate::plan::QueryPlan;
 use crate::spec::{FormRef, ResultItem, Spec, Values};
 
 /// Values of a select probed besides its default, unless told otherwise.
-pub const DEFAULT_PER_INPUT: usize = 2;
+pub const DEFAULT_PER_INPUT: usize = 1;
 /// Letters a text field is probed with, each followed by each wildcard.
 const PROBE_LETTERS: [char; 2] = ['S', 'M'];
 const WILDCARDS: [char; 2] = ['%', '*'];
@@ -248,6 +248,15 @@ pub async fn induce_spec(
     per_input: usize,
 ) -> Result<InducedSpec, SiteError> {
     let resp = fetcher.get(url).await?;
+    induce_spec_from(resp, fetcher, per_input).await
+}
+
+/// [`induce_spec`] on a form page already fetched.
+pub async fn induce_spec_from(
+    resp: crate::fetch::Response,
+    fetcher: &Fetcher,
+    per_input: usize,
+) -> Result<InducedSpec, SiteError> {
     let decoded = resp.text();
     let page = Page::parse(&decoded.text);
     if page.meta_tags().any(|(name, _)| classify(name).is_some()) {
@@ -290,65 +299,56 @@ pub async fn induce_spec(
         .take(1)
         .map(|v| (inputs[0].name.clone(), v))
         .collect();
+    // First the form as it stands, the selects and the prefixes of the
+    // text fields; the words of the form page only when none of those
+    // brought a row.
     let mut wanted: Vec<(Option<usize>, Pairs)> = vec![(None, Vec::new())];
+    let mut words: Vec<(Option<usize>, Pairs)> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         for value in &input.probes {
-            wanted.push((Some(i), vec![(input.name.clone(), value.clone())]));
+            let probe = (Some(i), vec![(input.name.clone(), value.clone())]);
+            if input.text && !value.ends_with(WILDCARDS) {
+                words.push(probe);
+            } else {
+                wanted.push(probe);
+            }
         }
     }
-    for (input, values) in wanted {
-        let mut sending = values.clone();
-        if input != Some(0) {
-            sending.extend(defaults.iter().cloned());
+    let mut rows: Vec<BTreeSet<String>> = Vec::new();
+    let mut distinct: Vec<usize> = Vec::new();
+    let mut reason = "";
+    for round in [wanted, words] {
+        if !round.is_empty() && rows.iter().all(BTreeSet::is_empty) {
+            for (input, values) in round {
+                let mut sending = values.clone();
+                if input != Some(0) {
+                    sending.extend(defaults.iter().cloned());
+                }
+                let query = plan.query_with(0, sending);
+                let answer = fetcher.fetch(&query.request).await?;
+                let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
+                sent.push(Sent {
+                    input,
+                    values,
+                    status: answer.status,
+                    body: answer.body.to_vec(),
+                    page,
+                });
+            }
+            // 2. Rules, and the rows of every answer.
+            let answers =
+                answers_rows(&sent).map_err(|e| SiteError::Induce(e, resp.url.clone()))?;
+            (distinct, rows, reason) = (answers.distinct, answers.rows, answers.reason);
         }
-        let query = plan.query_with(0, sending);
-        let answer = fetcher.fetch(&query.request).await?;
-        let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
-        sent.push(Sent {
-            input,
-            values,
-            status: answer.status,
-            body: answer.body.to_vec(),
-            page,
-        });
     }
-
-    // 2. Rules, and the rows of every answer.
-    let ok: Vec<usize> = (0..sent.len())
-        .filter(|&i| (200..300).contains(&sent[i].status))
-        .collect();
-    let distinct = distinct_answers(&sent, &ok);
     let nothing = |reason: &str, rows: &[BTreeSet<String>]| SiteError::Nothing {
         url: resp.url.clone(),
         reason: reason.to_string(),
         tried: tried(&inputs, &sent, rows),
     };
-    let no_rows = vec![BTreeSet::new(); sent.len()];
-    if distinct.len() < 2 {
-        return Err(nothing(
-            "every probe got the same answer: no input changes what the form returns",
-            &no_rows,
-        ));
+    if !reason.is_empty() {
+        return Err(nothing(reason, &rows));
     }
-    let pages: Vec<Page> = distinct.iter().map(|&i| sent[i].page.clone()).collect();
-    let first = induce(&pages, Algorithm::Approximate)
-        .map_err(|e| SiteError::Induce(e, resp.url.clone()))?;
-    let Some(row_rule) = row_rule(&first) else {
-        return Err(nothing(
-            "no rule reads a list of rows on the answers",
-            &no_rows,
-        ));
-    };
-    let rows: Vec<BTreeSet<String>> = sent
-        .iter()
-        .map(|s| {
-            if (200..300).contains(&s.status) {
-                row_rule.eval(&s.page).flatten().into_iter().collect()
-            } else {
-                BTreeSet::new()
-            }
-        })
-        .collect();
 
     // 3. Inputs chosen by what they return.
     let verdicts = judge(&inputs, &sent, &rows);
@@ -422,7 +422,10 @@ pub async fn induce_spec(
             training.iter().map(|&i| &sent[i]).collect(),
         )
     } else {
-        (pages, distinct.iter().map(|&i| &sent[i]).collect())
+        (
+            distinct.iter().map(|&i| sent[i].page.clone()).collect(),
+            distinct.iter().map(|&i| &sent[i]).collect(),
+        )
     };
     let mut induction = induce(&pages, Algorithm::Approximate)
         .map_err(|e| SiteError::Induce(e, resp.url.clone()))?;
@@ -577,6 +580,55 @@ fn joined<T: ToString>(problems: &[T]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// The distinct answers among those sent, and the rows of every answer
+/// by the rule that reads the most rows on them; or why there are none.
+fn answers_rows(sent: &[Sent]) -> Result<Answers, super::InduceError> {
+    let ok: Vec<usize> = (0..sent.len())
+        .filter(|&i| (200..300).contains(&sent[i].status))
+        .collect();
+    let distinct = distinct_answers(sent, &ok);
+    let no_rows = vec![BTreeSet::new(); sent.len()];
+    if distinct.len() < 2 {
+        return Ok(Answers {
+            distinct,
+            rows: no_rows,
+            reason: "every probe got the same answer: no input changes what the form returns",
+        });
+    }
+    let pages: Vec<Page> = distinct.iter().map(|&i| sent[i].page.clone()).collect();
+    let first = induce(&pages, Algorithm::Approximate)?;
+    let Some(row_rule) = row_rule(&first) else {
+        return Ok(Answers {
+            distinct,
+            rows: no_rows,
+            reason: "no rule reads a list of rows on the answers",
+        });
+    };
+    let rows = sent
+        .iter()
+        .map(|s| {
+            if (200..300).contains(&s.status) {
+                row_rule.eval(&s.page).flatten().into_iter().collect()
+            } else {
+                BTreeSet::new()
+            }
+        })
+        .collect();
+    Ok(Answers {
+        distinct,
+        rows,
+        reason: "",
+    })
+}
+
+/// The distinct answers, the rows of every answer, and why there are no
+/// rows (empty when there are).
+struct Answers {
+    distinct: Vec<usize>,
+    rows: Vec<BTreeSet<String>>,
+    reason: &'static str,
 }
 
 /// The answers (among `ok`) whose bodies differ, first of each.
@@ -899,8 +951,10 @@ fn without_template_words(slot: &Slot, pages: &[Page]) -> (Slot, Option<String>)
     let Some((prefix, suffix)) = common_words(&values) else {
         return (slot.clone(), None);
     };
+    // Two values that happen to share their first word are no evidence;
+    // a label, three values or two words in front are.
     let labelled = prefix.trim_end().ends_with(':');
-    if distinct.len() < 3 && !labelled {
+    if distinct.len() < 3 && !labelled && prefix.split_whitespace().count() < 2 {
         return (slot.clone(), None);
     }
     let pattern = format!(
