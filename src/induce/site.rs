@@ -17,8 +17,8 @@
 //!    empty. The rules are then induced again on the answers that hold rows.
 //! 3. **Inputs chosen by what they return.** An input is *informative*
 //!    when its probes bring at least two different non-empty sets of rows,
-//!    neither holding the other (a page size only shows more of the same
-//!    rows; a sort order the same rows). Informative selects without a
+//!    and not only more of the rows the form as it stands shows (a page
+//!    size). Informative selects without a
 //!    choice meaning "any" partition the database: they are the query
 //!    elements, together (a template of several inputs only when none
 //!    reaches the rows alone). Those with such a choice only narrow what
@@ -691,12 +691,12 @@ fn judge(inputs: &[Input], sent: &[Sent], rows: &[BTreeSet<String>]) -> Vec<Verd
                     distinct.push(r);
                 }
             }
+            // Answers that only add rows to the default answer (a page
+            // size) show more of the same; narrower ones (a filter) differ.
             let nested = distinct.len() >= 2
-                && distinct.iter().all(|a| {
-                    distinct
-                        .iter()
-                        .all(|b| a == b || a.is_subset(b) || b.is_subset(a))
-                });
+                && !input.text
+                && !default_rows.is_empty()
+                && distinct.iter().all(|a| default_rows.is_subset(a));
             let all: BTreeSet<&String> = non_empty.iter().flat_map(|r| r.iter()).collect();
             let informative = distinct.len() >= 2 && !nested;
             let why = if non_empty.is_empty() {
@@ -708,7 +708,7 @@ fn judge(inputs: &[Input], sent: &[Sent], rows: &[BTreeSet<String>]) -> Vec<Verd
                     non_empty.len()
                 )
             } else if nested {
-                "its answers only showed more or fewer of the same rows".into()
+                "its answers only showed more of the same rows".into()
             } else {
                 format!(
                     "{} of its {} answers held different rows ({} rows in all)",
