@@ -1134,3 +1134,124 @@ fn unique(name: String, used: &[String]) -> String {
         .find(|n| !used.contains(n))
         .unwrap_or(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owned(values: &[&str]) -> Vec<String> {
+        values.iter().map(|v| v.to_string()).collect()
+    }
+
+    #[test]
+    fn template_words_in_front_are_cut_and_a_unit_at_the_end_stays() {
+        let values = owned(&["Preis: 50-80 EUR", "Preis: bis 50 EUR", "Preis: 90 EUR"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Preis: ".to_string(), String::new()))
+        );
+        let values = owned(&[
+            "Unterkünfte in der Region Rügen",
+            "Unterkünfte in der Region Fischland-Darß-Zingst",
+        ]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Unterkünfte in der Region ".to_string(), String::new()))
+        );
+        // Two words or more at the end are template too.
+        let values = owned(&["12 films match here", "3 films match here"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(common_words(&refs), None, "nothing in front: no cut");
+        let values = owned(&["Genre: Drama films listed", "Genre: Comedy films listed"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Genre: ".to_string(), " films listed".to_string()))
+        );
+        // Values sharing only part of a word share no template word.
+        let values = owned(&["1987", "1995"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(common_words(&refs), None);
+    }
+
+    #[test]
+    fn names_come_from_labels_and_capitalised_words_in_front() {
+        assert_eq!(name_of_words("Verfasser:").as_deref(), Some("Verfasser"));
+        assert_eq!(
+            name_of_words("Unterkünfte in der Region").as_deref(),
+            Some("Region")
+        );
+        assert_eq!(name_of_words("Films filed under"), None);
+        assert_eq!(attribute_name("Preis pro Nacht"), "preis_pro_nacht");
+        assert_eq!(attribute_name("Größe (m²):"), "groesse_m");
+        assert_eq!(unique("ort".into(), &owned(&["ort", "ort_2"])), "ort_3");
+    }
+
+    fn sent(input: Option<usize>) -> Sent {
+        Sent {
+            input,
+            values: Vec::new(),
+            status: 200,
+            body: Vec::new(),
+            page: Page::parse("<html></html>"),
+        }
+    }
+
+    fn rows(values: &[&str]) -> BTreeSet<String> {
+        values.iter().map(|v| v.to_string()).collect()
+    }
+
+    fn select(name: &str, any: bool) -> Input {
+        Input {
+            name: name.into(),
+            kind: "select",
+            probes: vec!["x".into()],
+            choices: Vec::new(),
+            any,
+            text: false,
+        }
+    }
+
+    #[test]
+    fn a_page_size_shows_more_of_the_same_and_a_filter_narrows() {
+        let inputs = [select("per", false), select("decade", true)];
+        let answers = [sent(None), sent(Some(0)), sent(Some(1))];
+        let found = [rows(&["a", "b"]), rows(&["a", "b", "c", "d"]), rows(&["b"])];
+        let verdicts = judge(&inputs, &answers, &found);
+        assert!(!verdicts[0].informative, "{}", verdicts[0].why);
+        assert!(verdicts[0].why.contains("more of the same rows"));
+        assert!(verdicts[1].informative, "{}", verdicts[1].why);
+    }
+
+    #[test]
+    fn selects_without_any_choice_are_queried_and_those_with_one_refine() {
+        let mut region = select("region", false);
+        region.choices = vec![Choice {
+            value: "a".into(),
+            label: "A".into(),
+            selected: false,
+        }];
+        let mut price = select("preis", true);
+        price.choices = ["", "1", "2"]
+            .iter()
+            .map(|v| Choice {
+                value: v.to_string(),
+                label: if v.is_empty() { "egal" } else { v }.to_string(),
+                selected: v.is_empty(),
+            })
+            .collect();
+        let inputs = [region, price];
+        let answers = [sent(None), sent(Some(0)), sent(Some(1))];
+        let found = [rows(&["a", "b"]), rows(&["c", "d"]), rows(&["a"])];
+        let verdicts = judge(&inputs, &answers, &found);
+        let chosen = choose(&inputs, &verdicts, &answers, &found, &[]).unwrap();
+        assert_eq!(chosen.query, vec![0]);
+        assert_eq!(chosen.refine, vec![1]);
+        // Nothing brought a row: nothing is chosen.
+        let empty = [rows(&[]), rows(&[]), rows(&[])];
+        let verdicts = judge(&inputs, &answers, &empty);
+        assert!(choose(&inputs, &verdicts, &answers, &empty, &[]).is_none());
+    }
+}
