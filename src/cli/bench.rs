@@ -36,6 +36,9 @@ pub enum BenchWhat {
     Links(super::bench_pages::LinksBenchArgs),
     /// Induce rules on some result pages of a site; precision and recall on the others.
     Induce(super::bench_induce::InduceBenchArgs),
+    /// Surfacing the demo's four providers without metadata, against the
+    /// runs their hand-written metadata drives: F1, rows, requests.
+    Surface(super::bench_surface::SurfaceBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -92,6 +95,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         BenchWhat::Boilerplate(a) => super::bench_pages::run(a),
         BenchWhat::Links(a) => super::bench_pages::run_links(a),
         BenchWhat::Induce(a) => super::bench_induce::run(a),
+        BenchWhat::Surface(a) => super::bench_surface::run(a),
     }
 }
 

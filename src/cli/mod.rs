@@ -7,6 +7,7 @@ pub mod bench;
 pub mod bench_induce;
 #[cfg(feature = "demo")]
 pub mod bench_pages;
+pub mod bench_surface;
 #[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;

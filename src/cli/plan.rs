@@ -41,16 +41,18 @@ pub struct SpecArgs {
     pub url: String,
     #[arg(long = "auth", value_name = "HOST[:PORT]=USER:PASS")]
     pub auth: Vec<String>,
-    /// For a form page without metadata: send a few queries and induce the
-    /// result rules from the answers (template induction).
+    /// For a form page without metadata: probe its inputs, choose the
+    /// query and refinement elements by their answers and induce the
+    /// result rules from them (template induction).
     #[arg(long)]
     pub induce: bool,
     /// Let the configuration file and domain pages the metadata names come
     /// from this host too (HOST or HOST:PORT; repeatable).
     #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
     pub allow_hosts: Vec<String>,
-    /// With --induce, how many queries to send (at least 2).
-    #[arg(long, value_name = "N", default_value_t = 3, requires = "induce")]
+    /// With --induce, how many values of each select to probe besides its
+    /// default (at least 1).
+    #[arg(long, value_name = "N", default_value_t = gather::induce::site::DEFAULT_PER_INPUT, requires = "induce")]
     pub queries: usize,
 }
 

@@ -25,7 +25,8 @@
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |
-//! | `/stellen/` | [`jobs`]: the Berlin job board, a rule per column with a condition of its own (`/cgi-bin/stellen.pl`) |
+//! | `/stellenmarkt/` | [`jobs`]: the Berlin job board, a rule per column with a condition of its own (`/cgi-bin/stellen.pl`) |
+//! | `/surface/…/` | [`surface`]: four providers without metadata for `gather bench surface` (and with it at `…/meta/`) |
 //! | `/magazin/` | [`magazine`]: a travel magazine of ordinary pages (menus, breadcrumb, tag cloud, two pagers), not linked from `/` |
 //!
 //! Decisions where the seed is silent: prices are whole DM per night (the seed
@@ -56,6 +57,7 @@ mod server;
 pub mod shelf;
 pub mod slow;
 pub mod stellen;
+pub mod surface;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -79,6 +79,7 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/cgi-bin/cityworld.txt", get(summarizer_config))
         .route("/cityworld.DBContent", get(dbcontent))
         .route("/private/cityworld.txt", get(private_config))
+        .merge(super::surface::routes())
         .route("/magazin/", get(magazine_index))
         .route("/magazin/thema/{file}", get(magazine_theme))
         .route("/magazin/{section}/", get(magazine_section))

@@ -275,8 +275,18 @@ impl Manager<'_> {
                 }
             }
         }
+        let start_urls: HashSet<&Url> = starts
+            .iter()
+            .filter_map(|s| match s {
+                Start::Url(url) => Some(url),
+                Start::Spec { .. } => None,
+            })
+            .collect();
         while let Some(url) = crawl.next().filter(|_| !options.interrupt.is_set()) {
-            let loaded = source::discover(&url, &self.fetcher, &limits).await;
+            let mut loaded = source::discover(&url, &self.fetcher, &limits).await;
+            if start_urls.contains(&url) {
+                loaded = self.surface(&url, loaded, &limits).await;
+            }
             self.take(url.as_str(), loaded, &mut crawl).await?;
         }
         self.keep_main_contents(&boilerplate_by_origin(starts))?;
@@ -406,6 +416,9 @@ struct Manager<'a> {
     ordinary: Vec<SourceInfo>,
     /// The links of the crawled ordinary pages (navigation detection).
     links: CrawlLinks,
+    /// The plans chosen for surfaced form pages, by source URL, for their
+    /// summary line.
+    surfaced: HashMap<String, String>,
 }
 
 /// The `boilerplate` the specs name, by the origin of their form page.
@@ -522,6 +535,7 @@ impl<'a> Manager<'a> {
             site: SitePages::default(),
             ordinary: Vec::new(),
             links: CrawlLinks::default(),
+            surfaced: HashMap::new(),
         })
     }
 }
@@ -550,6 +564,37 @@ impl Manager<'_> {
             Err(e) => {
                 self.source_problem(name, &e);
                 Ok(())
+            }
+        }
+    }
+
+    /// A start URL that is an ordinary page with a form to query is
+    /// surfaced ([`crate::induce::site`]): it becomes a database source
+    /// with the spec the probes induced, whose plan the summary shows. When
+    /// surfacing fails, the problem (with what was tried) is reported and
+    /// the page is crawled as an ordinary page.
+    async fn surface(
+        &mut self,
+        url: &Url,
+        loaded: Result<Discovery, SourceError>,
+        limits: &Limits,
+    ) -> Result<Discovery, SourceError> {
+        let Ok(Discovery::Ordinary(response, page)) = &loaded else {
+            return loaded;
+        };
+        if !crate::induce::site::has_inputs(page, &response.url) {
+            return loaded;
+        }
+        match source::surface(response, &self.fetcher, limits).await {
+            Ok((source, induced)) => {
+                let plan = induced.plan_text();
+                tracing::info!("{plan}");
+                self.surfaced.insert(source.url.to_string(), plan);
+                Ok(Discovery::Database(Box::new(source)))
+            }
+            Err(e) => {
+                self.source_problem(url.as_str(), &e);
+                loaded
             }
         }
     }
@@ -731,6 +776,9 @@ impl Manager<'_> {
         }
         let mut line = SourceReport::new(source.url.clone(), SourceKind::Database);
         line.queries_planned = source.plan.len();
+        if let Some(plan) = self.surfaced.remove(source.url.as_str()) {
+            line.notes.push(plan.trim_end().to_string());
+        }
         let rules = source.metadata.rules();
         let header_rows = source.metadata.header_rows != Some(false);
         self.take_rules(id, &rules, header_rows, &mut line)?;
@@ -948,9 +996,57 @@ impl Manager<'_> {
                 )),
             },
         };
-        line.stats = Some(self.store().stats(id)?);
+        let stats = self.store().stats(id)?;
+        if let Some(message) = self.nothing_gathered(id, &stats)? {
+            self.report.problems.push(report::Problem {
+                what: line.url.to_string(),
+                message,
+                bad_input: true,
+            });
+        }
+        line.stats = Some(stats);
         self.report.sources.push(line);
         Ok(())
+    }
+
+    /// A source whose answered queries all came back without a value is a
+    /// problem, not a success: what was tried (queries, result pages,
+    /// rules).
+    fn nothing_gathered(
+        &self,
+        id: SourceId,
+        stats: &crate::store::SourceStats,
+    ) -> Result<Option<String>, GatherError> {
+        let values: u64 = stats.values_per_attribute.values().sum();
+        if stats.queries_done == 0 || values > 0 || self.options.interrupt.is_set() {
+            return Ok(None);
+        }
+        let rules: Vec<String> = self
+            .store()
+            .rules(id)?
+            .and_then(|json| serde_json::from_str::<Vec<serde_json::Value>>(&json).ok())
+            .unwrap_or_default()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}: {}",
+                    r["attribute"].as_str().unwrap_or("?"),
+                    r["rule"].as_str().unwrap_or("?")
+                )
+            })
+            .collect();
+        let tried = format!(
+            "{} queries answered with {} result pages",
+            stats.queries_done, stats.pages
+        );
+        Ok(Some(if rules.is_empty() {
+            format!("nothing gathered: {tried}, but the source has no result rule (DB.Result.<attribute>, or results: in a spec) to read them with")
+        } else {
+            format!(
+                "nothing gathered: {tried}, and no result rule found a value on them (rules: {}); check the rules on a result page with `gather hel RULE PAGE`",
+                rules.join("; ")
+            )
+        }))
     }
 }
 

@@ -20,9 +20,10 @@
 //!    as the last resort. Every candidate rule is evaluated on every page;
 //!    the rules kept are chosen greedily: the rule that gives the most data
 //!    not yet given, among rules of which at least [`MIN_PRECISION`] of the
-//!    values are data, an anchored rule before a bare path, a rule that
-//!    reads every row before one that reads one row, a shorter rule before
-//!    a longer one — until no rule gives new data on two pages.
+//!    values are data, the rule with more values (more rows) first, a
+//!    rule that reads every row before one that reads one row (values
+//!    equal on every row of a page make both give the same data), an anchored rule before a bare path, a shorter rule
+//!    before a longer one — until no rule gives new data on two pages.
 //!
 //! Decisions where the seed leaves a choice open:
 //! - The learnt template is post-processed as §6.5 found best: pruning
@@ -34,6 +35,9 @@
 //!   (§4.4) but by HEL rules: one `tr[v:*]` rule reads the slot of every
 //!   row, however many rows a page has, which is what makes the rules hold
 //!   on pages the tool never saw.
+//! - A value counts as data when its text is data on any training page: a
+//!   row whose value happens to equal the value in the same place on every
+//!   other page is template there, but the rule reading it is no worse.
 //! - A slot whose data is on only one page (an optional element) gives no
 //!   rule: one page is no evidence of a template's slot (§6.4's remark on
 //!   representative examples).
@@ -208,8 +212,10 @@ pub fn induce(pages: &[Page], algorithm: Algorithm) -> Result<Induction, InduceE
         *n += 1;
         if let Some(loc) = location_of(&pages[d.page], d.node) {
             for r in loc.alternatives.into_iter().chain([loc.path]) {
-                if seen.insert(r.clone()) {
-                    rules.push(r);
+                for r in std::iter::once(r.clone()).chain(every_row(&r)) {
+                    if seen.insert(r.clone()) {
+                        rules.push(r);
+                    }
                 }
             }
         }
@@ -265,6 +271,38 @@ fn data_of(pages: &[Page], template: &TemplateNode) -> Vec<Datum> {
     out
 }
 
+/// Labels of the elements that repeat once per row of a result list.
+const ROW_LABELS: [&str; 6] = ["tr", "li", "article", "div", "section", "dl"];
+
+/// The rule with one row step read for every row instead (`tr[3]` or
+/// `tr` → `tr[*]`), one variant per such step: the wizard's rule for one
+/// datum of a list reads the rows the list has on any page.
+fn every_row(rule: &str) -> Vec<String> {
+    static STEP: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let step = STEP.get_or_init(|| {
+        regex::Regex::new(r"(\.|->)([a-z][a-z0-9]*)(\[[0-9]+\])?").expect("a valid regex")
+    });
+    let path_end = rule.find(" WHERE ").unwrap_or(rule.len());
+    let path = &rule[..path_end];
+    step.captures_iter(path)
+        .filter(|c| ROW_LABELS.contains(&&c[2]))
+        .filter_map(|c| {
+            let m = c.get(0)?;
+            // A step indexed by a variable (`tr[v]`) is left alone.
+            if c.get(3).is_none() && path[m.end()..].starts_with('[') {
+                return None;
+            }
+            Some(format!(
+                "{}{}{}[*]{}",
+                &rule[..m.start()],
+                &c[1],
+                &c[2],
+                &rule[m.end()..]
+            ))
+        })
+        .collect()
+}
+
 /// The labels from the root down to a node.
 fn shape(page: &Page, node: NodeId) -> String {
     let mut labels: Vec<&str> = page.ancestors(node).map(|a| page.label_name(a)).collect();
@@ -287,6 +325,9 @@ fn evaluate(
         for v in &vs {
             match by_text[p].get(v.as_str()) {
                 Some(ids) => covers.extend(ids.iter().copied()),
+                // A text that is data on another page is a value of the
+                // slot that stayed where the pages agree.
+                None if by_text.iter().any(|t| t.contains_key(v.as_str())) => {}
                 None => stray += 1,
             }
         }
@@ -324,8 +365,9 @@ impl Induction {
                 .max_by(|(a, an, _), (b, bn, _)| {
                     an.len()
                         .cmp(&bn.len())
-                        .then(a.anchored().cmp(&b.anchored()))
+                        .then(a.total().cmp(&b.total()))
                         .then(a.reads_rows().cmp(&b.reads_rows()))
+                        .then(a.anchored().cmp(&b.anchored()))
                         .then(b.rule.len().cmp(&a.rule.len()))
                         .then(b.rule.cmp(&a.rule))
                 });

@@ -1,51 +1,157 @@
-//! `gather spec --induce`: a spec for a form page that carries no metadata.
+//! Surfacing a form that carries no metadata (`gather spec --induce URL`,
+//! and plain `gather URL` on such a form): which inputs to query, with
+//! which values, and the rules that read the answers — all found by
+//! sending a few probe queries (Madhavan et al., VLDB 2008: informative
+//! query templates found by probing, keywords for text boxes by probing).
 //!
-//! The form's elements with a determined domain of two or more values
-//! (selects, radio groups, checkboxes; seed 003 §4.1, `crate::form`) become
-//! the query elements; the plan (`crate::plan`) of that description gives
-//! the queries. A few of them are sent — the `k`-th takes the `k`-th value
-//! of every domain (wrapping around a shorter one), so that every element
-//! varies from one answer to the next: answers that differ only in one
-//! element would keep the others' echoes in the template, where they are no
-//! slot (seed 001 §6.4: the training pages must vary). The first result page
-//! of each answer is a training page; [`crate::induce`] gives the rules.
+//! 1. **Probes.** The form as it stands (every input at its default), then
+//!    each input alone: a select or radio group with `per_input` of its
+//!    other values (spread over its choices), a text field with a prefix
+//!    and a wildcard (`S%`, `S*`, `M%`, `M*`) and with the most frequent
+//!    words of the form page (the keyword learner's seed words,
+//!    [`crate::refine::learn::page_words`]). The others keep their
+//!    defaults.
+//! 2. **Rules.** The template of the distinct answers gives the rules
+//!    ([`crate::induce`]); the rule that reads the most rows (a `[*]` rule)
+//!    tells, per answer, which rows it holds. An answer without rows is
+//!    empty. The rules are then induced again on the answers that hold rows.
+//! 3. **Inputs chosen by what they return.** An input is *informative*
+//!    when its probes bring at least two different non-empty sets of rows,
+//!    and not only more of the rows the form as it stands shows (a page
+//!    size). Informative selects without a
+//!    choice meaning "any" partition the database: they are the query
+//!    elements, together (a template of several inputs only when none
+//!    reaches the rows alone). Those with such a choice only narrow what
+//!    another input gives: they become refinement elements (`refine:`),
+//!    used when an answer is cut short. When no select partitions, a text
+//!    field whose probes bring rows is the query element: with a wildcard
+//!    that works, its domain is the letters and digits followed by it;
+//!    otherwise it is a keyword field, seeded with the words that brought
+//!    rows and the form page's words, and the gatherer learns its other
+//!    values from the answers ([`crate::refine::learn`]). When neither,
+//!    the one informative select that varies most is the query element.
+//! 4. **Values without their template words.** Where every value of a
+//!    slot starts with the same words (a heading "Films filed under
+//!    Drama", a label "Company: Acme"), those words are template: the rule
+//!    cuts them off (`, match/^Films filed under (.+?)$/`). A common end of
+//!    two words or more is cut too; a unit ("50 EUR") stays.
+//! 5. **Names from the page.** A slot that shows the value a probe sent is
+//!    named after that input; else after the form field whose choices hold
+//!    all its values; else the column header over it, the definition-list
+//!    term before it, a label before it ("Preis:"), or the last
+//!    capitalised word of the template words cut off ("…im Landkreis X");
+//!    else `slot_N`.
 //!
-//! A slot whose value on every answer is the value the query sent for an
-//! element (or that value's label) is named after the element; the others
-//! are named `slot_N` and listed as unnamed, for the operator to name.
+//! Nothing is silent: when no probe brings a row, or no rule is found, the
+//! error lists every input, every probe and what it answered.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use url::Url;
 
-use super::{induce, Algorithm, Induction};
+use super::{induce, Algorithm, Induction, Slot};
 use crate::fetch::Fetcher;
-use crate::form::{forms, Form};
+use crate::form::{forms, Choice, ElementKind, Form};
+use crate::hel::Rule;
 use crate::metadata::{classify, Metadata};
-use crate::page::Page;
-use crate::plan::{Query, QueryPlan};
+use crate::page::{Page, PCDATA};
+use crate::plan::QueryPlan;
 use crate::spec::{FormRef, ResultItem, Spec, Values};
 
-/// A spec written from a form page and the answers to a few queries.
+/// Values of a select probed besides its default, unless told otherwise.
+pub const DEFAULT_PER_INPUT: usize = 1;
+/// Letters a text field is probed with, each followed by each wildcard.
+const PROBE_LETTERS: [char; 2] = ['S', 'M'];
+const WILDCARDS: [char; 2] = ['%', '*'];
+/// Words of the form page a text field is probed with.
+const PROBE_WORDS: usize = 8;
+/// Seed words of a keyword field (the probe words that brought rows first).
+const SEED_WORDS: usize = 20;
+
+/// What an input became.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A query element: its values are sent.
+    Query,
+    /// A refinement element: used where an answer is cut short.
+    Refine,
+    /// Left at its default.
+    Unused,
+}
+
+/// An input of the form and why it got its role.
+#[derive(Debug, Clone)]
+pub struct InputReport {
+    pub name: String,
+    /// `select`, `radio`, `text`…
+    pub kind: &'static str,
+    pub role: Role,
+    pub why: String,
+}
+
+/// One probe: the values it sent (besides the defaults) and what came back.
+#[derive(Debug, Clone)]
+pub struct ProbeReport {
+    pub values: Vec<(String, String)>,
+    /// Rows the answer held (by the rule that reads the most rows).
+    pub rows: usize,
+    /// HTTP status of the answer.
+    pub status: u16,
+}
+
+/// A spec written from a form page and the answers to its probes.
 #[derive(Debug, Clone)]
 pub struct InducedSpec {
     pub spec: Spec,
-    /// The queries whose answers were the training pages.
-    pub queries: Vec<Query>,
+    /// The probes sent, in order.
+    pub probes: Vec<ProbeReport>,
+    /// Every input of the form with its role.
+    pub inputs: Vec<InputReport>,
     /// The attributes named `slot_N`, with their values on the first answer.
     pub unnamed: Vec<(String, Vec<String>)>,
+    /// Every attribute with its first values, in the spec's order.
+    pub samples: Vec<(String, Vec<String>)>,
 }
 
 impl InducedSpec {
+    /// The plan chosen, for people: inputs with their roles and reasons,
+    /// the probes, the rules with sample values.
+    pub fn plan_text(&self) -> String {
+        let mut out = format!("surfacing {} (no metadata):\n", self.spec.url);
+        out.push_str("  inputs:\n");
+        for i in &self.inputs {
+            let role = match i.role {
+                Role::Query => "query element",
+                Role::Refine => "refinement element",
+                Role::Unused => "left at its default",
+            };
+            let _ = writeln!(out, "    {} ({}): {role}: {}", i.name, i.kind, i.why);
+        }
+        let _ = writeln!(out, "  probes: {} queries", self.probes.len());
+        for p in &self.probes {
+            let _ = writeln!(out, "    {}: {}", describe_values(&p.values), answer(p));
+        }
+        out.push_str("  rules:\n");
+        for (item, (_, values)) in self.spec.results.iter().zip(&self.samples) {
+            let shown: Vec<&String> = values.iter().take(3).collect();
+            let more = if values.len() > 3 { ", …" } else { "" };
+            let _ = writeln!(
+                out,
+                "    {}: {}  e.g. {shown:?}{more}",
+                item.attribute.as_deref().unwrap_or("?"),
+                item.rule.as_deref().unwrap_or("?")
+            );
+        }
+        out
+    }
+
     /// The spec as YAML, with a header that says where it comes from and
     /// which slots still need a name.
     pub fn to_yaml(&self) -> String {
-        let mut out = format!(
-            "# gather spec induced for {} from the answers to {} queries:\n",
-            self.spec.url,
-            self.queries.len()
-        );
-        for q in &self.queries {
-            let values: Vec<String> = q.values.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            out.push_str(&format!("#   {}\n", values.join(", ")));
+        let mut out = String::from("# gather spec induced by probing the form\n");
+        for line in self.plan_text().lines() {
+            let _ = writeln!(out, "# {line}");
         }
         if self.unnamed.is_empty() {
             out.push_str("# every slot is named; review the rules before gathering\n");
@@ -54,7 +160,7 @@ impl InducedSpec {
             for (name, values) in &self.unnamed {
                 let shown: Vec<&String> = values.iter().take(3).collect();
                 let more = if values.len() > 3 { ", …" } else { "" };
-                out.push_str(&format!("#   {name}: {shown:?}{more}\n"));
+                let _ = writeln!(out, "#   {name}: {shown:?}{more}");
             }
         }
         out.push_str(&self.spec.to_yaml());
@@ -62,6 +168,28 @@ impl InducedSpec {
             out.push('\n');
         }
         out
+    }
+}
+
+fn describe_values(values: &[(String, String)]) -> String {
+    if values.is_empty() {
+        "the form as it stands".into()
+    } else {
+        values
+            .iter()
+            .map(|(k, v)| format!("{k}={v:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn answer(p: &ProbeReport) -> String {
+    if !(200..300).contains(&p.status) {
+        format!("HTTP {}", p.status)
+    } else if p.rows == 0 {
+        "empty".into()
+    } else {
+        format!("{} rows", p.rows)
     }
 }
 
@@ -74,126 +202,372 @@ pub enum SiteError {
     HasMetadata { url: Url },
     #[error("{url}: {message}")]
     Form { url: Url, message: String },
-    #[error("{url}: the query {query} answered with status {status}")]
-    Status {
-        url: Url,
-        query: String,
-        status: u16,
-    },
     #[error("{url}: {0}", url = .1)]
     Induce(super::InduceError, Url),
+    /// No probe brought rows, or no rule reads them: what was tried.
+    #[error("{url}: {reason}; tried:\n{tried}")]
+    Nothing {
+        url: Url,
+        reason: String,
+        tried: String,
+    },
 }
 
-/// Fetches the form page, sends `queries` queries (at least two) and
-/// induces the spec (see the module docs).
+/// Element → value pairs.
+type Pairs = Vec<(String, String)>;
+
+/// An input the probes vary.
+struct Input {
+    name: String,
+    kind: &'static str,
+    /// Values probed (not the default).
+    probes: Vec<String>,
+    /// The choices of a select or radio group (empty for a text field).
+    choices: Vec<Choice>,
+    /// A choice means "any" (empty value, "all", "alle", "egal" …).
+    any: bool,
+    text: bool,
+}
+
+/// A probe sent: the input it varies (`None` for the form as it stands),
+/// the value, the answer.
+struct Sent {
+    input: Option<usize>,
+    values: Vec<(String, String)>,
+    status: u16,
+    body: Vec<u8>,
+    page: Page,
+}
+
+/// Fetches the form page, probes its inputs and induces the spec (see the
+/// module docs). `per_input` is how many values of each select are probed
+/// besides its default.
 pub async fn induce_spec(
     url: &Url,
     fetcher: &Fetcher,
-    queries: usize,
+    per_input: usize,
 ) -> Result<InducedSpec, SiteError> {
     let resp = fetcher.get(url).await?;
+    induce_spec_from(resp, fetcher, per_input).await
+}
+
+/// [`induce_spec`] on a form page already fetched.
+pub async fn induce_spec_from(
+    resp: crate::fetch::Response,
+    fetcher: &Fetcher,
+    per_input: usize,
+) -> Result<InducedSpec, SiteError> {
     let decoded = resp.text();
     let page = Page::parse(&decoded.text);
     if page.meta_tags().any(|(name, _)| classify(name).is_some()) {
         return Err(SiteError::HasMetadata { url: resp.url });
     }
+    let form_url = resp.url.clone();
     let form_error = |message: String| SiteError::Form {
-        url: resp.url.clone(),
+        url: form_url.clone(),
         message,
     };
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
-    let form = all
+    let seeds = crate::refine::learn::page_words(&page.text(), SEED_WORDS);
+    let (form, inputs) = all
         .iter()
-        .find(|f| !query_elements(f).is_empty())
+        .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
+        .filter(|(_, i)| !i.is_empty())
+        .max_by_key(|(f, i)| (i.len(), std::cmp::Reverse(f.index)))
         .ok_or_else(|| {
             form_error(
-                "no form has a select, radio group or checkboxes with two or more values; \
-                 write the values to query in a spec"
+                "no form has an input to query (a select, radio group or checkboxes with two or more values, or a text field)"
                     .into(),
             )
         })?;
-    let names = query_elements(form);
     let mut spec = Spec {
         url: resp.url.to_string(),
         form: (form.index > 0).then_some(FormRef::Index(form.index)),
         ..Spec::default()
     };
-    if let [one] = names.as_slice() {
+    let plan =
+        probe_plan(&spec, form, &inputs[0], &resp.url, decoded.encoding).map_err(form_error)?;
+
+    // 1. Probes.
+    let mut sent: Vec<Sent> = Vec::new();
+    // The form as it stands: the plan's query element keeps its default too.
+    let defaults: Vec<(String, String)> = form
+        .element(&inputs[0].name)
+        .map(|e| e.default_values())
+        .unwrap_or_default()
+        .into_iter()
+        .take(1)
+        .map(|v| (inputs[0].name.clone(), v))
+        .collect();
+    // First the form as it stands, the selects and the prefixes of the
+    // text fields; the words of the form page only when none of those
+    // brought a row.
+    let mut wanted: Vec<(Option<usize>, Pairs)> = vec![(None, Vec::new())];
+    let mut words: Vec<(Option<usize>, Pairs)> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        for value in &input.probes {
+            let probe = (Some(i), vec![(input.name.clone(), value.clone())]);
+            if input.text && !value.ends_with(WILDCARDS) {
+                words.push(probe);
+            } else {
+                wanted.push(probe);
+            }
+        }
+    }
+    let mut rows: Vec<BTreeSet<String>> = Vec::new();
+    let mut distinct: Vec<usize> = Vec::new();
+    let mut reason = "";
+    for round in [wanted, words] {
+        if !round.is_empty() && rows.iter().all(BTreeSet::is_empty) {
+            for (input, values) in round {
+                let mut sending = values.clone();
+                if input != Some(0) {
+                    sending.extend(defaults.iter().cloned());
+                }
+                let query = plan.query_with(0, sending);
+                let answer = fetcher.fetch(&query.request).await?;
+                let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
+                sent.push(Sent {
+                    input,
+                    values,
+                    status: answer.status,
+                    body: answer.body.to_vec(),
+                    page,
+                });
+            }
+            // 2. Rules, and the rows of every answer.
+            let answers =
+                answers_rows(&sent).map_err(|e| SiteError::Induce(e, resp.url.clone()))?;
+            (distinct, rows, reason) = (answers.distinct, answers.rows, answers.reason);
+        }
+    }
+    let nothing = |reason: &str, rows: &[BTreeSet<String>]| SiteError::Nothing {
+        url: resp.url.clone(),
+        reason: reason.to_string(),
+        tried: tried(&inputs, &sent, rows),
+    };
+    if !reason.is_empty() {
+        return Err(nothing(reason, &rows));
+    }
+
+    // 3. Inputs chosen by what they return.
+    let verdicts = judge(&inputs, &sent, &rows);
+    let chosen = choose(&inputs, &verdicts, &sent, &rows, &seeds);
+    let Some(chosen) = chosen else {
+        return Err(nothing("no probe brought a row", &rows));
+    };
+    let mut reports: Vec<InputReport> = inputs
+        .iter()
+        .zip(&verdicts)
+        .map(|(input, v)| InputReport {
+            name: input.name.clone(),
+            kind: input.kind,
+            role: Role::Unused,
+            why: v.why.clone(),
+        })
+        .collect();
+    for &i in &chosen.query {
+        reports[i].role = Role::Query;
+        reports[i].why = format!("{}; {}", chosen.why, reports[i].why);
+    }
+    for &i in &chosen.refine {
+        reports[i].role = Role::Refine;
+        reports[i].why = format!(
+            "narrows what {} gives; {}",
+            names(&inputs, &chosen.query),
+            reports[i].why
+        );
+    }
+    let query_names: Vec<String> = chosen
+        .query
+        .iter()
+        .map(|&i| inputs[i].name.clone())
+        .collect();
+    if let [one] = query_names.as_slice() {
         spec.query_element = Some(one.clone());
     } else {
-        spec.query_elements = Some(Values::List(names.clone()));
+        spec.query_elements = Some(Values::List(query_names.clone()));
     }
-    let plan = plan(&spec, form, &resp.url, decoded.encoding).map_err(form_error)?;
-    let mut sent = Vec::new();
-    let mut pages = Vec::new();
-    for query in diagonal(&plan, queries.max(2)) {
-        let answer = fetcher.fetch(&query.request).await?;
-        if !(200..300).contains(&answer.status) {
-            return Err(SiteError::Status {
-                url: resp.url.clone(),
-                query: query.request.url.to_string(),
-                status: answer.status,
-            });
-        }
-        pages.push(Page::from_bytes(
-            &answer.body,
-            answer.content_type.as_deref(),
+    for (name, domain) in &chosen.domains {
+        spec.domains.insert(name.clone(), domain.clone());
+    }
+    if !chosen.refine.is_empty() {
+        spec.refine = Some(Values::List(
+            chosen
+                .refine
+                .iter()
+                .map(|&i| inputs[i].name.clone())
+                .collect(),
         ));
-        sent.push(query);
     }
+
+    // The rules again, on the answers with rows: those of the query
+    // elements' probes and the form as it stands first.
+    let with_rows: Vec<usize> = distinct
+        .iter()
+        .copied()
+        .filter(|&i| !rows[i].is_empty())
+        .collect();
+    let mut training: Vec<usize> = with_rows
+        .iter()
+        .copied()
+        .filter(|&i| sent[i].input.is_none_or(|k| chosen.query.contains(&k)))
+        .collect();
+    if training.len() < 2 {
+        training = with_rows.clone();
+    }
+    let (pages, training_sent): (Vec<Page>, Vec<&Sent>) = if training.len() >= 2 {
+        (
+            training.iter().map(|&i| sent[i].page.clone()).collect(),
+            training.iter().map(|&i| &sent[i]).collect(),
+        )
+    } else {
+        (
+            distinct.iter().map(|&i| sent[i].page.clone()).collect(),
+            distinct.iter().map(|&i| &sent[i]).collect(),
+        )
+    };
     let mut induction = induce(&pages, Algorithm::Approximate)
         .map_err(|e| SiteError::Induce(e, resp.url.clone()))?;
-    name_by_queries(&mut induction, form, &sent);
+
+    // 4. and 5. Values without template words, names from the page.
+    name_by_probes(&mut induction, form, &training_sent);
+    let mut used: Vec<String> = Vec::new();
     let mut unnamed = Vec::new();
+    let mut samples = Vec::new();
     for (n, slot) in induction.slots.iter().enumerate() {
-        let name = match &slot.name {
-            Some(name) => name.clone(),
+        let (slot, cut) = without_template_words(slot, &pages);
+        let name = slot
+            .name
+            .clone()
+            .or_else(|| name_by_choices(form, &slot))
+            .or_else(|| name_on_page(&pages, &slot))
+            .or_else(|| cut.as_deref().and_then(name_of_words))
+            .map(|n| attribute_name(&n))
+            .filter(|n| !n.is_empty());
+        let name = match name {
+            Some(name) => unique(name, &used),
             None => {
-                let name = format!("slot_{}", n + 1);
+                let name = unique(format!("slot_{}", n + 1), &used);
                 unnamed.push((name.clone(), slot.values[0].clone()));
                 name
             }
         };
+        used.push(name.clone());
+        samples.push((
+            name.clone(),
+            slot.values.iter().flatten().take(5).cloned().collect(),
+        ));
         spec.results.push(ResultItem {
             attribute: Some(name),
             rule: Some(slot.rule.clone()),
             ..ResultItem::default()
         });
     }
+    if spec.results.is_empty() {
+        return Err(nothing("no rule reads the answers", &rows));
+    }
+    let probes = sent
+        .iter()
+        .zip(&rows)
+        .map(|(s, r)| ProbeReport {
+            values: s.values.clone(),
+            rows: r.len(),
+            status: s.status,
+        })
+        .collect();
     Ok(InducedSpec {
         spec,
-        queries: sent,
+        probes,
+        inputs: reports,
         unnamed,
+        samples,
     })
 }
 
-/// The elements with a determined domain of two or more values.
-fn query_elements(form: &Form) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+/// Whether a page has a form with an input to probe (a select, radio
+/// group or checkboxes with two or more values, or a text field).
+pub fn has_inputs(page: &Page, url: &Url) -> bool {
+    forms(page, url, encoding_rs::UTF_8)
+        .is_ok_and(|all| all.iter().any(|f| !inputs_of(f, 1, &[]).is_empty()))
+}
+
+/// The inputs of a form the probes vary, with their probe values.
+fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<Input> {
+    let mut out: Vec<Input> = Vec::new();
     for e in &form.elements {
-        let determined = matches!(
-            e.kind,
-            crate::form::ElementKind::Select { .. }
-                | crate::form::ElementKind::Radio { .. }
-                | crate::form::ElementKind::Checkbox { .. }
-        );
-        if determined
-            && !e.name.is_empty()
-            && e.domain().is_some_and(|d| d.len() >= 2)
-            && !out.contains(&e.name)
-        {
-            out.push(e.name.clone());
+        if e.name.is_empty() || out.iter().any(|i| i.name == e.name) {
+            continue;
         }
+        let (kind, choices, text) = match &e.kind {
+            ElementKind::Select { options, .. } => ("select", options.clone(), false),
+            ElementKind::Radio { choices } => ("radio", choices.clone(), false),
+            ElementKind::Checkbox { choices } => ("checkboxes", choices.clone(), false),
+            ElementKind::Text { input_type, .. }
+                if matches!(input_type.as_str(), "" | "text" | "search") =>
+            {
+                ("text", Vec::new(), true)
+            }
+            ElementKind::TextArea { .. } => ("text area", Vec::new(), true),
+            _ => continue,
+        };
+        let probes = if text {
+            let mut p: Vec<String> = Vec::new();
+            for letter in PROBE_LETTERS {
+                for w in WILDCARDS {
+                    p.push(format!("{letter}{w}"));
+                }
+            }
+            p.extend(seeds.iter().take(PROBE_WORDS).cloned());
+            p
+        } else {
+            let default = e.default_values().into_iter().next();
+            let values: Vec<&Choice> = choices
+                .iter()
+                .filter(|c| Some(&c.value) != default.as_ref() && !means_any(c))
+                .collect();
+            if values.is_empty() || choices.len() < 2 {
+                continue;
+            }
+            let n = per_input.min(values.len());
+            (0..n)
+                .map(|k| values[k * values.len() / n].value.clone())
+                .collect()
+        };
+        let any = choices.iter().any(means_any);
+        out.push(Input {
+            name: e.name.clone(),
+            kind,
+            probes,
+            choices,
+            any,
+            text,
+        });
     }
     out
 }
 
-fn plan(
+/// A choice that stands for every value (see [`crate::refine`]).
+fn means_any(c: &Choice) -> bool {
+    crate::refine::means_any(&c.value, &c.label)
+}
+
+/// The plan the probes are built from: the first input is its query
+/// element (a text field with a placeholder domain); every probe sets its
+/// own values with [`QueryPlan::query_with`].
+fn probe_plan(
     spec: &Spec,
     form: &Form,
+    first: &Input,
     url: &Url,
     encoding: &'static encoding_rs::Encoding,
 ) -> Result<QueryPlan, String> {
+    let mut spec = spec.clone();
+    spec.query_element = Some(first.name.clone());
+    if first.text {
+        spec.domains
+            .insert(first.name.clone(), Values::List(vec![String::new()]));
+    }
     let entries = spec.entries("induced spec").map_err(|e| joined(&e))?;
     let metadata = Metadata::parse(&entries).map_err(|e| joined(&e))?;
     QueryPlan::build(Some(form), &metadata, url, encoding, None).map_err(|e| joined(&e))
@@ -208,43 +582,342 @@ fn joined<T: ToString>(problems: &[T]) -> String {
         .join("; ")
 }
 
-/// The `k`-th query takes the `k`-th value of every domain (module docs).
-fn diagonal(plan: &QueryPlan, count: usize) -> Vec<Query> {
-    let lens: Vec<u64> = plan
-        .elements()
-        .iter()
-        .map(|(_, d)| d.len().max(1))
+/// The distinct answers among those sent, and the rows of every answer
+/// by the rule that reads the most rows on them; or why there are none.
+fn answers_rows(sent: &[Sent]) -> Result<Answers, super::InduceError> {
+    let ok: Vec<usize> = (0..sent.len())
+        .filter(|&i| (200..300).contains(&sent[i].status))
         .collect();
-    let longest = lens.iter().copied().max().unwrap_or(1);
-    let mut ordinals: Vec<u64> = Vec::new();
-    for k in 0..(count as u64).min(longest) {
-        // The plan varies the last element fastest.
-        let mut ordinal = 0u64;
-        for len in &lens {
-            ordinal = ordinal.saturating_mul(*len).saturating_add(k % len);
-        }
-        if !ordinals.contains(&ordinal) {
-            ordinals.push(ordinal);
-        }
+    let distinct = distinct_answers(sent, &ok);
+    let no_rows = vec![BTreeSet::new(); sent.len()];
+    if distinct.len() < 2 {
+        return Ok(Answers {
+            distinct,
+            rows: no_rows,
+            reason: "every probe got the same answer: no input changes what the form returns",
+        });
     }
-    ordinals.into_iter().filter_map(|o| plan.query(o)).collect()
+    let pages: Vec<Page> = distinct.iter().map(|&i| sent[i].page.clone()).collect();
+    let first = induce(&pages, Algorithm::Approximate)?;
+    let Some(row_rule) = row_rule(&first) else {
+        return Ok(Answers {
+            distinct,
+            rows: no_rows,
+            reason: "no rule reads a list of rows on the answers",
+        });
+    };
+    let rows = sent
+        .iter()
+        .map(|s| {
+            if (200..300).contains(&s.status) {
+                row_rule.eval(&s.page).flatten().into_iter().collect()
+            } else {
+                BTreeSet::new()
+            }
+        })
+        .collect();
+    Ok(Answers {
+        distinct,
+        rows,
+        reason: "",
+    })
 }
 
-/// Names the slots that show a query element's value (module docs).
-fn name_by_queries(induction: &mut Induction, form: &Form, sent: &[Query]) {
-    let Some(first) = sent.first() else {
-        return;
+/// The distinct answers, the rows of every answer, and why there are no
+/// rows (empty when there are).
+struct Answers {
+    distinct: Vec<usize>,
+    rows: Vec<BTreeSet<String>>,
+    reason: &'static str,
+}
+
+/// The answers (among `ok`) whose bodies differ, first of each.
+fn distinct_answers(sent: &[Sent], ok: &[usize]) -> Vec<usize> {
+    let mut seen: Vec<&[u8]> = Vec::new();
+    let mut out = Vec::new();
+    for &i in ok {
+        if !seen.contains(&sent[i].body.as_slice()) {
+            seen.push(&sent[i].body);
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// The rule that reads the most rows: a rule over every row with the most
+/// values, or `None`.
+fn row_rule(induction: &Induction) -> Option<Rule> {
+    induction
+        .slots
+        .iter()
+        .filter(|s| s.rule.contains(":*]") || s.rule.contains("[*]"))
+        .max_by_key(|s| {
+            let distinct: BTreeSet<&String> = s.values.iter().flatten().collect();
+            distinct.len()
+        })
+        .and_then(|s| Rule::parse(&s.rule).ok())
+}
+
+/// What the probes of one input showed.
+struct Verdict {
+    informative: bool,
+    /// Distinct non-empty row sets.
+    variety: usize,
+    /// Rows of all its answers.
+    rows: usize,
+    why: String,
+}
+
+fn judge(inputs: &[Input], sent: &[Sent], rows: &[BTreeSet<String>]) -> Vec<Verdict> {
+    let default_rows = &rows[0];
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let mut sets: Vec<&BTreeSet<String>> = Vec::new();
+            if !input.text {
+                sets.push(default_rows);
+            }
+            for (s, r) in sent.iter().zip(rows) {
+                if s.input == Some(i) {
+                    sets.push(r);
+                }
+            }
+            let non_empty: Vec<&BTreeSet<String>> =
+                sets.iter().copied().filter(|r| !r.is_empty()).collect();
+            let mut distinct: Vec<&BTreeSet<String>> = Vec::new();
+            for r in &non_empty {
+                if !distinct.contains(r) {
+                    distinct.push(r);
+                }
+            }
+            // Answers that only add rows to the default answer (a page
+            // size) show more of the same; narrower ones (a filter) differ.
+            let nested = distinct.len() >= 2
+                && !input.text
+                && !default_rows.is_empty()
+                && distinct.iter().all(|a| default_rows.is_subset(a));
+            let all: BTreeSet<&String> = non_empty.iter().flat_map(|r| r.iter()).collect();
+            let informative = distinct.len() >= 2 && !nested;
+            let why = if non_empty.is_empty() {
+                format!("all {} answers were empty", sets.len())
+            } else if distinct.len() < 2 {
+                format!(
+                    "its {} answers held the same rows ({} non-empty)",
+                    sets.len(),
+                    non_empty.len()
+                )
+            } else if nested {
+                "its answers only showed more of the same rows".into()
+            } else {
+                format!(
+                    "{} of its {} answers held different rows ({} rows in all)",
+                    distinct.len(),
+                    sets.len(),
+                    all.len()
+                )
+            };
+            Verdict {
+                informative,
+                variety: distinct.len(),
+                rows: all.len(),
+                why,
+            }
+        })
+        .collect()
+}
+
+/// The template chosen: query elements (with domains for text fields) and
+/// refinement elements.
+struct Chosen {
+    query: Vec<usize>,
+    refine: Vec<usize>,
+    domains: Vec<(String, Values)>,
+    why: String,
+}
+
+fn choose(
+    inputs: &[Input],
+    verdicts: &[Verdict],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+    seeds: &[String],
+) -> Option<Chosen> {
+    let informative = |i: &usize| verdicts[*i].informative;
+    let selects: Vec<usize> = (0..inputs.len()).filter(|&i| !inputs[i].text).collect();
+    let partition: Vec<usize> = selects
+        .iter()
+        .copied()
+        .filter(informative)
+        .filter(|&i| !inputs[i].any)
+        .collect();
+    let filters: Vec<usize> = selects
+        .iter()
+        .copied()
+        .filter(|&i| inputs[i].any && inputs[i].choices.len() > 2)
+        .collect();
+    if !partition.is_empty() {
+        let why = if partition.len() == 1 {
+            "informative, and no choice of it means \"any\": its values partition the rows".into()
+        } else {
+            "informative, with no choice meaning \"any\": no one of them reaches the rows alone, so they are queried together".into()
+        };
+        let refine = filters
+            .into_iter()
+            .filter(|i| verdicts[*i].informative)
+            .collect();
+        return Some(Chosen {
+            query: partition,
+            refine,
+            domains: Vec::new(),
+            why,
+        });
+    }
+    if let Some(t) = (0..inputs.len()).find(|&i| inputs[i].text && verdicts[i].rows > 0) {
+        let (why, domain) = text_field(&inputs[t], t, sent, rows, seeds);
+        return Some(Chosen {
+            query: vec![t],
+            refine: filters,
+            domains: vec![(inputs[t].name.clone(), domain)],
+            why,
+        });
+    }
+    let best = selects
+        .iter()
+        .copied()
+        .filter(informative)
+        .max_by_key(|&i| (verdicts[i].variety, verdicts[i].rows))?;
+    Some(Chosen {
+        query: vec![best],
+        refine: filters.into_iter().filter(|&i| i != best).collect(),
+        domains: Vec::new(),
+        why: "its answers vary the most among the informative inputs".into(),
+    })
+}
+
+/// A text field as the query element: a prefix with the wildcard whose
+/// probes brought rows, else a keyword field seeded with the words that
+/// brought rows and the form page's words (module docs, point 3).
+fn text_field(
+    input: &Input,
+    t: usize,
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+    seeds: &[String],
+) -> (String, Values) {
+    let rows_of = |value: &str| {
+        sent.iter()
+            .zip(rows)
+            .find(|(s, _)| s.input == Some(t) && s.values.iter().any(|(_, v)| v == value))
+            .map_or(0, |(_, r)| r.len())
     };
-    for (element, _) in &first.values {
+    for w in WILDCARDS {
+        let found: Vec<(String, usize)> = PROBE_LETTERS
+            .iter()
+            .map(|l| format!("{l}{w}"))
+            .map(|p| {
+                let n = rows_of(&p);
+                (p, n)
+            })
+            .collect();
+        if found.iter().any(|(_, n)| *n > 0) {
+            let shown: Vec<String> = found.iter().map(|(p, n)| format!("{p} {n} rows")).collect();
+            let escaped = if w == '*' {
+                "\\*".to_string()
+            } else {
+                w.to_string()
+            };
+            return (
+                format!(
+                    "a prefix search: {}; queried with every letter and digit followed by {w}",
+                    shown.join(", ")
+                ),
+                Values::One(format!("/[A-Z0-9]{escaped}/")),
+            );
+        }
+    }
+    let working: Vec<&String> = input
+        .probes
+        .iter()
+        .filter(|p| !p.ends_with(WILDCARDS) && rows_of(p) > 0)
+        .collect();
+    let failed: Vec<&String> = input
+        .probes
+        .iter()
+        .filter(|p| !p.ends_with(WILDCARDS) && rows_of(p) == 0)
+        .collect();
+    let mut domain: Vec<String> = working.iter().map(|w| w.to_string()).collect();
+    for s in seeds {
+        if !domain.contains(s) && !failed.contains(&s) {
+            domain.push(s.clone());
+        }
+    }
+    let shown: Vec<String> = working.iter().map(|w| format!("{w:?}")).collect();
+    (
+        format!(
+            "a keyword field: the words {} brought rows, prefixes with % or * did not; seeded with {} words of the form page, further words are learned from the answers",
+            shown.join(", "),
+            domain.len()
+        ),
+        Values::List(domain),
+    )
+}
+
+fn names(inputs: &[Input], which: &[usize]) -> String {
+    which
+        .iter()
+        .map(|&i| inputs[i].name.as_str())
+        .collect::<Vec<_>>()
+        .join(" × ")
+}
+
+/// Everything tried, for the error that says nothing was found.
+fn tried(inputs: &[Input], sent: &[Sent], rows: &[BTreeSet<String>]) -> String {
+    let mut out = String::new();
+    let listed: Vec<String> = inputs
+        .iter()
+        .map(|i| format!("{} ({})", i.name, i.kind))
+        .collect();
+    let _ = writeln!(out, "  inputs: {}", listed.join(", "));
+    for (s, r) in sent.iter().zip(rows) {
+        let report = ProbeReport {
+            values: s.values.clone(),
+            rows: r.len(),
+            status: s.status,
+        };
+        let _ = writeln!(
+            out,
+            "  probe {}: {}",
+            describe_values(&s.values),
+            answer(&report)
+        );
+    }
+    out.trim_end().to_string()
+}
+
+/// Names the slots that show a probe's value (module docs, point 5).
+fn name_by_probes(induction: &mut Induction, form: &Form, sent: &[&Sent]) {
+    let mut elements: Vec<&String> = Vec::new();
+    for s in sent {
+        for (k, _) in &s.values {
+            if !elements.contains(&k) {
+                elements.push(k);
+            }
+        }
+    }
+    for element in elements {
+        let Some(e) = form.element(element) else {
+            continue;
+        };
+        let default = e.default_values().into_iter().next().unwrap_or_default();
         let shown: Vec<Vec<String>> = sent
             .iter()
-            .map(|q| {
-                let value = q
+            .map(|s| {
+                let value = s
                     .values
                     .iter()
                     .find(|(k, _)| k == element)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_default();
+                    .map_or(default.clone(), |(_, v)| v.clone());
                 let mut texts = vec![value.clone()];
                 if let Some(label) = label_of(form, element, &value) {
                     texts.push(label);
@@ -258,7 +931,6 @@ fn name_by_queries(induction: &mut Induction, form: &Form, sent: &[Query]) {
 
 /// The visible label of an element's choice.
 fn label_of(form: &Form, element: &str, value: &str) -> Option<String> {
-    use crate::form::ElementKind;
     let e = form.element(element)?;
     let choices = match &e.kind {
         ElementKind::Select { options, .. } => options,
@@ -269,4 +941,317 @@ fn label_of(form: &Form, element: &str, value: &str) -> Option<String> {
         .iter()
         .find(|c| c.value == value)
         .map(|c| c.label.clone())
+}
+
+/// The slot with its template words cut off (module docs, point 4), and
+/// the words cut off in front.
+fn without_template_words(slot: &Slot, pages: &[Page]) -> (Slot, Option<String>) {
+    let values: Vec<&String> = slot.values.iter().flatten().collect();
+    let distinct: BTreeSet<&String> = values.iter().copied().collect();
+    let Some((prefix, suffix)) = common_words(&values) else {
+        return (slot.clone(), None);
+    };
+    // Two values that happen to share their first word are no evidence;
+    // a label, three values or two words in front are.
+    let labelled = prefix.trim_end().ends_with(':');
+    if distinct.len() < 3 && !labelled && prefix.split_whitespace().count() < 2 {
+        return (slot.clone(), None);
+    }
+    let pattern = format!(
+        "^{}(.+?){}$",
+        regex::escape(&prefix),
+        regex::escape(&suffix)
+    )
+    .replace('/', "\\x2F");
+    // The refinement follows the property, before any condition.
+    let (path, conditions) = match slot.rule.find(" WHERE ") {
+        Some(at) => slot.rule.split_at(at),
+        None => (slot.rule.as_str(), ""),
+    };
+    let rule = format!("{path}, match/{pattern}/{conditions}");
+    let Ok(parsed) = Rule::parse(&rule) else {
+        return (slot.clone(), None);
+    };
+    let cut: Vec<Vec<String>> = pages.iter().map(|p| parsed.eval(p).flatten()).collect();
+    if cut.iter().map(Vec::len).sum::<usize>() != values.len() {
+        return (slot.clone(), None);
+    }
+    let cut_slot = Slot {
+        rule,
+        values: cut,
+        ..slot.clone()
+    };
+    (cut_slot, Some(prefix.trim().to_string()))
+}
+
+/// The words every value starts with (up to a space) and the words of
+/// two or more every value ends with (from a space); `None` when there
+/// are no words in front.
+fn common_words(values: &[&String]) -> Option<(String, String)> {
+    let first = values.first()?;
+    let mut prefix: &str = first;
+    let mut suffix: &str = first;
+    for v in values {
+        while !v.starts_with(prefix) {
+            prefix = &prefix[..prefix.char_indices().last()?.0];
+        }
+        while !v.ends_with(suffix) {
+            let second = suffix
+                .char_indices()
+                .nth(1)
+                .map_or(suffix.len(), |(i, _)| i);
+            suffix = &suffix[second..];
+        }
+    }
+    // Cut back to whole words: the prefix ends with a space.
+    let prefix = match prefix.rfind(' ') {
+        Some(i) => &prefix[..=i],
+        None => "",
+    };
+    let suffix = match suffix.find(' ') {
+        Some(i) => &suffix[i..],
+        None => "",
+    };
+    let suffix = if suffix.split_whitespace().count() >= 2 {
+        suffix
+    } else {
+        ""
+    };
+    let longest = values.iter().map(|v| v.len()).min().unwrap_or(0);
+    if prefix.trim().is_empty() || prefix.len() + suffix.len() >= longest {
+        return None;
+    }
+    Some((prefix.to_string(), suffix.to_string()))
+}
+
+/// The form field whose choices (values or labels) hold every value of the slot.
+fn name_by_choices(form: &Form, slot: &Slot) -> Option<String> {
+    let values: BTreeSet<&String> = slot.values.iter().flatten().collect();
+    if values.is_empty() {
+        return None;
+    }
+    form.elements.iter().find_map(|e| {
+        let choices = match &e.kind {
+            ElementKind::Select { options, .. } => options,
+            ElementKind::Radio { choices } | ElementKind::Checkbox { choices } => choices,
+            _ => return None,
+        };
+        let holds = values.iter().all(|v| {
+            choices
+                .iter()
+                .any(|c| !means_any(c) && (c.label.trim() == v.as_str() || c.value == **v))
+        });
+        holds.then(|| e.name.clone())
+    })
+}
+
+/// The name the page gives the slot's first value: the column header over
+/// it, the definition-list term before it, or a label before it.
+fn name_on_page(pages: &[Page], slot: &Slot) -> Option<String> {
+    let (p, value) = slot
+        .values
+        .iter()
+        .enumerate()
+        .find_map(|(p, vs)| vs.first().map(|v| (p, v)))?;
+    let page = &pages[p];
+    let node = page
+        .node_ids()
+        .find(|&n| page.label_of(n) == PCDATA && page.text_of(n).contains(value.as_str()))?;
+    let mut node = crate::locate::widest_with_same_text(page, node, &page.text_of(node));
+    if page.label_of(node) == PCDATA {
+        node = page.parent(node)?;
+    }
+    let cell = std::iter::once(node)
+        .chain(page.ancestors(node))
+        .find(|&n| matches!(page.label_name(n), "td" | "th" | "dd"))?;
+    let parent = page.parent(cell)?;
+    let siblings: Vec<_> = page
+        .children(parent)
+        .filter(|&c| page.label_of(c) != PCDATA)
+        .collect();
+    let at = siblings.iter().position(|&c| c == cell)?;
+    if page.label_name(cell) == "dd" {
+        return siblings[..at]
+            .iter()
+            .rev()
+            .find(|&&c| page.label_name(c) == "dt")
+            .map(|&c| page.text_of(c));
+    }
+    // The header row: the first row of the table whose cells are `th`.
+    let table = page
+        .ancestors(cell)
+        .find(|&n| page.label_name(n) == "table")?;
+    let header = page.node_ids().skip_while(|&n| n != table).find(|&n| {
+        page.label_name(n) == "tr" && page.children(n).any(|c| page.label_name(c) == "th")
+    })?;
+    let cells: Vec<_> = page
+        .children(header)
+        .filter(|&c| matches!(page.label_name(c), "td" | "th"))
+        .collect();
+    cells
+        .get(at)
+        .map(|&c| page.text_of(c))
+        .filter(|t| !t.is_empty())
+}
+
+/// A name from the words in front of a value: a label before a colon, or
+/// the last capitalised word ("…im Landkreis").
+fn name_of_words(words: &str) -> Option<String> {
+    if let Some(label) = words.trim().strip_suffix(':') {
+        return Some(label.trim().to_string());
+    }
+    let last = words.split_whitespace().last()?;
+    last.chars()
+        .next()
+        .is_some_and(char::is_uppercase)
+        .then(|| last.to_string())
+}
+
+/// A page's words as an attribute name: lower case, umlauts spelled out,
+/// words joined by `_`.
+fn attribute_name(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.trim().to_lowercase().chars() {
+        match c {
+            'ä' => out.push_str("ae"),
+            'ö' => out.push_str("oe"),
+            'ü' => out.push_str("ue"),
+            'ß' => out.push_str("ss"),
+            c if c.is_ascii_alphanumeric() => out.push(c),
+            _ if !out.ends_with('_') && !out.is_empty() => out.push('_'),
+            _ => {}
+        }
+    }
+    out.trim_end_matches('_').to_string()
+}
+
+fn unique(name: String, used: &[String]) -> String {
+    if !used.contains(&name) {
+        return name;
+    }
+    (2..)
+        .map(|n| format!("{name}_{n}"))
+        .find(|n| !used.contains(n))
+        .unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owned(values: &[&str]) -> Vec<String> {
+        values.iter().map(|v| v.to_string()).collect()
+    }
+
+    #[test]
+    fn template_words_in_front_are_cut_and_a_unit_at_the_end_stays() {
+        let values = owned(&["Preis: 50-80 EUR", "Preis: bis 50 EUR", "Preis: 90 EUR"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Preis: ".to_string(), String::new()))
+        );
+        let values = owned(&[
+            "Unterkünfte in der Region Rügen",
+            "Unterkünfte in der Region Fischland-Darß-Zingst",
+        ]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Unterkünfte in der Region ".to_string(), String::new()))
+        );
+        // Two words or more at the end are template too.
+        let values = owned(&["12 films match here", "3 films match here"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(common_words(&refs), None, "nothing in front: no cut");
+        let values = owned(&["Genre: Drama films listed", "Genre: Comedy films listed"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Genre: ".to_string(), " films listed".to_string()))
+        );
+        // Values sharing only part of a word share no template word.
+        let values = owned(&["1987", "1995"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(common_words(&refs), None);
+    }
+
+    #[test]
+    fn names_come_from_labels_and_capitalised_words_in_front() {
+        assert_eq!(name_of_words("Verfasser:").as_deref(), Some("Verfasser"));
+        assert_eq!(
+            name_of_words("Unterkünfte in der Region").as_deref(),
+            Some("Region")
+        );
+        assert_eq!(name_of_words("Films filed under"), None);
+        assert_eq!(attribute_name("Preis pro Nacht"), "preis_pro_nacht");
+        assert_eq!(attribute_name("Größe (m²):"), "groesse_m");
+        assert_eq!(unique("ort".into(), &owned(&["ort", "ort_2"])), "ort_3");
+    }
+
+    fn sent(input: Option<usize>) -> Sent {
+        Sent {
+            input,
+            values: Vec::new(),
+            status: 200,
+            body: Vec::new(),
+            page: Page::parse("<html></html>"),
+        }
+    }
+
+    fn rows(values: &[&str]) -> BTreeSet<String> {
+        values.iter().map(|v| v.to_string()).collect()
+    }
+
+    fn select(name: &str, any: bool) -> Input {
+        Input {
+            name: name.into(),
+            kind: "select",
+            probes: vec!["x".into()],
+            choices: Vec::new(),
+            any,
+            text: false,
+        }
+    }
+
+    #[test]
+    fn a_page_size_shows_more_of_the_same_and_a_filter_narrows() {
+        let inputs = [select("per", false), select("decade", true)];
+        let answers = [sent(None), sent(Some(0)), sent(Some(1))];
+        let found = [rows(&["a", "b"]), rows(&["a", "b", "c", "d"]), rows(&["b"])];
+        let verdicts = judge(&inputs, &answers, &found);
+        assert!(!verdicts[0].informative, "{}", verdicts[0].why);
+        assert!(verdicts[0].why.contains("more of the same rows"));
+        assert!(verdicts[1].informative, "{}", verdicts[1].why);
+    }
+
+    #[test]
+    fn selects_without_any_choice_are_queried_and_those_with_one_refine() {
+        let mut region = select("region", false);
+        region.choices = vec![Choice {
+            value: "a".into(),
+            label: "A".into(),
+            selected: false,
+        }];
+        let mut price = select("preis", true);
+        price.choices = ["", "1", "2"]
+            .iter()
+            .map(|v| Choice {
+                value: v.to_string(),
+                label: if v.is_empty() { "egal" } else { v }.to_string(),
+                selected: v.is_empty(),
+            })
+            .collect();
+        let inputs = [region, price];
+        let answers = [sent(None), sent(Some(0)), sent(Some(1))];
+        let found = [rows(&["a", "b"]), rows(&["c", "d"]), rows(&["a"])];
+        let verdicts = judge(&inputs, &answers, &found);
+        let chosen = choose(&inputs, &verdicts, &answers, &found, &[]).unwrap();
+        assert_eq!(chosen.query, vec![0]);
+        assert_eq!(chosen.refine, vec![1]);
+        // Nothing brought a row: nothing is chosen.
+        let empty = [rows(&[]), rows(&[]), rows(&[])];
+        let verdicts = judge(&inputs, &answers, &empty);
+        assert!(choose(&inputs, &verdicts, &answers, &empty, &[]).is_none());
+    }
 }

@@ -207,3 +207,25 @@ fn a_slot_seen_once_per_page_still_reads_every_row() {
         induction.slots
     );
 }
+
+#[test]
+fn a_rule_for_one_row_is_also_tried_for_every_row() {
+    let variants = super::every_row("html.body.div[3].dl.dd[1].txt");
+    assert_eq!(
+        variants,
+        vec![
+            "html.body.div[*].dl.dd[1].txt".to_string(),
+            "html.body.div[3].dl[*].dd[1].txt".to_string()
+        ]
+    );
+    // A first row's step carries no index; a variable's step stays.
+    assert_eq!(
+        super::every_row("html.body.ol.li.span[2].txt"),
+        vec!["html.body.ol.li[*].span[2].txt".to_string()]
+    );
+    assert!(
+        super::every_row("html->table[v].tr[v].td.txt WHERE html->table[v].getAttr(id) = 'x'")
+            .iter()
+            .all(|r| !r.contains("[v][*]") && !r.contains("tr[v][*]"))
+    );
+}

@@ -776,5 +776,17 @@ fn fold(s: &str) -> String {
     s.to_uppercase()
 }
 
+/// Whether a choice of a select or radio group stands for every value: an
+/// empty value, or a label with a word like "alle", "all", "any".
+pub fn means_any(value: &str, label: &str) -> bool {
+    let label = label.trim().to_lowercase();
+    value.trim().is_empty()
+        || ANY_LABELS.iter().any(|w| {
+            label
+                .split(|ch: char| !ch.is_alphanumeric())
+                .any(|t| t == *w)
+        })
+}
+
 #[cfg(test)]
 mod tests;

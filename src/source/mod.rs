@@ -152,6 +152,9 @@ pub enum SourceError {
     /// The spec file could not be read.
     #[error("{0}")]
     Spec(SpecError),
+    /// A form page without metadata could not be surfaced: what was tried.
+    #[error("surfacing the form without metadata: {0}")]
+    Surface(String),
     /// The metadata, spec or form has problems; all of them are listed.
     #[error("{}", list_problems(source_name, problems))]
     Invalid {
@@ -742,6 +745,34 @@ pub async fn load(
     }
 }
 
+/// Surfaces a fetched form page without metadata
+/// ([`crate::induce::site`]): probes its inputs, induces the spec and
+/// builds the source from it, without fetching the page again. Returns the
+/// source and what the probing chose (the plan to show).
+pub async fn surface(
+    response: &Response,
+    fetcher: &Fetcher,
+    limits: &Limits,
+) -> Result<(Source, crate::induce::site::InducedSpec), SourceError> {
+    let per_input = crate::induce::site::DEFAULT_PER_INPUT;
+    let induced = crate::induce::site::induce_spec_from(response.clone(), fetcher, per_input)
+        .await
+        .map_err(|e| match e {
+            crate::induce::site::SiteError::Fetch(e) => SourceError::Fetch(e),
+            e => SourceError::Surface(e.to_string()),
+        })?;
+    let name = format!("the spec induced for {}", response.url);
+    let source = spec_source(
+        Path::new(&name),
+        &induced.spec,
+        response.clone(),
+        fetcher,
+        limits,
+    )
+    .await?;
+    Ok((source, induced))
+}
+
 /// Builds a source from a YAML spec: fetches the form page (and the
 /// configuration file the spec names).
 async fn from_spec(
@@ -751,7 +782,6 @@ async fn from_spec(
     limits: &Limits,
 ) -> Result<Source, SourceError> {
     let shown = path.display().to_string();
-    let (entries, spec_errors) = spec.entries_with_errors(&shown);
     let url = Url::parse(spec.url.trim()).map_err(|e| SourceError::Invalid {
         source_name: shown.clone(),
         problems: vec![SourceProblem::Spec(SpecError::Key {
@@ -761,6 +791,19 @@ async fn from_spec(
         })],
     })?;
     let resp = fetcher.get(&url).await?;
+    spec_source(path, spec, resp, fetcher, limits).await
+}
+
+/// Builds a spec's source from its fetched form page.
+async fn spec_source(
+    path: &Path,
+    spec: &Spec,
+    resp: Response,
+    fetcher: &Fetcher,
+    limits: &Limits,
+) -> Result<Source, SourceError> {
+    let shown = path.display().to_string();
+    let (entries, spec_errors) = spec.entries_with_errors(&shown);
     let decoded = resp.text();
     let tree = Box::new(crate::page::Page::parse(&decoded.text));
     let meta = page_meta(&tree, &decoded.text, resp.url.as_str());

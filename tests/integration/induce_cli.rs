@@ -148,12 +148,18 @@ async fn an_induced_spec_gathers_the_sites_values() {
         stderr(&out)
     );
     let spec = Spec::from_yaml(&text, "induced.yaml").unwrap();
+    // The region reaches every hotel; the price only narrows a region's
+    // hotels ("alle" means any): it is a refinement, not multiplied in.
+    assert_eq!(spec.query_element.as_deref(), Some("region"), "{text}");
     assert_eq!(
-        spec.query_elements,
-        Some(gather::spec::Values::List(vec![
-            "region".into(),
-            "preis".into()
-        ]))
+        spec.refine,
+        Some(gather::spec::Values::List(vec!["preis".into()])),
+        "{text}"
+    );
+    // The choice is explained in the spec's header.
+    assert!(
+        text.contains("preis (select): refinement element"),
+        "{text}"
     );
     assert_eq!(gathered.status.code(), Some(0), "{}", stderr(&gathered));
     let url = site.base_url().join("/plain/").unwrap();
@@ -207,4 +213,167 @@ fn the_benchmark_scores_induced_rules_on_pages_it_did_not_learn_from() {
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     let out = gather(&["bench", "induce", p, "/no/such/file.json"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The attributes a reader of each surfacing provider's result pages names,
+/// which surfacing must name the same from the page (a header, a label, a
+/// definition term, a heading's template words, a select's choices).
+const NAMED: [(&str, &[&str]); 4] = [
+    ("films", &["genre", "title", "year", "director", "country"]),
+    ("buecherei", &["verfasser", "erschienen", "medium"]),
+    ("jobs", &["company", "location", "salary"]),
+    ("ferien", &["kreis", "ort", "betten"]),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_gather_surfaces_forms_that_say_nothing() {
+    let site = site().await;
+    for (provider, named) in NAMED {
+        let url = site
+            .base_url()
+            .join(&format!("/surface/{provider}/"))
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.sqlite");
+        let (shown, db_file) = (url.to_string(), db.to_str().unwrap().to_string());
+        let out = tokio::task::spawn_blocking(move || {
+            gather(&[&shown, "--db", &db_file, "--max-queries", "500"])
+        })
+        .await
+        .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{provider}: {err}");
+        // The plan it chose is shown: inputs with their roles and reasons.
+        assert!(err.contains("query element"), "{provider}: {err}");
+        let stored = gathering::stored_values(&db, url.as_str());
+        let expected = gather::demo::surface::expected(provider).unwrap();
+        // Every attribute of the database is gathered whole, without
+        // template words, under some name.
+        for (attribute, want) in &expected {
+            assert!(
+                stored.values().any(|got| got == want),
+                "{provider}: no gathered attribute holds exactly the {attribute} values\n{err}"
+            );
+        }
+        // Those the page names carry the page's name.
+        for attribute in named {
+            assert_eq!(
+                stored.get(*attribute),
+                expected.get(*attribute),
+                "{provider}: {attribute}\n{err}"
+            );
+        }
+    }
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inputs_are_chosen_by_what_they_return() {
+    let site = site().await;
+    let films = site.base_url().join("/surface/films/").unwrap().to_string();
+    let library = site
+        .base_url()
+        .join("/surface/buecherei/")
+        .unwrap()
+        .to_string();
+    let (films_out, library_out) = tokio::task::spawn_blocking(move || {
+        (
+            gather(&["spec", "--induce", &films]),
+            gather(&["spec", "--induce", &library]),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(films_out.status.code(), Some(0), "{}", stderr(&films_out));
+    let text = stdout(&films_out);
+    let spec = Spec::from_yaml(&text, "films.yaml").unwrap();
+    // Of four selects, the genre partitions the films; decade and country
+    // only narrow a genre ("Any …"); rows per page adds nothing.
+    assert_eq!(spec.query_element.as_deref(), Some("genre"), "{text}");
+    assert_eq!(
+        spec.refine,
+        Some(gather::spec::Values::List(vec![
+            "decade".into(),
+            "country".into()
+        ])),
+        "{text}"
+    );
+    assert!(text.contains("per (select): left at its default"), "{text}");
+    // The heading's words are template: the genre comes without them.
+    assert!(text.contains("match/^Films filed under (.+?)$/"), "{text}");
+
+    // A prefix text field beside a filter select: the select alone brings
+    // nothing, the field with `*` does.
+    assert_eq!(
+        library_out.status.code(),
+        Some(0),
+        "{}",
+        stderr(&library_out)
+    );
+    let text = stdout(&library_out);
+    let spec = Spec::from_yaml(&text, "library.yaml").unwrap();
+    assert_eq!(spec.query_element.as_deref(), Some("stichwort"), "{text}");
+    assert_eq!(
+        spec.domains.get("stichwort"),
+        Some(&gather::spec::Values::One("/[A-Z0-9]\\*/".into())),
+        "{text}"
+    );
+    assert_eq!(
+        spec.refine,
+        Some(gather::spec::Values::List(vec!["medium".into()])),
+        "{text}"
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gathering_that_finds_nothing_is_an_error_naming_what_was_tried() {
+    let site = site().await;
+    let form = site.base_url().join("/surface/buecherei/").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The library's select alone: every answer is empty.
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(
+        &empty,
+        format!(
+            "url: {form}\nquery_element: medium\nresults:\n- attribute: titel\n  rule: html->ol[0].li[*].strong.txt\n"
+        ),
+    )
+    .unwrap();
+    // No result rule at all.
+    let ruleless = dir.path().join("ruleless.yaml");
+    std::fs::write(&ruleless, format!("url: {form}\nquery_element: medium\n")).unwrap();
+    let (d1, d2) = (dir.path().join("1.sqlite"), dir.path().join("2.sqlite"));
+    let args: Vec<[String; 4]> = vec![
+        [
+            "--spec".into(),
+            empty.to_str().unwrap().into(),
+            "--db".into(),
+            d1.to_str().unwrap().into(),
+        ],
+        [
+            "--spec".into(),
+            ruleless.to_str().unwrap().into(),
+            "--db".into(),
+            d2.to_str().unwrap().into(),
+        ],
+    ];
+    let outs = tokio::task::spawn_blocking(move || {
+        args.iter()
+            .map(|a| gather(&a.iter().map(String::as_str).collect::<Vec<_>>()))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    assert_eq!(outs[0].status.code(), Some(2), "{}", stderr(&outs[0]));
+    let err = stderr(&outs[0]);
+    assert!(err.contains("nothing gathered"), "{err}");
+    assert!(err.contains("html->ol[0].li[*].strong.txt"), "{err}");
+    assert_eq!(outs[1].status.code(), Some(2), "{}", stderr(&outs[1]));
+    assert!(
+        stderr(&outs[1]).contains("no result rule"),
+        "{}",
+        stderr(&outs[1])
+    );
+    site.shutdown().await;
 }
