@@ -30,7 +30,7 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use super::{
-    deflate, inflate, now, AnsweredQuery, Hit, KeptBody, KeptPage, PageRecord, PlannedQuery,
+    now, pack, unpack, AnsweredQuery, Hit, KeptBody, KeptPage, PageRecord, PlannedQuery,
     QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
     SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
     TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
@@ -595,7 +595,7 @@ impl Postgres {
             .map(|row| {
                 let url: String = row.get(1);
                 let packed: Vec<u8> = row.get(3);
-                let body = inflate(&packed).map_err(|e| StoreError::Corrupt {
+                let body = unpack(&packed).map_err(|e| StoreError::Corrupt {
                     path: self.path.clone(),
                     message: format!("the kept body of {url} does not decompress: {e}"),
                 })?;
@@ -778,7 +778,7 @@ impl Postgres {
         let ordinal = i64::try_from(outcome.ordinal).unwrap_or(i64::MAX);
         let finished = (outcome.state != QueryState::Pending).then_some(time);
         let pages = PageRows::of(&outcome.pages, |kept| {
-            let packed = deflate(&kept.body);
+            let packed = pack(&kept.body);
             if (packed.len() as u64) <= budget {
                 budget -= packed.len() as u64;
                 Some(packed)
