@@ -1050,14 +1050,15 @@ struct Extracted {
     hits: Option<u64>,
 }
 
-/// [`extract_tree`] of a fetched result page; with `pagers`, its pagers'
-/// links too, for a navigator that detects the next pages itself;
-/// `result_count` (`DB.ResultCount`) is read too when given.
+/// [`extract_tree`] of a fetched result page; when `pagers` says so of the
+/// page's links, its pagers' links too, for a navigator that detects the
+/// next pages itself; `result_count` (`DB.ResultCount`) is read too when
+/// given.
 fn extract(
     rules: &[(String, Rule)],
     records: &RecordRules,
     response: &Response,
-    pagers: bool,
+    pagers: impl FnOnce(&[crate::page::Link]) -> bool,
     result_count: Option<&Rule>,
 ) -> Extracted {
     let (mut extracted, page) = extract_tree(
@@ -1068,7 +1069,7 @@ fn extract(
         response.content_type.as_deref(),
         result_count,
     );
-    if pagers {
+    if pagers(&extracted.links) {
         extracted.pagers = pager_links(&page, &response.url);
     }
     extracted
@@ -1239,17 +1240,10 @@ impl QueryWork {
                     url: response.url.clone(),
                 });
             }
-            // Parsing and rules are CPU work: off the tasks that do I/O.
-            let rules = Arc::clone(&self.rules);
-            let records = Arc::clone(&self.records);
             let url = response.url.clone();
-            let pagers = self.navigation == NavigationMode::Detect;
             // The hit count is read on the query's own page.
             let count = self.result_count.clone().filter(|_| !answered_before);
-            let extracted = tokio::task::spawn_blocking(move || {
-                extract(&rules, &records, &response, pagers, count.as_deref())
-            })
-            .await;
+            let extracted = self.extract(response, &navigator, count).await;
             let extracted = match extracted {
                 Ok(extracted) => extracted,
                 Err(e) => {
@@ -1316,6 +1310,44 @@ impl QueryWork {
             && tally.answer().hits != Some(0);
         run.outcome = outcome;
         run
+    }
+
+    /// Parses a result page and applies the rules ([`extract`]). That is
+    /// CPU work: a large page goes to a thread of its own, off the task that
+    /// does I/O; an ordinary one (most result pages, a fraction of a
+    /// millisecond) is read right here, which spares every page two thread
+    /// hand-offs. A page that makes the reading panic is an error either way.
+    /// The page's pagers are found only where the navigator needs them.
+    async fn extract(
+        &self,
+        response: Response,
+        navigator: &Navigator,
+        count: Option<Arc<Rule>>,
+    ) -> Result<Extracted, String> {
+        /// Bodies up to this size are read on the gathering's own task.
+        const READ_IN_PLACE: usize = 256 << 10;
+        if response.body.len() <= READ_IN_PLACE {
+            let read = || {
+                let pagers =
+                    |links: &[crate::page::Link]| navigator.needs_pagers(&response.url, links);
+                extract(
+                    &self.rules,
+                    &self.records,
+                    &response,
+                    pagers,
+                    count.as_deref(),
+                )
+            };
+            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
+                .map_err(|_| "reading it panicked".to_string());
+        }
+        let (rules, records) = (Arc::clone(&self.rules), Arc::clone(&self.records));
+        let detect = self.navigation == NavigationMode::Detect;
+        tokio::task::spawn_blocking(move || {
+            extract(&rules, &records, &response, |_| detect, count.as_deref())
+        })
+        .await
+        .map_err(|e| e.to_string())
     }
 
     /// Records a query's progress; its new records go to the records file.
