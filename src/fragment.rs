@@ -10,13 +10,18 @@
 
 use std::collections::{HashMap, HashSet};
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// A value as it is indexed: Unicode NFC, every run of white space (Unicode
 /// `White_Space`, so also no-break spaces and line breaks) collapsed to one
 /// space, leading and trailing white space removed.
 pub fn normalize(value: &str) -> String {
-    let nfc: String = value.nfc().collect();
+    // Most values are NFC already (all ASCII ones are): the quick check
+    // spares them the decomposition and recomposition.
+    let nfc: std::borrow::Cow<'_, str> = match is_nfc_quick(value.chars()) {
+        IsNormalized::Yes => value.into(),
+        IsNormalized::No | IsNormalized::Maybe => value.nfc().collect::<String>().into(),
+    };
     let mut out = String::with_capacity(nfc.len());
     for word in nfc.split_whitespace() {
         if !out.is_empty() {
@@ -147,6 +152,17 @@ mod tests {
         // "Ru" + combining diaeresis + "gen", with odd white space around.
         assert_eq!(normalize("  Ru\u{308}gen\u{a0}\t Nord \n"), "Rügen Nord");
         assert_eq!(normalize(" \n\t "), "");
+    }
+
+    #[test]
+    fn normalize_composes_what_the_quick_check_cannot_pass() {
+        // Already NFC, beyond ASCII: kept as it is.
+        assert_eq!(normalize("Grüße aus Göhren"), "Grüße aus Göhren");
+        // A combining mark (quick check "maybe"), a singleton (Angstrom
+        // sign, "no") and Hangul jamo: all composed.
+        assert_eq!(normalize("Cafe\u{301}"), "Café");
+        assert_eq!(normalize("\u{212b}ngstr\u{f6}m"), "\u{c5}ngstr\u{f6}m");
+        assert_eq!(normalize("\u{1100}\u{1161}"), "\u{ac00}");
     }
 
     #[test]

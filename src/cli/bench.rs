@@ -22,6 +22,10 @@ pub enum BenchWhat {
     Hel(HelBenchArgs),
     /// Gather the demo site (paged results) at two sizes, side by side.
     Gather(GatherBenchArgs),
+    /// What one result page costs end to end (CPU user and system, peak
+    /// memory, system calls, instructions) at 300, 1,000 and 3,000 result
+    /// pages, with and without kept pages.
+    Pages(super::page_cost::PagesBenchArgs),
     /// 1, 2 and 4 workers on a PostgreSQL database against a slow provider,
     /// side by side with one process on a SQLite file.
     Workers(super::workers_bench::WorkersBenchArgs),
@@ -84,6 +88,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     match &args.what {
         BenchWhat::Hel(a) => run_hel_bench(a),
         BenchWhat::Gather(a) => run_gather_bench(a),
+        BenchWhat::Pages(a) => super::page_cost::run(a),
         BenchWhat::Workers(a) => super::workers_bench::run(a),
         BenchWhat::Refine(a) => match run_refine_bench(a) {
             Ok(()) => super::exit(super::OK),

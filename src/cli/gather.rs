@@ -203,8 +203,22 @@ pub fn run(args: &GatherArgs) -> ExitCode {
 
 /// The runtime of a gathering (or a worker), and its options with the
 /// interrupt Ctrl-C sets.
+///
+/// One thread runs a gathering into a SQLite file: its queries are one
+/// task, whose pages are read where they arrive, so a multi-threaded runtime
+/// only had its threads wake each other for every page. (Large pages are
+/// read on a thread of the blocking pool.) On a shared PostgreSQL plan the
+/// leases are renewed by a task of their own, which must run while the
+/// gathering waits for the database: there the runtime has worker threads.
 fn start(options: Options) -> Result<(tokio::runtime::Runtime, Options), ExitCode> {
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| {
+    let runtime = if gather::store::Location::of(&options.db).is_shared() {
+        tokio::runtime::Runtime::new()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    };
+    let runtime = runtime.map_err(|e| {
         eprintln!("gather: cannot start the async runtime: {e}");
         super::exit(super::FAILED)
     })?;

@@ -15,6 +15,8 @@ pub mod hel;
 pub mod induce;
 pub mod links;
 pub mod output;
+#[cfg(feature = "demo")]
+pub mod page_cost;
 pub mod plan;
 mod progress;
 #[cfg(feature = "demo")]

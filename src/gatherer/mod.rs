@@ -1205,15 +1205,15 @@ struct Extracted {
     rows: u64,
 }
 
-/// [`extract_tree`] of a fetched result page; with `pagers`, its pagers'
-/// links too, for a navigator that detects the next pages itself;
-/// `result_count` (`DB.ResultCount`) is read too when given; with
-/// `stated`, the numbers the page states.
+/// [`extract_tree`] of a fetched result page; when `pagers` says so of the
+/// page's links, its pagers' links too, for a navigator that detects the
+/// next pages itself; `result_count` (`DB.ResultCount`) is read too when
+/// given; with `stated`, the numbers the page states.
 fn extract(
     rules: &[(String, Rule)],
     records: &RecordRules,
     response: &Response,
-    pagers: bool,
+    pagers: impl FnOnce(&[crate::page::Link]) -> bool,
     result_count: Option<&Rule>,
     stated: bool,
 ) -> Extracted {
@@ -1228,7 +1228,7 @@ fn extract(
     if stated {
         extracted.stated = crate::refine::stated_numbers(&page.text());
     }
-    if pagers {
+    if pagers(&extracted.links) {
         extracted.pagers = pager_links(&page, &response.url);
     }
     extracted
@@ -1434,25 +1434,11 @@ impl QueryWork {
                     url: response.url.clone(),
                 });
             }
-            // Parsing and rules are CPU work: off the tasks that do I/O.
-            let rules = Arc::clone(&self.rules);
-            let records = Arc::clone(&self.records);
             let url = response.url.clone();
-            let pagers = self.navigation == NavigationMode::Detect;
             // The hit count is read on the query's own page.
             let count = self.result_count.clone().filter(|_| !answered_before);
             let stated = !answered_before && self.result_count.is_none();
-            let extracted = tokio::task::spawn_blocking(move || {
-                extract(
-                    &rules,
-                    &records,
-                    &response,
-                    pagers,
-                    count.as_deref(),
-                    stated,
-                )
-            })
-            .await;
+            let extracted = self.extract(response, &navigator, count, stated).await;
             let extracted = match extracted {
                 Ok(extracted) => extracted,
                 Err(e) => {
@@ -1544,6 +1530,53 @@ impl QueryWork {
         };
         run.outcome = outcome;
         Ran { run, recorded }
+    }
+
+    /// Parses a result page and applies the rules ([`extract`]). That is
+    /// CPU work: a large page goes to a thread of its own, off the task that
+    /// does I/O; an ordinary one (most result pages, a fraction of a
+    /// millisecond) is read right here, which spares every page two thread
+    /// hand-offs. A page that makes the reading panic is an error either way.
+    /// The page's pagers are found only where the navigator needs them.
+    async fn extract(
+        &self,
+        response: Response,
+        navigator: &Navigator,
+        count: Option<Arc<Rule>>,
+        stated: bool,
+    ) -> Result<Extracted, String> {
+        /// Bodies up to this size are read on the gathering's own task.
+        const READ_IN_PLACE: usize = 256 << 10;
+        if response.body.len() <= READ_IN_PLACE {
+            let read = || {
+                let pagers =
+                    |links: &[crate::page::Link]| navigator.needs_pagers(&response.url, links);
+                extract(
+                    &self.rules,
+                    &self.records,
+                    &response,
+                    pagers,
+                    count.as_deref(),
+                    stated,
+                )
+            };
+            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
+                .map_err(|_| "reading it panicked".to_string());
+        }
+        let (rules, records) = (Arc::clone(&self.rules), Arc::clone(&self.records));
+        let detect = self.navigation == NavigationMode::Detect;
+        tokio::task::spawn_blocking(move || {
+            extract(
+                &rules,
+                &records,
+                &response,
+                |_| detect,
+                count.as_deref(),
+                stated,
+            )
+        })
+        .await
+        .map_err(|e| e.to_string())
     }
 
     /// Appends a query's new records to the records file; its new values.

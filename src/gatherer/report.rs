@@ -397,10 +397,22 @@ fn own_usage() -> Option<libc::rusage> {
     (status == 0).then(|| unsafe { usage.assume_init() })
 }
 
-/// Peak resident set size of this process (`ru_maxrss`, KiB on Linux).
+/// Peak resident set size of this process: on Linux `VmHWM`, the peak of
+/// this program's own memory; elsewhere `ru_maxrss` (which Linux carries
+/// over from the parent when a large process starts gather).
 pub fn peak_rss_bytes() -> Option<u64> {
-    let kib = u64::try_from(own_usage()?.ru_maxrss).ok()?;
+    let kib = vm_hwm_kib().or_else(|| u64::try_from(own_usage()?.ru_maxrss).ok())?;
     kib.checked_mul(1024)
+}
+
+/// `VmHWM` of `/proc/self/status`, in KiB.
+fn vm_hwm_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse().ok())
 }
 
 /// CPU seconds (user + system) this process has used.

@@ -151,6 +151,8 @@ pub fn document_key(url: &Url) -> String {
     url.into()
 }
 
+/// What [`path_hash`] gives for the path description `s`.
+#[cfg(test)]
 fn hash(s: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -159,12 +161,39 @@ fn hash(s: &str) -> u64 {
 }
 
 fn start_tag(page: &Page, node: NodeId) -> String {
-    let mut out = format!("<{}", page.label_name(node));
-    for (name, value) in page.attrs(node) {
-        out.push_str(&format!(" {name}=\"{value}\""));
-    }
-    out.push('>');
+    let mut out = String::new();
+    each_start_tag_piece(page, node, |piece| out.push_str(piece));
     out
+}
+
+/// The pieces of a node's start tag (`<a href="x">`), in order.
+fn each_start_tag_piece(page: &Page, node: NodeId, mut piece: impl FnMut(&str)) {
+    piece("<");
+    piece(page.label_name(node));
+    for (name, value) in page.attrs(node) {
+        piece(" ");
+        piece(name);
+        piece("=\"");
+        piece(value);
+        piece("\"");
+    }
+    piece(">");
+}
+
+/// `hash(&path_description(page, a))`, without building the description:
+/// the start tags are fed to the hasher piece by piece.
+fn path_hash(page: &Page, a: NodeId) -> u64 {
+    use std::hash::Hasher;
+    let mut path: Vec<NodeId> = page.ancestors(a).collect();
+    path.reverse();
+    path.push(a);
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for node in path {
+        each_start_tag_piece(page, node, |piece| h.write(piece.as_bytes()));
+    }
+    // What `str`'s `Hash` writes after the bytes.
+    h.write_u8(0xff);
+    h.finish()
 }
 
 /// The `<a href>` elements of a page, in document order.
@@ -215,7 +244,7 @@ impl PageLinks {
                     text: page.text_of(a),
                     target,
                     index: 0,
-                    path: hash(&path_description(page, a)),
+                    path: path_hash(page, a),
                 }
             })
             .collect();

@@ -77,3 +77,19 @@ fn navigation_graphs_follow_definition_14() {
     let star = graph(3, &[(0, 1), (0, 2), (1, 0), (2, 0)]);
     assert!(!is_navigation_graph(&all, &star));
 }
+
+#[test]
+fn the_path_hash_is_the_hash_of_the_path_description() {
+    let page = Page::from_bytes(
+        br##"<html><body><div id="menu" class="nav"><ul><li><a href="/a?x=1&amp;y=2">A</a></li>
+        <li><a href='/b' title="B &quot;b&quot;">B</a></li></ul></div><p><a href="#top">top</a></body></html>"##,
+        None,
+    );
+    let descriptions = path_descriptions(&page);
+    let anchors = anchors(&page);
+    assert_eq!(descriptions.len(), 3);
+    for (description, a) in descriptions.iter().zip(anchors) {
+        assert!(description.starts_with("<html><body>"), "{description}");
+        assert_eq!(path_hash(&page, a), hash(description), "{description}");
+    }
+}

@@ -208,7 +208,9 @@ pub struct Navigator {
 pub struct Checkpoint {
     /// Result pages found and not fetched yet, in order.
     pub queue: Vec<String>,
-    /// Keys of every page fetched or queued.
+    /// Keys of the pages fetched (those of the queued pages are left out:
+    /// the queue gives them; a checkpoint of earlier versions lists them
+    /// too, which does no harm).
     pub seen: Vec<String>,
     /// Pages fetched so far, the query's own included.
     pub fetched: u64,
@@ -267,6 +269,9 @@ impl Navigator {
             .iter()
             .filter_map(|u| Url::parse(u).ok())
             .collect();
+        for url in &navigator.queue {
+            navigator.seen.insert(page_key(url));
+        }
         if let (Walk::Detect(shape), Some((path, params))) = (&mut navigator.walk, checkpoint.shape)
         {
             *shape = Some(Shape { path, params });
@@ -291,9 +296,16 @@ impl Navigator {
             Walk::Detect(Some(shape)) => Some((shape.path.clone(), shape.params.clone())),
             _ => None,
         };
+        // Saved with every result page: what the queue says is not repeated.
+        let queued: HashSet<String> = self.queue.iter().map(page_key).collect();
         Some(Checkpoint {
             queue: self.queue.iter().map(Url::to_string).collect(),
-            seen: self.seen.iter().cloned().collect(),
+            seen: self
+                .seen
+                .iter()
+                .filter(|key| !queued.contains(*key))
+                .cloned()
+                .collect(),
             fetched: self.fetched,
             shape,
         })
@@ -412,6 +424,24 @@ impl Navigator {
         }
     }
 
+    /// Whether [`Navigator::result_page_with_pagers`] needs the page's
+    /// pagers (finding them costs more than reading the page's links):
+    /// only in [`NavigationMode::Detect`], and once the pagination shape is
+    /// known, only when a link that is neither a number nor "next" or
+    /// "previous" leads to a page of that shape (the pagers could make it a
+    /// result page).
+    pub fn needs_pagers(&self, url: &Url, links: &[Link]) -> bool {
+        let shape = match &self.walk {
+            Walk::Detect(None) => return true,
+            Walk::Detect(Some(shape)) => shape,
+            Walk::Off | Walk::Pattern(_) => return false,
+        };
+        links.iter().any(|link| {
+            label(&link.text) == Label::Other
+                && absolute(url, &link.href).is_some_and(|target| shape.matches(&target))
+        })
+    }
+
     /// Pages handed out by [`Navigator::next_request`] so far, the first
     /// included.
     pub fn pages_fetched(&self) -> u64 {
@@ -478,6 +508,27 @@ impl Shape {
         params.dedup();
         Shape { path, params }
     }
+
+    /// `Shape::of(url) == *self`, without building the shape.
+    fn matches(&self, url: &Url) -> bool {
+        let path = url.path();
+        let same_path = path.len() == self.path.len()
+            && path.chars().zip(self.path.chars()).all(|(c, s)| {
+                if c.is_ascii_digit() {
+                    s == '#'
+                } else {
+                    c == s
+                }
+            });
+        if !same_path {
+            return false;
+        }
+        let mut params: Vec<std::borrow::Cow<'_, str>> =
+            url.query_pairs().map(|(k, _)| k).collect();
+        params.sort();
+        params.dedup();
+        params.len() == self.params.len() && params.iter().zip(&self.params).all(|(a, b)| a == b)
+    }
 }
 
 /// What a link's text says about where it leads.
@@ -536,8 +587,21 @@ pub(crate) fn is_pager_label(text: &str) -> bool {
     !matches!(label(text), Label::Other)
 }
 
+/// True for the words of [`NEXT_WORDS`] and [`PREVIOUS_WORDS`] that are
+/// signs (`»`, `<<`), not letters or digits. All of those are one to two
+/// code points out of ASCII's punctuation or the arrows.
+fn is_mark(word: &str) -> bool {
+    word.chars()
+        .all(|c| c.is_ascii_punctuation() || matches!(c, '«' | '»' | '‹' | '›' | '←' | '→'))
+}
+
 /// Reads a link's visible text.
 fn label(text: &str) -> Label {
+    // Most links of a pager are a bare number.
+    let bare = text.trim();
+    if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
+        return bare.parse().map_or(Label::Other, Label::Page);
+    }
     let text = text.to_lowercase();
     let words: Vec<&str> = text
         .split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | '(' | ')' | '|' | ':' | '.'))
@@ -550,9 +614,7 @@ fn label(text: &str) -> Label {
         words.iter().any(|w| {
             list.contains(w)
                 // "»»", "weiter»": arrows glued to a word or repeated.
-                || list
-                    .iter()
-                    .any(|m| !m.chars().any(char::is_alphanumeric) && w.contains(m))
+                || list.iter().any(|m| is_mark(m) && w.contains(m))
         })
     };
     if has(PREVIOUS_WORDS) {
@@ -589,6 +651,8 @@ fn detect(
     shape: &mut Option<Shape>,
 ) -> Vec<Url> {
     let own = page_key(page);
+    // Looked up for every link that is neither a number nor "next".
+    let pagers: HashSet<&Link> = pagers.iter().collect();
     let mut candidates: Vec<(Url, Label)> = Vec::new();
     for link in links {
         let Some(target) = absolute(page, &link.href) else {
@@ -615,7 +679,7 @@ fn detect(
     };
     candidates
         .into_iter()
-        .filter(|(target, _)| Shape::of(target) == *shape)
+        .filter(|(target, _)| shape.matches(target))
         .map(|(target, _)| target)
         .collect()
 }

@@ -300,6 +300,9 @@ fn a_walk_saved_between_pages_continues_where_it_stood() {
         nav.result_page(&request.url, &site(&request.url));
     }
     let checkpoint = nav.checkpoint().unwrap();
+    // The pages fetched are listed; the queued ones only in the queue.
+    assert_eq!(checkpoint.queue.len(), 2, "{:?}", checkpoint.queue);
+    assert_eq!(checkpoint.seen.len(), 2, "{:?}", checkpoint.seen);
     // Saved as JSON with the query, read back in a later run.
     let json = serde_json::to_string(&checkpoint).unwrap();
     let checkpoint: Checkpoint = serde_json::from_str(&json).unwrap();
@@ -441,4 +444,21 @@ fn a_walk_that_ends_before_a_linked_next_page_says_so() {
     );
     walk(&mut nav, |_| vec![link("/detail.cgi?id=4", "more")]);
     assert!(!nav.more_linked());
+}
+
+#[test]
+fn the_signs_among_the_pager_words_are_those_without_letters_or_digits() {
+    for word in NEXT_WORDS.iter().chain(PREVIOUS_WORDS) {
+        assert_eq!(
+            is_mark(word),
+            !word.chars().any(char::is_alphanumeric),
+            "{word}"
+        );
+    }
+    assert!(matches!(label("weiter»"), Label::Next));
+    assert!(matches!(label("««"), Label::Previous));
+    assert!(matches!(label("Seite 3"), Label::Page(3)));
+    // A bare number, also one too large for a page.
+    assert_eq!(label(" 17\n"), Label::Page(17));
+    assert_eq!(label("123456789012345678901234"), Label::Other);
 }

@@ -121,7 +121,7 @@ pub struct Page {
 }
 
 /// A link of a page: every `<a href>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Link {
     /// The `href` attribute as written (surrounding white space removed).
     pub href: String,

@@ -30,9 +30,9 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use super::{
-    deflate, inflate, now, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage, PageRecord,
-    PlannedQuery, QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind,
-    SourceRecord, SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
+    now, pack, unpack, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage, PageRecord, PlannedQuery,
+    QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
+    SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
     TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
 };
 use crate::fragment::{normalize, IndexFragment};
@@ -744,7 +744,7 @@ impl Postgres {
             .map(|row| {
                 let url: String = row.get(1);
                 let packed: Vec<u8> = row.get(3);
-                let body = inflate(&packed).map_err(|e| StoreError::Corrupt {
+                let body = unpack(&packed).map_err(|e| StoreError::Corrupt {
                     path: self.path.clone(),
                     message: format!("the kept body of {url} does not decompress: {e}"),
                 })?;
@@ -954,7 +954,7 @@ async fn try_record_query(
     let ordinal = i64::try_from(outcome.ordinal).unwrap_or(i64::MAX);
     let finished = (outcome.state != QueryState::Pending).then_some(time);
     let pages = PageRows::of(&outcome.pages, |kept| {
-        let packed = deflate(&kept.body);
+        let packed = pack(&kept.body);
         if (packed.len() as u64) <= budget {
             budget -= packed.len() as u64;
             Some(packed)

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
 use super::{
-    deflate, inflate, now, schema, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome,
-    QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status,
-    StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
+    now, pack, schema, unpack, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome, QueryState,
+    Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status, StatusSource,
+    StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
@@ -253,7 +253,7 @@ impl Sqlite {
         )?;
         rows.into_iter()
             .map(|(query, url, content_type, packed)| {
-                let body = inflate(&packed).map_err(|e| StoreError::Corrupt {
+                let body = unpack(&packed).map_err(|e| StoreError::Corrupt {
                     path: self.path.clone(),
                     message: format!("the kept body of {url} does not decompress: {e}"),
                 })?;
@@ -367,7 +367,7 @@ impl Sqlite {
         let tx = self.transaction(&context)?;
         let time = now();
         let query_id: i64 = tx
-            .query_row(
+            .prepare_cached(
                 "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint, answer, query_values, parent, learned)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
                  ON CONFLICT (source_id, key) DO UPDATE SET
@@ -379,7 +379,10 @@ impl Sqlite {
                    query_values = coalesce(excluded.query_values, queries.query_values),
                    parent = coalesce(excluded.parent, queries.parent)
                  RETURNING id",
-                params![
+            )
+            .and_then(|mut stmt| {
+                stmt.query_row(
+                    params![
                     source,
                     outcome.key,
                     ordinal,
@@ -395,18 +398,20 @@ impl Sqlite {
                     outcome.values,
                     outcome.parent,
                     outcome.learned,
-                ],
-                |r| r.get(0),
-            )
+                    ],
+                    |r| r.get(0),
+                )
+            })
             .map_err(err)?;
         if outcome.fresh {
-            tx.execute("DELETE FROM pages WHERE query_id = ?1", [query_id])
+            tx.prepare_cached("DELETE FROM pages WHERE query_id = ?1")
+                .and_then(|mut stmt| stmt.execute([query_id]))
                 .map_err(err)?;
         }
         for page in &outcome.pages {
             let page_id = insert_page(&tx, &path, source, Some(query_id), page)?;
             if let Some(kept) = &page.kept {
-                let packed = deflate(&kept.body);
+                let packed = pack(&kept.body);
                 if (packed.len() as u64) <= budget {
                     budget -= packed.len() as u64;
                     tx.prepare_cached(
@@ -954,27 +959,33 @@ fn insert_page(
 /// Inserts the fragment's values that are new for the source; returns how
 /// many were. Values are normalized again, so a fragment built elsewhere
 /// cannot bring in a second spelling of a known value.
+///
+/// All of them go in with one statement: the full-text index (`values_fts`,
+/// filled by a trigger) writes what it holds to disk at the start of every
+/// statement that changes it, so one statement per value wrote a segment
+/// per value.
 fn insert_values(
     tx: &Transaction<'_>,
     source: SourceId,
     provenance: Option<&str>,
     fragment: &IndexFragment,
 ) -> Result<u64, rusqlite::Error> {
+    let rows: Vec<(&str, String)> = fragment
+        .iter()
+        .flat_map(|(attribute, values)| values.iter().map(move |v| (attribute, normalize(v))))
+        .filter(|(_, value)| !value.is_empty())
+        .collect();
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let rows = serde_json::to_string(&rows)
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     let mut stmt = tx.prepare_cached(
         "INSERT OR IGNORE INTO attribute_values (source_id, attribute, value, query_key)
-         VALUES (?1, ?2, ?3, ?4)",
+         SELECT ?1, json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), ?3
+         FROM json_each(?2) AS r ORDER BY r.key",
     )?;
-    let mut added = 0u64;
-    for (attribute, values) in fragment.iter() {
-        for value in values {
-            let value = normalize(value);
-            if value.is_empty() {
-                continue;
-            }
-            added += stmt.execute(params![source, attribute, value, provenance])? as u64;
-        }
-    }
-    Ok(added)
+    Ok(stmt.execute(params![source, rows, provenance])? as u64)
 }
 
 /// SQL removing the values and records the source's queries found.
