@@ -8,6 +8,8 @@ pub mod bench_induce;
 #[cfg(feature = "demo")]
 pub mod bench_pages;
 #[cfg(feature = "demo")]
+pub mod bench_text;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;
 pub mod hel;
@@ -16,6 +18,7 @@ pub mod links;
 pub mod output;
 pub mod plan;
 mod progress;
+pub mod text;
 #[cfg(feature = "demo")]
 pub mod workers_bench;
 
