@@ -8,7 +8,7 @@
 //!
 //! - **What is never content**: scripts, styles, forms' controls, `nav`,
 //!   `aside`, `footer`, `header`, `h1` (the headline is the page's title,
-//!   not its body), hidden elements (`hidden`, `aria-hidden`, `display:
+//!   not its body), figures and their captions, hidden elements (`hidden`, `aria-hidden`, `display:
 //!   none`), navigation roles (`role=navigation|menu|complementary|dialog`),
 //!   and elements whose `class` or `id` names a part that is not the
 //!   article (`comment`, `sidebar`, `related`, `share`, `footer`, `menu`,
@@ -53,9 +53,33 @@ const SCORE_LEVELS: usize = 5;
 
 /// Elements that never hold the article's text.
 const NEVER: &[&str] = &[
-    "script", "style", "noscript", "template", "svg", "iframe", "button", "select", "textarea",
-    "input", "nav", "aside", "footer", "header", "h1", "head", "title", "meta", "link", "object",
-    "embed", "canvas", "map", "dialog", "menu",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "iframe",
+    "button",
+    "select",
+    "textarea",
+    "input",
+    "nav",
+    "aside",
+    "footer",
+    "header",
+    "h1",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "object",
+    "embed",
+    "canvas",
+    "map",
+    "dialog",
+    "menu",
+    "figure",
+    "figcaption",
 ];
 
 /// Element names whose boundaries do not end a paragraph.

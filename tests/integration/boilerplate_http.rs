@@ -290,3 +290,43 @@ async fn a_specs_boilerplate_applies_to_the_ordinary_pages_of_its_host() {
     );
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gather_text_prints_the_article_of_a_url_or_a_file() {
+    let page = article("market");
+    let served = page.clone();
+    let addr = support::serve(axum::Router::new().route(
+        "/market.html",
+        get(move || {
+            let page = served.clone();
+            async move { Html(page) }
+        }),
+    ))
+    .await;
+    let (_, title, body) = ARTICLES[1];
+    let url = support::url(addr, "/market.html");
+    let out = tokio::task::spawn_blocking(move || support::gather(&["text", url.as_str()]))
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert_eq!(support::stdout(&out).trim(), body);
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("market.html.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, page.as_bytes()).unwrap();
+    std::fs::write(&file, gz.finish().unwrap()).unwrap();
+    let out = support::gather(&["text", "--json", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["text"], body);
+    assert_eq!(json["title"], title);
+
+    let out = support::gather(&["text", dir.path().join("missing.html").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        support::stderr(&out).contains("cannot read"),
+        "{}",
+        support::stderr(&out)
+    );
+}
