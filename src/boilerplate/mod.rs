@@ -50,7 +50,9 @@
 //!   (`gather bench text`: shingle F1 0.95 on the 181 pages of the
 //!   article-extraction benchmark, where ntpc's single-page fallback scored
 //!   0.81): the single-page article, less its paragraphs that at least half
-//!   of the comparison pages hold too. Before it, the default was `ntpc`, as SBFilter's (§4.1: "dieser Filter wird
+//!   of the comparison pages hold too; but when what `ntpc` keeps of the
+//!   page is more than twice as long as that article, the page is no
+//!   article (an index, a list of teasers) and `ntpc`'s text is its content. Before it, the default was `ntpc`, as SBFilter's (§4.1: "dieser Filter wird
 //!   standardmäßig verwendet"); it is the cheaper of the two (§3.5).
 
 pub mod article;
@@ -516,10 +518,18 @@ pub fn main_content(method: Method, page: &Blocks, others: &[&Blocks]) -> MainCo
             }
         }
         Method::Article => {
-            return MainContent {
-                text: without_shared_paragraphs(&page.article, others),
-                total_chars,
-            }
+            // A page whose own text the site's other pages do not share
+            // holds much more than its article (a list of teasers, an
+            // index): it is no article page, and the page comparison says
+            // what its content is.
+            let keep = page.keep_by_relevance(&similarity::ntpc(page, others));
+            let distinct = page.kept_text(&keep);
+            let text = if page.article.len() * 2 < distinct.len() {
+                distinct
+            } else {
+                without_shared_paragraphs(&page.article, others)
+            };
+            return MainContent { text, total_chars };
         }
         Method::Ntpc => page.keep_by_relevance(&similarity::ntpc(page, others)),
         Method::Lev => page.keep_by_relevance(&similarity::lev(page, others)),
