@@ -126,6 +126,12 @@ const UNLIKELY: &[&str] = &[
     "newsletter",
     "subscribe",
     "cookie",
+    "byline",
+    "dateline",
+    "timestamp",
+    "caption",
+    "advert",
+    "promo",
 ];
 
 /// Words in `class` or `id` that keep an element with an unlikely word.
