@@ -47,7 +47,7 @@
 //! - **A single page** (no other page of its host): the article found in
 //!   the page alone ([`article`]), whatever the method.
 //! - [`Method::Article`], the default since it was measured on real pages
-//!   (`gather bench text`: shingle F1 0.967 on the 181 pages of the
+//!   (`gather bench text`: shingle F1 0.970 on the 181 pages of the
 //!   article-extraction benchmark, where ntpc's single-page fallback scored
 //!   0.81): the single-page article, less its paragraphs that at least half
 //!   of the comparison pages hold too; but when what `ntpc` keeps of the
