@@ -2,10 +2,16 @@
 //!
 //! The order of precedence is the HTML standard's: a byte order mark, then the
 //! `charset` of the HTTP `Content-Type` header, then a `<meta charset>` or
-//! `<meta http-equiv="Content-Type">` in the first 1024 bytes, then
-//! windows-1252 (which is what browsers use for `ISO-8859-1`, too).
+//! `<meta http-equiv="Content-Type">` in the first 1024 bytes, then, for a
+//! page that declares nothing, the encoding its bytes look like, guessed as
+//! Firefox guesses it (the `chardetng` detector over the whole body, UTF-8
+//! allowed): a UTF-8 page served without a charset reads as UTF-8, not as
+//! windows-1252 mojibake (`Search→`, not `Searchâ†’`), and a legacy page
+//! without one still reads in its own encoding (windows-1252, Shift_JIS,
+//! windows-1251, …). Plain ASCII comes out as windows-1252, as in browsers,
+//! which reads it the same.
 
-use encoding_rs::{Encoding, UTF_8, WINDOWS_1252};
+use encoding_rs::{Encoding, UTF_8};
 
 /// The text of a document and the encoding it was read with.
 #[derive(Debug, Clone)]
@@ -71,13 +77,20 @@ fn from_meta_prescan(bytes: &[u8]) -> Option<&'static Encoding> {
     None
 }
 
+/// The encoding the bytes of an undeclared page look like (see the module docs).
+fn detect(bytes: &[u8]) -> &'static Encoding {
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+    detector.feed(bytes, true);
+    detector.guess(None, chardetng::Utf8Detection::Allow)
+}
+
 /// Decodes a document: BOM, then the HTTP header's charset, then the meta
-/// prescan, then windows-1252.
+/// prescan, then the encoding detected from the bytes.
 pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
     let declared = content_type
         .and_then(from_content_type)
         .or_else(|| from_meta_prescan(bytes))
-        .unwrap_or(WINDOWS_1252);
+        .unwrap_or_else(|| detect(bytes));
     // `decode` sniffs a BOM first and lets it override the declared encoding.
     let (text, encoding, had_errors) = declared.decode(bytes);
     Decoded {
@@ -99,6 +112,7 @@ fn trim_start(s: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use encoding_rs::WINDOWS_1252;
 
     #[test]
     fn header_wins_over_meta() {
@@ -141,8 +155,27 @@ mod tests {
     }
 
     #[test]
-    fn undeclared_falls_back_to_windows_1252() {
-        let d = decode(b"<p>Gr\xfc\xdfe</p>", None);
-        assert_eq!(d.text, "<p>Grüße</p>");
+    fn undeclared_legacy_page_is_detected_as_windows_1252() {
+        let d = decode(b"<p>Die Gr\xfc\xdfe aus M\xfcnchen und K\xf6ln</p>", None);
+        assert_eq!(d.encoding, WINDOWS_1252);
+        assert_eq!(d.text, "<p>Die Grüße aus München und Köln</p>");
+    }
+
+    #[test]
+    fn undeclared_utf8_page_is_detected_as_utf8() {
+        let page = "<p>Search→ Grüße aus Köln, «déjà vu»</p>";
+        let d = decode(page.as_bytes(), Some("text/html"));
+        assert_eq!(d.encoding, UTF_8);
+        assert_eq!(d.text, page);
+        assert!(!d.had_errors);
+    }
+
+    #[test]
+    fn undeclared_cyrillic_page_is_detected() {
+        let (bytes, _, _) = encoding_rs::WINDOWS_1251
+            .encode("<p>Привет, как дела? Это страница без кодировки.</p>");
+        let d = decode(&bytes, None);
+        assert_eq!(d.encoding, encoding_rs::WINDOWS_1251);
+        assert!(d.text.contains("Привет"));
     }
 }

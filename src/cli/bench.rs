@@ -35,6 +35,10 @@ pub enum BenchWhat {
     /// The boilerplate methods side by side on the demo's result pages:
     /// text removed, rule values that survive, cost per page.
     Boilerplate(super::bench_pages::BoilerplateBenchArgs),
+    /// Main text of single pages on a public article corpus (the
+    /// article-extraction benchmark): shingle F1 and cost per page, side by
+    /// side with trafilatura and readability when they are installed.
+    Text(super::bench_text::TextBenchArgs),
     /// Navigation detection on the demo site's pages: precision and recall
     /// of menus, pagination and content links, cost per page.
     Links(super::bench_pages::LinksBenchArgs),
@@ -98,6 +102,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
             }
         },
         BenchWhat::Boilerplate(a) => super::bench_pages::run(a),
+        BenchWhat::Text(a) => super::bench_text::run(a),
         BenchWhat::Links(a) => super::bench_pages::run_links(a),
         BenchWhat::Induce(a) => super::bench_induce::run(a),
         BenchWhat::Surface(a) => super::bench_surface::run(a),

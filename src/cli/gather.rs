@@ -26,10 +26,12 @@ pub struct GatherArgs {
     #[arg(long)]
     pub fresh: bool,
     /// How ordinary pages' text (SOIF Full-Text, description) is reduced to
-    /// their main content: ntpc (word counts over the pages of the same
-    /// net path, the default), lev (Levenshtein distances), sst (Site Style
-    /// Tree) or none (the whole text). Overrides the specs' `boilerplate`.
-    #[arg(long, value_name = "ntpc|lev|sst|none")]
+    /// their main content: article (the article found by text and link
+    /// density in the page, less what the site's other pages share; the
+    /// default), ntpc (word counts over the pages of the same net path), lev
+    /// (Levenshtein distances), sst (Site Style Tree) or none (the whole
+    /// text). Overrides the specs' `boilerplate`.
+    #[arg(long, value_name = "article|ntpc|lev|sst|none")]
     pub boilerplate: Option<gather::boilerplate::Method>,
 }
 

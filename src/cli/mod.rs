@@ -9,6 +9,8 @@ pub mod bench_induce;
 pub mod bench_pages;
 pub mod bench_surface;
 #[cfg(feature = "demo")]
+pub mod bench_text;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;
 pub mod hel;
@@ -19,6 +21,7 @@ pub mod output;
 pub mod page_cost;
 pub mod plan;
 mod progress;
+pub mod text;
 #[cfg(feature = "demo")]
 pub mod workers_bench;
 

@@ -66,6 +66,16 @@ impl NodeId {
     pub(crate) fn next(self) -> NodeId {
         NodeId(self.0 + 1)
     }
+
+    /// The node's place in document order.
+    pub(crate) fn index_u32(self) -> u32 {
+        self.0
+    }
+
+    /// The node at a place in document order (a page's ids are `0..len`).
+    pub(crate) fn from_u32(index: u32) -> NodeId {
+        NodeId(index)
+    }
 }
 
 /// A label of one page (an element name, an attribute name or `pcdata`):

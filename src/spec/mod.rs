@@ -79,7 +79,7 @@ pub struct Spec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarizer: Option<String>,
     /// How the text of the ordinary pages crawled on this spec's host is
-    /// reduced to their main content: `ntpc`, `lev`, `sst` or `none`
+    /// reduced to their main content: `article`, `ntpc`, `lev`, `sst` or `none`
     /// ([`crate::boilerplate`]); `--boilerplate` overrides it.
     #[serde(
         default,

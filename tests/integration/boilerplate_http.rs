@@ -124,9 +124,11 @@ fn assert_main_content(method: Option<Method>, pages: &[(String, String, String)
             text.contains(body),
             "{method:?} {slug}: article lost: {text}"
         );
+        // The article method leaves the headline to the page's title.
+        let article = matches!(method, None | Some(Method::Article));
         assert!(
-            text.contains(title),
-            "{method:?} {slug}: title lost: {text}"
+            text.contains(title) != article,
+            "{method:?} {slug}: title lost or kept: {text}"
         );
         for menu in MENU_WORDS {
             assert!(!text.contains(menu), "{method:?} {slug}: menu kept: {text}");
@@ -139,16 +141,22 @@ fn assert_main_content(method: Option<Method>, pages: &[(String, String, String)
             !text.contains("daily from the coast"),
             "{method:?} {slug}: banner kept: {text}"
         );
+        let first = if article { &body[..20] } else { *title };
         assert!(
-            description.starts_with(title) && !description.contains("All news"),
+            description.starts_with(first) && !description.contains("All news"),
             "{method:?} {slug}: description {description:?}"
         );
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ntpc_is_the_default_and_keeps_the_articles_without_menu_and_footer() {
+async fn article_is_the_default_and_keeps_the_articles_without_menu_and_footer() {
     assert_main_content(None, &gathered(None).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ntpc_keeps_the_articles_without_menu_and_footer() {
+    assert_main_content(Some(Method::Ntpc), &gathered(Some(Method::Ntpc)).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -173,7 +181,7 @@ async fn none_keeps_the_whole_text() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_single_page_loses_its_menu_only() {
+async fn a_single_page_keeps_its_article_only() {
     let page = article("harbour");
     let addr = support::serve(axum::Router::new().route(
         "/only.html",
@@ -196,7 +204,8 @@ async fn a_single_page_loses_its_menu_only() {
     let text = line["text"].as_str().unwrap();
     assert!(text.contains(ARTICLES[0].2), "{text}");
     assert!(!text.contains(MENU_WORDS[1]), "{text}");
-    assert!(text.contains(FOOTER), "{text}");
+    assert!(!text.contains(FOOTER), "{text}");
+    assert!(!text.contains("daily from the coast"), "{text}");
 }
 
 #[test]
@@ -280,4 +289,44 @@ async fn a_specs_boilerplate_applies_to_the_ordinary_pages_of_its_host() {
         "{text}"
     );
     site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gather_text_prints_the_article_of_a_url_or_a_file() {
+    let page = article("market");
+    let served = page.clone();
+    let addr = support::serve(axum::Router::new().route(
+        "/market.html",
+        get(move || {
+            let page = served.clone();
+            async move { Html(page) }
+        }),
+    ))
+    .await;
+    let (_, title, body) = ARTICLES[1];
+    let url = support::url(addr, "/market.html");
+    let out = tokio::task::spawn_blocking(move || support::gather(&["text", url.as_str()]))
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert_eq!(support::stdout(&out).trim(), body);
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("market.html.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, page.as_bytes()).unwrap();
+    std::fs::write(&file, gz.finish().unwrap()).unwrap();
+    let out = support::gather(&["text", "--json", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["text"], body);
+    assert_eq!(json["title"], title);
+
+    let out = support::gather(&["text", dir.path().join("missing.html").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        support::stderr(&out).contains("cannot read"),
+        "{}",
+        support::stderr(&out)
+    );
 }

@@ -328,6 +328,30 @@ async fn misdeclared_charset_is_decoded_with_replacements() {
 }
 
 #[tokio::test]
+async fn utf8_page_without_any_charset_is_detected_as_utf8() {
+    // No charset in the header, no <meta>: the bytes decide, as in browsers.
+    const PAGE: &str = "<!DOCTYPE html><html><head><title>Suche</title></head><body>\
+        <p>Search\u{2192} Grüße aus Köln: «déjà vu» für 12 €</p></body></html>";
+    let router = Router::new().route(
+        "/plain",
+        get(|| async { ([("content-type", "text/html")], PAGE.as_bytes().to_vec()) }),
+    );
+    let addr = serve(router).await;
+    let fetcher = Fetcher::new(fast_config()).expect("fetcher");
+    let response = fetcher.get(&url(addr, "/plain")).await.expect("fetched");
+    assert_eq!(response.content_type.as_deref(), Some("text/html"));
+    let text = response.text();
+    assert_eq!(text.encoding, encoding_rs::UTF_8);
+    assert!(!text.had_errors);
+    assert_eq!(text.text, PAGE);
+    let page = gather::page::Page::from_bytes(&response.body, response.content_type.as_deref());
+    assert_eq!(
+        page.text(),
+        "Search\u{2192} Grüße aus Köln: «déjà vu» für 12 €"
+    );
+}
+
+#[tokio::test]
 async fn gzip_body_is_decompressed_and_user_agent_names_gather() {
     let page = "<html><body>".to_string() + &"Usedom Rügen ".repeat(200) + "</body></html>";
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());

@@ -1,0 +1,800 @@
+//! The main text of a single page: the article, without the menus, teasers,
+//! share buttons, comments and footers around it, found from the page alone.
+//!
+//! The case of most ordinary pages a crawl keeps: the site gives no second
+//! page of the same layout to compare with. The method scores the page's
+//! text blocks by what they look like, in one pass over the page tree and
+//! one back:
+//!
+//! - **What is never content**: scripts, styles, forms' controls, `nav`,
+//!   `aside`, `footer`, `header`, `h1` (the headline is the page's title,
+//!   not its body), figures and their captions, hidden elements (`hidden`, `aria-hidden`, `display:
+//!   none`), navigation roles (`role=navigation|menu|complementary|dialog`),
+//!   and elements whose `class` or `id` names a part that is not the
+//!   article (`comment`, `sidebar`, `related`, `share`, `footer`, `menu`,
+//!   `promo`, …) unless it also names the article (`article`, `content`,
+//!   `body`, `main`, …).
+//! - **Paragraphs**: the text directly in a block element (its inline text,
+//!   through `a`, `b`, `span`, …) is a paragraph when it has at least 25
+//!   characters. It scores `1 + commas + min(chars / 100, 3)`, less the
+//!   share of its characters inside links, and gives that score to the
+//!   element that holds it, half to the one above, and a third, a sixth, …
+//!   further up: paragraphs that belong together raise the same container.
+//! - **The container**: each scored element adds a bonus for its tag (`div`
+//!   +5, `article` +10, lists and headings negative), for what its `class`
+//!   and `id` say (±25), and for the article's own markup
+//!   (`itemprop=articleBody` +50), and is weighed by `1 - link density`.
+//!   The best is the article's container; its siblings join it when they
+//!   score at least a fifth of it or are long paragraphs with few links.
+//! - **Cleaning inside it**: lists, tables, `div`s and `section`s with
+//!   fewer than 10 commas are dropped when their link density says they are
+//!   link lists (over 0.2, or over 0.5 where their name says content), or
+//!   when they hold more list items than paragraphs and little text.
+//!
+//! The scores are those of Arc90's Readability (as in Mozilla's
+//! Readability.js), with two changes measured on the article-extraction
+//! benchmark (`gather bench text`): a paragraph's score is weighed by its own
+//! link density, and the structural elements of HTML5 (`header`, `footer`,
+//! `nav`, `aside`) and `h1` are left out before scoring.
+
+use crate::page::{NodeId, Page, PCDATA};
+
+/// A paragraph has at least this many characters.
+const MIN_PARAGRAPH_CHARS: usize = 25;
+/// How many of the best-scoring elements are weighed against each other.
+const TOP_CANDIDATES: usize = 5;
+/// Candidates close to the top one that make their ancestor the article.
+const MIN_CLOSE_CANDIDATES: usize = 3;
+/// A main text shorter than this is looked for again without leaving out
+/// elements by their names.
+const RETRY_BELOW_BYTES: usize = 500;
+/// How far up a paragraph's score is handed.
+const SCORE_LEVELS: usize = 5;
+
+/// Elements that never hold the article's text.
+const NEVER: &[&str] = &[
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "iframe",
+    "button",
+    "select",
+    "textarea",
+    "input",
+    "nav",
+    "aside",
+    "footer",
+    "header",
+    "h1",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "object",
+    "embed",
+    "canvas",
+    "map",
+    "dialog",
+    "menu",
+    "figure",
+    "figcaption",
+];
+
+/// Element names whose boundaries do not end a paragraph.
+const INLINE: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd",
+    "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u",
+    "var", "wbr", "label", "nobr", "ins", "del", "img", "br",
+];
+
+/// Words in `class` or `id` of elements that are not the article.
+const UNLIKELY: &[&str] = &[
+    "-ad-",
+    "ai2html",
+    "banner",
+    "breadcrumb",
+    "combx",
+    "comment",
+    "community",
+    "cover-wrap",
+    "disqus",
+    "extra",
+    "footer",
+    "gdpr",
+    "header",
+    "legends",
+    "menu",
+    "related",
+    "remark",
+    "replies",
+    "rss",
+    "shoutbox",
+    "sidebar",
+    "skyscraper",
+    "social",
+    "sponsor",
+    "supplemental",
+    "ad-break",
+    "agegate",
+    "pagination",
+    "pager",
+    "popup",
+    "yom-remote",
+    "share",
+    "newsletter",
+    "subscribe",
+    "cookie",
+    "byline",
+    "dateline",
+    "timestamp",
+    "caption",
+    "advert",
+    "promo",
+];
+
+/// Words in `class` or `id` that keep an element with an unlikely word.
+const MAYBE: &[&str] = &[
+    "and", "article", "body", "column", "content", "main", "mathjax", "shadow",
+];
+
+/// Words in `class` or `id` that count against an element (-25).
+const NEGATIVE: &[&str] = &[
+    "-ad-",
+    "hidden",
+    "banner",
+    "combx",
+    "comment",
+    "com-",
+    "contact",
+    "footer",
+    "gdpr",
+    "masthead",
+    "media",
+    "meta",
+    "outbrain",
+    "promo",
+    "related",
+    "scroll",
+    "share",
+    "shoutbox",
+    "sidebar",
+    "skyscraper",
+    "sponsor",
+    "shopping",
+    "tags",
+    "widget",
+    "caption",
+    "byline",
+    "author",
+    "newsletter",
+];
+
+/// Words in `class` or `id` that count for an element (+25).
+const POSITIVE: &[&str] = &[
+    "article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "text",
+    "blog", "story",
+];
+
+/// Per element, what its subtree holds (text outside left-out elements).
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    /// Characters of text (white space collapsed).
+    chars: u32,
+    /// Of which inside links.
+    link_chars: u32,
+    commas: u32,
+}
+
+impl Counts {
+    fn add(&mut self, o: Counts) {
+        self.chars += o.chars;
+        self.link_chars += o.link_chars;
+        self.commas += o.commas;
+    }
+
+    fn link_density(&self) -> f64 {
+        if self.chars == 0 {
+            0.0
+        } else {
+            self.link_chars as f64 / self.chars as f64
+        }
+    }
+}
+
+/// The main text of a page, its paragraphs separated by a line break; empty
+/// when the page has no text.
+pub fn main_text(page: &Page) -> String {
+    let text = Scorer::new(page, true).text();
+    if text.len() >= RETRY_BELOW_BYTES {
+        return text;
+    }
+    // Too little: perhaps a name said "not the article" wrongly (a wrapper
+    // called `page-ad-margins`); again, trusting only the markup.
+    let lenient = Scorer::new(page, false).text();
+    if lenient.len() > text.len() {
+        lenient
+    } else {
+        text
+    }
+}
+
+struct Scorer<'p> {
+    page: &'p Page,
+    /// Whether elements are left out by what their names say.
+    strict: bool,
+    body: NodeId,
+    end: NodeId,
+    /// Left out with its subtree.
+    removed: Vec<bool>,
+    /// Counts of the whole subtree.
+    all: Vec<Counts>,
+    /// Counts of the text directly in the element (through inline markup).
+    own: Vec<Counts>,
+    /// Paragraph-like elements below (p, pre, …) and list items.
+    paragraphs: Vec<u32>,
+    items: Vec<u32>,
+    score: Vec<f64>,
+    scored: Vec<bool>,
+}
+
+fn index(n: NodeId, body: NodeId) -> usize {
+    (n.index_u32() - body.index_u32()) as usize
+}
+
+fn words_of(attr: Option<&str>) -> String {
+    attr.unwrap_or("").to_ascii_lowercase()
+}
+
+fn has_any(hay: &str, needles: &[&str]) -> bool {
+    !hay.is_empty() && needles.iter().any(|n| hay.contains(n))
+}
+
+fn is_comma(c: char) -> bool {
+    matches!(
+        c,
+        ',' | '\u{060C}'
+            | '\u{FE50}'
+            | '\u{FE10}'
+            | '\u{FE11}'
+            | '\u{2E41}'
+            | '\u{2E34}'
+            | '\u{2E32}'
+            | '\u{FF0C}'
+            | '\u{3001}'
+    )
+}
+
+impl<'p> Scorer<'p> {
+    fn new(page: &'p Page, strict: bool) -> Scorer<'p> {
+        let body = page.body();
+        let end = page.subtree_end(body);
+        let n = (end.index_u32() - body.index_u32()) as usize;
+        let mut s = Scorer {
+            page,
+            strict,
+            body,
+            end,
+            removed: vec![false; n],
+            all: vec![Counts::default(); n],
+            own: vec![Counts::default(); n],
+            paragraphs: vec![0; n],
+            items: vec![0; n],
+            score: vec![0.0; n],
+            scored: vec![false; n],
+        };
+        s.count();
+        s.score_paragraphs();
+        s
+    }
+
+    fn at(&self, n: NodeId) -> usize {
+        index(n, self.body)
+    }
+
+    fn class_and_id(&self, n: NodeId) -> (String, String) {
+        (
+            words_of(self.page.attribute(n, "class")),
+            words_of(self.page.attribute(n, "id")),
+        )
+    }
+
+    /// Whether an element is left out with its subtree (see the module docs).
+    fn never(&self, n: NodeId) -> bool {
+        let name = self.page.label_name(n);
+        if NEVER.contains(&name) {
+            return true;
+        }
+        if self.page.attribute(n, "hidden").is_some()
+            || self
+                .page
+                .attribute(n, "aria-hidden")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        {
+            return true;
+        }
+        if let Some(style) = self.page.attribute(n, "style") {
+            let style: String = style
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            if style.contains("display:none") || style.contains("visibility:hidden") {
+                return true;
+            }
+        }
+        if let Some(role) = self.page.attribute(n, "role") {
+            let role = role.trim().to_ascii_lowercase();
+            if matches!(
+                role.as_str(),
+                "navigation" | "menu" | "menubar" | "complementary" | "dialog" | "alertdialog"
+            ) {
+                return true;
+            }
+        }
+        if !self.strict || matches!(name, "body" | "a" | "article" | "main") {
+            return false;
+        }
+        let (class, id) = self.class_and_id(n);
+        let names = format!("{class} {id}");
+        has_any(&names, UNLIKELY) && !has_any(&names, MAYBE)
+    }
+
+    /// One pass down: what is left out, and the text counts.
+    fn count(&mut self) {
+        let page = self.page;
+        // Open links and open blocks (block element, end).
+        let mut links: Vec<NodeId> = Vec::new();
+        let mut blocks: Vec<(NodeId, NodeId)> = vec![(self.body, self.end)];
+        let mut i = self.body.next();
+        while i < self.end {
+            while links.last().is_some_and(|&e| e <= i) {
+                links.pop();
+            }
+            while blocks.len() > 1 && blocks.last().is_some_and(|&(_, e)| e <= i) {
+                blocks.pop();
+            }
+            if page.label_of(i) == PCDATA {
+                let raw = page.pcdata(i).unwrap_or("");
+                let mut c = Counts::default();
+                let mut words = 0u32;
+                for w in raw.split_whitespace() {
+                    c.chars += w.chars().count() as u32;
+                    c.commas += w.chars().filter(|&ch| is_comma(ch)).count() as u32;
+                    words += 1;
+                }
+                c.chars += words.saturating_sub(1);
+                if !links.is_empty() {
+                    c.link_chars = c.chars;
+                }
+                let at = self.at(i);
+                self.all[at] = c;
+                let block = self.at(blocks.last().map_or(self.body, |b| b.0));
+                self.own[block].add(c);
+                i = i.next();
+                continue;
+            }
+            if self.never(i) {
+                let at = self.at(i);
+                self.removed[at] = true;
+                i = page.subtree_end(i);
+                continue;
+            }
+            let name = page.label_name(i);
+            if name == "a" {
+                links.push(page.subtree_end(i));
+            }
+            if !INLINE.contains(&name) {
+                blocks.push((i, page.subtree_end(i)));
+            }
+            i = i.next();
+        }
+        // One pass back: subtree counts.
+        let mut j = self.end;
+        while j > self.body.next() {
+            j = NodeId::from_u32(j.index_u32() - 1);
+            let at = self.at(j);
+            if self.removed[at] {
+                continue;
+            }
+            if let Some(p) = page.parent(j) {
+                if p >= self.body {
+                    let pa = self.at(p);
+                    let c = self.all[at];
+                    self.all[pa].add(c);
+                    let name = page.label_name(j);
+                    let (par, items) = (self.paragraphs[at], self.items[at]);
+                    self.paragraphs[pa] += par + u32::from(matches!(name, "p" | "pre"));
+                    self.items[pa] += items + u32::from(name == "li");
+                }
+            }
+        }
+    }
+
+    /// The bonus of an element's tag, name and markup.
+    fn bonus(&self, n: NodeId) -> f64 {
+        let name = self.page.label_name(n);
+        let tag = match name {
+            "article" => 10.0,
+            "div" | "main" => 5.0,
+            "pre" | "td" | "blockquote" => 3.0,
+            "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
+            "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
+            _ => 0.0,
+        };
+        let itemprop = self
+            .page
+            .attribute(n, "itemprop")
+            .is_some_and(|v| v.to_ascii_lowercase().contains("articlebody"));
+        tag + self.weight(n) + if itemprop { 50.0 } else { 0.0 }
+    }
+
+    /// What `class` and `id` say: ±25 each.
+    fn weight(&self, n: NodeId) -> f64 {
+        let (class, id) = self.class_and_id(n);
+        let mut w = 0.0;
+        for v in [class, id] {
+            if has_any(&v, NEGATIVE) {
+                w -= 25.0;
+            }
+            if has_any(&v, POSITIVE) {
+                w += 25.0;
+            }
+        }
+        w
+    }
+
+    fn score_paragraphs(&mut self) {
+        let page = self.page;
+        let mut i = self.body.next();
+        while i < self.end {
+            let at = self.at(i);
+            if page.label_of(i) == PCDATA {
+                i = i.next();
+                continue;
+            }
+            if self.removed[at] {
+                i = page.subtree_end(i);
+                continue;
+            }
+            let own = self.own[at];
+            if own.chars as usize >= MIN_PARAGRAPH_CHARS {
+                let name = page.label_name(i);
+                let score = (1.0 + own.commas as f64 + (own.chars as f64 / 100.0).floor().min(3.0))
+                    * (1.0 - own.link_density());
+                // A paragraph element gives its score to its container; a
+                // container with loose text is that text's container.
+                let mixed = self.all[at].chars > own.chars
+                    && !matches!(name, "p" | "pre" | "li" | "td" | "blockquote" | "dd");
+                let start = if mixed { Some(i) } else { page.parent(i) };
+                let chain = start
+                    .into_iter()
+                    .chain(start.into_iter().flat_map(|s| page.ancestors(s)));
+                for (level, a) in chain.take(SCORE_LEVELS).enumerate() {
+                    if a < self.body {
+                        break;
+                    }
+                    let aa = self.at(a);
+                    if !self.scored[aa] {
+                        self.scored[aa] = true;
+                        self.score[aa] = self.bonus(a);
+                    }
+                    let divider = match level {
+                        0 => 1.0,
+                        1 => 2.0,
+                        l => l as f64 * 3.0,
+                    };
+                    self.score[aa] += score / divider;
+                }
+            }
+            i = i.next();
+        }
+    }
+
+    fn final_score(&self, n: NodeId) -> f64 {
+        let at = self.at(n);
+        self.score[at] * (1.0 - self.all[at].link_density())
+    }
+
+    /// The element that holds the article.
+    fn top(&self) -> Option<NodeId> {
+        let mut best: Vec<(f64, NodeId)> = Vec::with_capacity(TOP_CANDIDATES + 1);
+        for (k, &scored) in self.scored.iter().enumerate() {
+            if !scored {
+                continue;
+            }
+            let n = NodeId::from_u32(self.body.index_u32() + k as u32);
+            let s = self.final_score(n);
+            let at = best.partition_point(|&(b, _)| b >= s);
+            if at < TOP_CANDIDATES {
+                best.insert(at, (s, n));
+                best.truncate(TOP_CANDIDATES);
+            }
+        }
+        let &(top_score, mut top) = best.first()?;
+        // An article cut into chunks (cards, grid cells): when three or more
+        // of the best candidates score nearly as high as the top one, their
+        // common ancestor holds the article.
+        let close: Vec<NodeId> = best[1..]
+            .iter()
+            .filter(|(s, _)| *s >= top_score * 0.75)
+            .map(|&(_, n)| n)
+            .collect();
+        if close.len() >= MIN_CLOSE_CANDIDATES {
+            let mut up = self.page.parent(top);
+            while let Some(a) = up.filter(|&a| a > self.body) {
+                let holds = close
+                    .iter()
+                    .filter(|&&c| c > a && c < self.page.subtree_end(a))
+                    .count();
+                if holds >= MIN_CLOSE_CANDIDATES {
+                    top = a;
+                    break;
+                }
+                up = self.page.parent(a);
+            }
+        }
+        // A parent that scores higher than the top holds more of the article.
+        let mut last = self.final_score(top);
+        let threshold = last / 3.0;
+        let mut up = self.page.parent(top);
+        while let Some(a) = up.filter(|&a| a > self.body) {
+            if self.scored[self.at(a)] {
+                let s = self.final_score(a);
+                if s < threshold {
+                    break;
+                }
+                if s > last {
+                    top = a;
+                    break;
+                }
+                last = s;
+            }
+            up = self.page.parent(a);
+        }
+        // An only child stands for its parent.
+        while let Some(p) = self.page.parent(top) {
+            if p <= self.body || self.page.children(p).count() != 1 {
+                break;
+            }
+            top = p;
+        }
+        Some(top)
+    }
+
+    /// The top element and the siblings that join it.
+    fn parts(&self, top: NodeId) -> Vec<NodeId> {
+        let Some(parent) = self.page.parent(top).filter(|&p| p >= self.body) else {
+            return vec![top];
+        };
+        let top_score = self.final_score(top);
+        let threshold = (top_score * 0.2).max(10.0);
+        let top_class = self.page.attribute(top, "class").unwrap_or("");
+        self.page
+            .children(parent)
+            .filter(|&s| {
+                if s == top {
+                    return true;
+                }
+                let at = self.at(s);
+                if self.page.label_of(s) == PCDATA || self.removed[at] {
+                    return false;
+                }
+                let class = self.page.attribute(s, "class").unwrap_or("");
+                let bonus = if !class.is_empty() && class == top_class {
+                    top_score * 0.2
+                } else {
+                    0.0
+                };
+                if self.scored[at] && self.final_score(s) + bonus >= threshold {
+                    return true;
+                }
+                let name = self.page.label_name(s);
+                if name == "p" {
+                    let c = self.all[at];
+                    let ld = c.link_density();
+                    return (c.chars > 80 && ld < 0.25)
+                        || (c.chars > 0 && ld == 0.0 && c.chars <= 80 && self.ends_sentence(s));
+                }
+                false
+            })
+            .collect()
+    }
+
+    fn ends_sentence(&self, n: NodeId) -> bool {
+        let t = self.page.text_of(n);
+        t.ends_with('.') || t.contains(". ")
+    }
+
+    /// Whether an element inside the article is dropped (see the module docs).
+    fn cleaned(&self, n: NodeId) -> bool {
+        let name = self.page.label_name(n);
+        if !matches!(
+            name,
+            "div" | "section" | "ul" | "ol" | "table" | "form" | "fieldset" | "figure" | "dl"
+        ) {
+            return false;
+        }
+        let at = self.at(n);
+        let c = self.all[at];
+        let weight = self.weight(n);
+        // Its paragraphs can outweigh what its name says.
+        let score = if self.scored[at] {
+            self.score[at]
+        } else {
+            weight
+        };
+        if score < 0.0 {
+            return true;
+        }
+        if c.commas >= 10 {
+            return false;
+        }
+        let ld = c.link_density();
+        if (weight < 25.0 && ld > 0.2) || (weight >= 25.0 && ld > 0.5) {
+            return true;
+        }
+        let (p, li) = (self.paragraphs[at], self.items[at]);
+        !matches!(name, "ul" | "ol") && li > p + 1 && c.chars < 500
+    }
+
+    fn text(&self) -> String {
+        let Some(top) = self.top() else {
+            return String::new();
+        };
+        let mut out = Writer::default();
+        for part in self.parts(top) {
+            self.write(part, &mut out);
+            out.line();
+        }
+        out.finish()
+    }
+
+    fn write(&self, node: NodeId, out: &mut Writer) {
+        let page = self.page;
+        let end = page.subtree_end(node);
+        let mut blocks: Vec<NodeId> = Vec::new();
+        let mut i = node;
+        while i < end {
+            while blocks.last().is_some_and(|&e| e <= i) {
+                blocks.pop();
+                out.line();
+            }
+            if page.space_before(i) {
+                out.space();
+            }
+            if page.label_of(i) == PCDATA {
+                out.push(page.pcdata(i).unwrap_or(""));
+                i = i.next();
+                continue;
+            }
+            let at = self.at(i);
+            if self.removed[at] || (i != node && self.cleaned(i)) {
+                i = page.subtree_end(i);
+                out.space();
+                continue;
+            }
+            let name = page.label_name(i);
+            if name == "br" {
+                out.line();
+            } else if !INLINE.contains(&name) {
+                out.line();
+                blocks.push(page.subtree_end(i));
+            }
+            i = i.next();
+        }
+    }
+}
+
+/// Text with white space collapsed and paragraphs on lines of their own.
+#[derive(Default)]
+struct Writer {
+    out: String,
+    space: bool,
+    line: bool,
+}
+
+impl Writer {
+    fn space(&mut self) {
+        self.space = true;
+    }
+
+    fn line(&mut self) {
+        self.line = true;
+    }
+
+    fn push(&mut self, raw: &str) {
+        if raw.starts_with(char::is_whitespace) {
+            self.space = true;
+        }
+        for (k, w) in raw.split_whitespace().enumerate() {
+            if !self.out.is_empty() {
+                if self.line {
+                    self.out.push('\n');
+                } else if self.space || k > 0 {
+                    self.out.push(' ');
+                }
+            }
+            self.line = false;
+            self.space = false;
+            self.out.push_str(w);
+        }
+        if raw.ends_with(char::is_whitespace) {
+            self.space = true;
+        }
+    }
+
+    fn finish(self) -> String {
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(html: &str) -> String {
+        main_text(&Page::parse(html))
+    }
+
+    const STORY: &str = "The council voted on Tuesday to rebuild the old harbour wall, which \
+        was damaged in the winter storms, and to reopen the fish market by spring.";
+
+    #[test]
+    fn article_paragraphs_without_menu_teasers_and_footer() {
+        let html = format!(
+            "<html><body><header><a href=/>Home</a> <a href=/news>News</a></header>\
+             <div class=menu><ul><li><a href=/a>Sport</a></li><li><a href=/b>Weather today</a></li></ul></div>\
+             <div id=main><h1>Harbour wall</h1><p>{STORY}</p><p>{STORY} Second.</p>\
+             <p>Work begins in March, the mayor said, and will take two years.</p>\
+             <div class=related><a href=/x>Other story about boats and ferries</a></div></div>\
+             <div class=teasers><p><a href=/t1>A teaser that links to a different story entirely</a></p></div>\
+             <footer>Copyright 2026 Coast News, all rights reserved</footer></body></html>"
+        );
+        let t = text(&html);
+        assert!(t.starts_with("The council voted"), "{t}");
+        assert!(t.contains("Work begins in March"), "{t}");
+        for junk in [
+            "Home",
+            "Sport",
+            "Harbour wall",
+            "Other story",
+            "teaser",
+            "Copyright",
+        ] {
+            assert!(!t.contains(junk), "{junk} in {t}");
+        }
+        assert_eq!(t.lines().count(), 3, "{t}");
+    }
+
+    #[test]
+    fn article_markup_wins_over_a_longer_link_list() {
+        let links: String = (0..40)
+            .map(|k| {
+                format!("<li><a href=/s{k}>Story number {k}, with a long title, here</a></li>")
+            })
+            .collect();
+        let html = format!(
+            "<html><body><div class=list><ul>{links}</ul></div>\
+             <div itemprop=articleBody><p>{STORY}</p></div></body></html>"
+        );
+        assert_eq!(text(&html), STORY);
+    }
+
+    #[test]
+    fn hidden_and_scripted_text_is_left_out() {
+        let html = format!(
+            "<html><body><div><p>{STORY}</p><p style='display: none'>Secret text of a hidden paragraph</p>\
+             <script>var x = 'script text, with commas, many, many';</script>\
+             <p hidden>Another hidden paragraph that must not show</p></div></body></html>"
+        );
+        assert_eq!(text(&html), STORY);
+    }
+
+    #[test]
+    fn empty_and_textless_pages_give_no_text() {
+        assert_eq!(text(""), "");
+        assert_eq!(text("<html><body><img src=a.png></body></html>"), "");
+    }
+}

@@ -1,0 +1,82 @@
+//! `gather text URL|FILE`: the main text of one page, found from the page
+//! alone (see `gather::boilerplate::article`).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use url::Url;
+
+use gather::boilerplate::article;
+use gather::fetch::{FetchConfig, Fetcher};
+use gather::page::Page;
+
+#[derive(Debug, clap::Args)]
+pub struct TextArgs {
+    /// An http(s) URL, or a local HTML file (`.gz` is read decompressed).
+    #[arg(value_name = "URL|FILE")]
+    pub source: String,
+    /// Print a JSON object (`url`, `title`, `text`) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The bytes of a local page (gzip-compressed when its name ends in `.gz`).
+pub fn read_page_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let bytes = std::fs::read(path)?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        use std::io::Read;
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut out)?;
+        return Ok(out);
+    }
+    Ok(bytes)
+}
+
+fn fetch(url: &Url) -> Result<(Vec<u8>, Option<String>), String> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let fetcher =
+        Fetcher::new(FetchConfig::default()).map_err(|e| format!("cannot set up HTTP: {e}"))?;
+    let response = runtime
+        .block_on(fetcher.get(url))
+        .map_err(|e| e.to_string())?;
+    if response.status != 200 {
+        return Err(format!("{url}: HTTP status {}", response.status));
+    }
+    Ok((response.body, response.content_type))
+}
+
+pub fn run_text(args: &TextArgs) -> ExitCode {
+    let url = Url::parse(&args.source)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"));
+    let read = match &url {
+        Some(url) => fetch(url),
+        None => read_page_file(Path::new(&args.source))
+            .map(|b| (b, None))
+            .map_err(|e| format!("cannot read {}: {e}", args.source)),
+    };
+    let (bytes, content_type) = match read {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("gather text: {e}");
+            return super::exit(if url.is_some() {
+                super::FAILED
+            } else {
+                super::BAD_INPUT
+            });
+        }
+    };
+    let page = Page::from_bytes(&bytes, content_type.as_deref());
+    let text = article::main_text(&page);
+    if args.json {
+        let out = serde_json::json!({
+            "url": args.source,
+            "title": page.title(),
+            "text": text,
+        });
+        println!("{out}");
+    } else {
+        println!("{text}");
+    }
+    super::exit(super::OK)
+}
