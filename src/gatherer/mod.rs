@@ -987,9 +987,15 @@ impl Manager<'_> {
         }
         let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
         self.store().set_incomplete(id, reason.as_deref())?;
-        line.completeness = match &reason {
-            Some(reason) => Completeness::Incomplete(reason.clone()),
-            None => match rounds::unjudged(self, id, source)? {
+        line.completeness = match (&reason, &line.learning_stopped) {
+            (Some(reason), _) => Completeness::Incomplete(reason.clone()),
+            // A keyword search shows only the rows its words reach: however
+            // whole each answer was, words learned from the answers prove
+            // nothing of the rows no word reached.
+            (None, Some(why)) => Completeness::Unknown(format!(
+                "words were learned from the answers until {why}; a keyword search shows only the rows its words reach, so whether every row was reached cannot be told"
+            )),
+            (None, None) => match rounds::unjudged(self, id, source)? {
                 (0, _) => Completeness::Complete,
                 (unjudged, answers) => Completeness::Unknown(format!(
                     "{unjudged} of {answers} answers showed one result page with neither a hit count nor a known cap: whether the provider cut them short cannot be told"
