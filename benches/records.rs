@@ -8,17 +8,23 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gather::demo::{jobs, listing};
+use gather::fragment::IndexFragment;
 use gather::hel::{Nsl, RowNodes, Rule};
 use gather::page::Page;
 use gather::record::RecordRules;
 
-/// Values only: each rule's value, flattened as the index fragment takes it.
+/// Values only, as a gathering without records takes them: each rule's
+/// value, flattened into the page's index fragment.
 fn values_only(rules: &[(String, Rule)], pages: &[Page]) -> usize {
     let mut n = 0;
     for page in pages {
-        for (_, rule) in rules {
-            n += rule.evaluate(page).value.flatten().len();
+        let mut fragment = IndexFragment::new();
+        for (attribute, rule) in rules {
+            for value in rule.evaluate(page).value.flatten() {
+                fragment.add(attribute, &value);
+            }
         }
+        n += fragment.len();
     }
     n
 }
@@ -29,9 +35,13 @@ fn with_records(rules: &[(String, Rule)], records: &RecordRules, pages: &[Page])
     for page in pages {
         let mut values: Vec<Nsl> = Vec::with_capacity(rules.len());
         let mut rows: Vec<RowNodes> = Vec::with_capacity(rules.len());
-        for (_, rule) in rules {
+        let mut fragment = IndexFragment::new();
+        for (attribute, rule) in rules {
             let (evaluation, nodes) = rule.evaluate_rows(page);
-            n += evaluation.value.flatten().len();
+            for value in evaluation.value.flatten() {
+                fragment.add(attribute, &value);
+            }
+            n += fragment.len();
             values.push(evaluation.value);
             rows.push(nodes);
         }
@@ -42,15 +52,30 @@ fn with_records(rules: &[(String, Rule)], records: &RecordRules, pages: &[Page])
     n
 }
 
-fn workload(c: &mut Criterion, name: &str, rules: Vec<(String, Rule)>, pages: Vec<Page>) {
+fn workload(c: &mut Criterion, name: &str, rules: Vec<(String, Rule)>, html: Vec<String>) {
     let records = RecordRules::new(&rules);
     assert!(!records.is_empty(), "{name}: the rules make records");
+    let pages: Vec<Page> = html.iter().map(|h| Page::parse(h)).collect();
     let mut group = c.benchmark_group(name);
     group.bench_function("values only", |b| {
         b.iter(|| std::hint::black_box(values_only(&rules, &pages)))
     });
     group.bench_function("values + records", |b| {
         b.iter(|| std::hint::black_box(with_records(&rules, &records, &pages)))
+    });
+    // What a gathering spends per page besides the network and the store:
+    // parsing too.
+    group.bench_function("parse + values only", |b| {
+        b.iter(|| {
+            let pages: Vec<Page> = html.iter().map(|h| Page::parse(h)).collect();
+            std::hint::black_box(values_only(&rules, &pages))
+        })
+    });
+    group.bench_function("parse + values + records", |b| {
+        b.iter(|| {
+            let pages: Vec<Page> = html.iter().map(|h| Page::parse(h)).collect();
+            std::hint::black_box(with_records(&rules, &records, &pages))
+        })
     });
     group.finish();
 }
@@ -72,9 +97,9 @@ fn records(c: &mut Criterion) {
             )
         })
         .collect();
-    let job_pages: Vec<Page> = jobs::DISTRICTS
+    let job_pages: Vec<String> = jobs::DISTRICTS
         .iter()
-        .map(|d| Page::parse(&jobs::result_page(d)))
+        .map(|d| jobs::result_page(d))
         .collect();
     workload(c, "records: job board, 6 pages", job_rules, job_pages);
 
@@ -83,9 +108,7 @@ fn records(c: &mut Criterion) {
         .enumerate()
         .map(|(i, r)| (format!("r{i}"), Rule::parse(r).expect("listing rule")))
         .collect();
-    let listing_pages: Vec<Page> = (0..20)
-        .map(|i| Page::parse(&listing::generate_page(i, 40_000)))
-        .collect();
+    let listing_pages: Vec<String> = (0..20).map(|i| listing::generate_page(i, 40_000)).collect();
     workload(
         c,
         "records: product listings, 20 pages of 40 KB",

@@ -10,13 +10,21 @@
 
 use std::collections::{HashMap, HashSet};
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// A value as it is indexed: Unicode NFC, every run of white space (Unicode
 /// `White_Space`, so also no-break spaces and line breaks) collapsed to one
 /// space, leading and trailing white space removed.
 pub fn normalize(value: &str) -> String {
-    let nfc: String = value.nfc().collect();
+    // Most text is NFC already (all ASCII is): the quick check spares
+    // composing it again.
+    let composed: String;
+    let nfc = if is_nfc_quick(value.chars()) == IsNormalized::Yes {
+        value
+    } else {
+        composed = value.nfc().collect();
+        &composed
+    };
     let mut out = String::with_capacity(nfc.len());
     for word in nfc.split_whitespace() {
         if !out.is_empty() {
