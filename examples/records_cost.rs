@@ -1,0 +1,44 @@
+//! Instruction counts of what records cost, for callgrind (the timings are
+//! `cargo bench --bench records`):
+//!
+//! ```text
+//! cargo build --release --example records_cost
+//! valgrind --tool=callgrind target/release/examples/records_cost values
+//! valgrind --tool=callgrind target/release/examples/records_cost records
+//! ```
+//!
+//! Each run parses the pages of both workloads and evaluates their rules
+//! `RUNS` times: for their values alone (`values`), or with the page's
+//! records (`records`); the difference of the two counts is the records'.
+
+use gather::page::Page;
+use gather::record::RecordRules;
+
+#[path = "../benches/support/records_work.rs"]
+mod work;
+
+const RUNS: usize = 5;
+
+fn main() {
+    let records = match std::env::args().nth(1).as_deref() {
+        Some("values") => false,
+        Some("records") => true,
+        _ => {
+            eprintln!("usage: records_cost values|records");
+            std::process::exit(2);
+        }
+    };
+    for w in work::workloads() {
+        let mut n = 0;
+        let record_rules = RecordRules::new(&w.rules);
+        for _ in 0..RUNS {
+            let pages: Vec<Page> = w.html.iter().map(|h| Page::parse(h)).collect();
+            n += if records {
+                work::with_records(&w.rules, &record_rules, &pages)
+            } else {
+                work::values_only(&w.rules, &pages)
+            };
+        }
+        println!("{}: {n}", w.name);
+    }
+}
