@@ -3,13 +3,14 @@
 //!
 //! ```text
 //! cargo build --release --example records_cost
-//! valgrind --tool=callgrind target/release/examples/records_cost values
-//! valgrind --tool=callgrind target/release/examples/records_cost records
+//! valgrind --tool=callgrind target/release/examples/records_cost values [jobs|listings]
+//! valgrind --tool=callgrind target/release/examples/records_cost records [jobs|listings]
 //! ```
 //!
-//! Each run parses the pages of both workloads and evaluates their rules
-//! `RUNS` times: for their values alone (`values`), or with the page's
-//! records (`records`); the difference of the two counts is the records'.
+//! Each run parses the pages of the workloads (both, or the one named) and
+//! evaluates their rules `RUNS` times: for their values alone (`values`), or
+//! with the page's records (`records`); the difference of the two counts is
+//! the records'.
 
 use gather::page::Page;
 use gather::record::RecordRules;
@@ -24,11 +25,17 @@ fn main() {
         Some("values") => false,
         Some("records") => true,
         _ => {
-            eprintln!("usage: records_cost values|records");
+            eprintln!("usage: records_cost values|records [jobs|listings]");
             std::process::exit(2);
         }
     };
-    for w in work::workloads() {
+    let only = std::env::args().nth(2);
+    let wanted = |name: &str| match only.as_deref() {
+        Some("jobs") => name.contains("job board"),
+        Some("listings") => name.contains("listings"),
+        _ => true,
+    };
+    for w in work::workloads().into_iter().filter(|w| wanted(w.name)) {
         let mut n = 0;
         let record_rules = RecordRules::new(&w.rules);
         for _ in 0..RUNS {
