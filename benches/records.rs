@@ -1,97 +1,41 @@
 //! What records cost: the rules of a result page evaluated for their values
 //! alone (what a gathering did before records), side by side with the same
 //! rules evaluated with the nodes of their rows and the page's records built
-//! (`RecordRules::records`), on the same parsed pages (run: `cargo bench
-//! --bench records`). Two workloads: the job board's result pages (a rule
-//! per column, header rows) and the generated ~40 KB product listings (five
-//! rules, a fork per link and per product).
+//! (`RecordRules::records`), on the same pages, parsed once or parsed in
+//! each run (run: `cargo bench --bench records`; instruction counts:
+//! `examples/records_cost.rs`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use gather::demo::{jobs, listing};
-use gather::hel::{Nsl, RowNodes, Rule};
 use gather::page::Page;
 use gather::record::RecordRules;
 
-/// Values only: each rule's value, flattened as the index fragment takes it.
-fn values_only(rules: &[(String, Rule)], pages: &[Page]) -> usize {
-    let mut n = 0;
-    for page in pages {
-        for (_, rule) in rules {
-            n += rule.evaluate(page).value.flatten().len();
-        }
-    }
-    n
-}
-
-/// Values and records.
-fn with_records(rules: &[(String, Rule)], records: &RecordRules, pages: &[Page]) -> usize {
-    let mut n = 0;
-    for page in pages {
-        let mut values: Vec<Nsl> = Vec::with_capacity(rules.len());
-        let mut rows: Vec<RowNodes> = Vec::with_capacity(rules.len());
-        for (_, rule) in rules {
-            let (evaluation, nodes) = rule.evaluate_rows(page);
-            n += evaluation.value.flatten().len();
-            values.push(evaluation.value);
-            rows.push(nodes);
-        }
-        n += records
-            .records(rules, &values, &rows, page, "http://bench/")
-            .len();
-    }
-    n
-}
-
-fn workload(c: &mut Criterion, name: &str, rules: Vec<(String, Rule)>, pages: Vec<Page>) {
-    let records = RecordRules::new(&rules);
-    assert!(!records.is_empty(), "{name}: the rules make records");
-    let mut group = c.benchmark_group(name);
-    group.bench_function("values only", |b| {
-        b.iter(|| std::hint::black_box(values_only(&rules, &pages)))
-    });
-    group.bench_function("values + records", |b| {
-        b.iter(|| std::hint::black_box(with_records(&rules, &records, &pages)))
-    });
-    group.finish();
-}
+#[path = "support/records_work.rs"]
+mod work;
 
 fn records(c: &mut Criterion) {
-    let meta = jobs::meta_tags();
-    let prefix = meta
-        .iter()
-        .find(|(n, _)| *n == "DB.Result")
-        .map(|(_, p)| *p);
-    let job_rules: Vec<(String, Rule)> = meta
-        .iter()
-        .filter_map(|(n, r)| Some((n.strip_prefix("DB.Result.")?.to_string(), *r)))
-        .map(|(a, r)| {
-            let prefix = if r.starts_with("html.") { None } else { prefix };
-            (
-                a,
-                Rule::parse_with_prefix(r, prefix).expect("job board rule"),
-            )
-        })
-        .collect();
-    let job_pages: Vec<Page> = jobs::DISTRICTS
-        .iter()
-        .map(|d| Page::parse(&jobs::result_page(d)))
-        .collect();
-    workload(c, "records: job board, 6 pages", job_rules, job_pages);
-
-    let listing_rules: Vec<(String, Rule)> = listing::RULES
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (format!("r{i}"), Rule::parse(r).expect("listing rule")))
-        .collect();
-    let listing_pages: Vec<Page> = (0..20)
-        .map(|i| Page::parse(&listing::generate_page(i, 40_000)))
-        .collect();
-    workload(
-        c,
-        "records: product listings, 20 pages of 40 KB",
-        listing_rules,
-        listing_pages,
-    );
+    for w in work::workloads() {
+        let (rules, html) = (&w.rules, &w.html);
+        let records = RecordRules::new(rules);
+        assert!(!records.is_empty(), "{}: the rules make records", w.name);
+        let pages: Vec<Page> = html.iter().map(|h| Page::parse(h)).collect();
+        let parse = || html.iter().map(|h| Page::parse(h)).collect::<Vec<Page>>();
+        let mut group = c.benchmark_group(w.name);
+        group.bench_function("values only", |b| {
+            b.iter(|| std::hint::black_box(work::values_only(rules, &pages)))
+        });
+        group.bench_function("values + records", |b| {
+            b.iter(|| std::hint::black_box(work::with_records(rules, &records, &pages)))
+        });
+        // What a gathering spends per page besides the network and the
+        // store: parsing too.
+        group.bench_function("parse + values only", |b| {
+            b.iter(|| std::hint::black_box(work::values_only(rules, &parse())))
+        });
+        group.bench_function("parse + values + records", |b| {
+            b.iter(|| std::hint::black_box(work::with_records(rules, &records, &parse())))
+        });
+        group.finish();
+    }
 }
 
 criterion_group!(benches, records);

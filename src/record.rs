@@ -162,10 +162,10 @@ pub struct RecordRules {
 type Part = (usize, usize, String, Field);
 
 /// One value's row: the rule, the element its row lies in, its fields.
-struct Cell {
+struct Cell<'a> {
     rule: usize,
     element: NodeId,
-    fields: Vec<Vec<String>>,
+    fields: Vec<Vec<&'a str>>,
 }
 
 impl RecordRules {
@@ -371,12 +371,12 @@ impl RecordRules {
 }
 
 /// The fields of rule `rule` from its strings per field name.
-fn parts(rule: usize, names: &[String], strings: &[Vec<String>]) -> Vec<Part> {
+fn parts(rule: usize, names: &[String], strings: &[Vec<impl AsRef<str>>]) -> Vec<Part> {
     let mut out = Vec::new();
     for (branch, (name, strings)) in names.iter().zip(strings).enumerate() {
         let mut values: Vec<String> = strings
             .iter()
-            .map(|s| normalize(s))
+            .map(|s| normalize(s.as_ref()))
             .filter(|s| !s.is_empty())
             .collect();
         let field = match values.len() {

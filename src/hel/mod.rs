@@ -215,7 +215,7 @@ impl Rule {
     /// steps between the row's step and the fork), flattened in document
     /// order, nulls and empty strings dropped. Empty for a rule without a
     /// row key.
-    pub fn row_fields(&self, value: &Nsl) -> Vec<Vec<Vec<String>>> {
+    pub fn row_fields<'a>(&self, value: &'a Nsl) -> Vec<Vec<Vec<&'a str>>> {
         rows::row_fields(&self.ast, value)
     }
 }

@@ -48,8 +48,8 @@ pub(crate) fn fork_width(ast: &Ast) -> Option<usize> {
 
 /// Splits a value of the rule into rows and fields (see
 /// [`super::Rule::row_fields`]).
-pub(crate) fn row_fields(ast: &Ast, value: &Nsl) -> Vec<Vec<Vec<String>>> {
-    if row_key(ast).is_none() {
+pub(crate) fn row_fields<'a>(ast: &Ast, value: &'a Nsl) -> Vec<Vec<Vec<&'a str>>> {
+    if !ast.path.steps.iter().any(|s| multi(&s.index)) {
         return Vec::new();
     }
     let Nsl::List(rows) = value else {
@@ -58,7 +58,7 @@ pub(crate) fn row_fields(ast: &Ast, value: &Nsl) -> Vec<Vec<Vec<String>>> {
     let depth = depth(ast);
     rows.iter()
         .map(|row| match fork_width(ast) {
-            None => vec![row.flatten()],
+            None => vec![strings(row)],
             Some(width) => {
                 // The fork's values inside this row: one per element of the
                 // multi-valued steps between the row's step and the fork.
@@ -72,13 +72,29 @@ pub(crate) fn row_fields(ast: &Ast, value: &Nsl) -> Vec<Vec<Vec<String>>> {
                                 Nsl::List(branches) => branches.get(b),
                                 _ => None,
                             })
-                            .flat_map(|v| v.flatten())
+                            .flat_map(strings)
                             .collect()
                     })
                     .collect()
             }
         })
         .collect()
+}
+
+/// The strings of a value in document order, nulls and empty strings
+/// dropped (as [`Nsl::flatten`], without copying them).
+fn strings(value: &Nsl) -> Vec<&str> {
+    fn walk<'a>(n: &'a Nsl, out: &mut Vec<&'a str>) {
+        match n {
+            Nsl::Null => {}
+            Nsl::Str(s) if s.is_empty() => {}
+            Nsl::Str(s) => out.push(s),
+            Nsl::List(items) => items.iter().for_each(|i| walk(i, out)),
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut out);
+    out
 }
 
 /// The values `levels` list levels below `value`.
