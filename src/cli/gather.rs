@@ -45,6 +45,10 @@ pub struct RunArgs {
     /// renewed; a dead worker's queries are taken over after it.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub lease_seconds: f64,
+    /// With PostgreSQL: seconds a lost database is waited for (connecting
+    /// again with growing pauses, pages in hand kept) before giving up.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    pub reconnect_seconds: f64,
     /// Queries in flight at once (and requests in flight per host).
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub concurrency: usize,
@@ -103,6 +107,9 @@ impl RunArgs {
         if !(self.lease_seconds.is_finite() && self.lease_seconds >= 0.3) {
             return Err("--lease-seconds must be a number of seconds, at least 0.3".into());
         }
+        if !(self.reconnect_seconds.is_finite() && self.reconnect_seconds >= 0.0) {
+            return Err("--reconnect-seconds must be a number of seconds, at least 0".into());
+        }
         let defaults = FetchConfig::default();
         let fetch = FetchConfig {
             concurrency_per_host: self.host_concurrency.unwrap_or(self.concurrency),
@@ -120,6 +127,7 @@ impl RunArgs {
         Ok(Options {
             db: self.db.clone(),
             lease: Duration::from_secs_f64(self.lease_seconds),
+            reconnect: Duration::from_secs_f64(self.reconnect_seconds),
             fetch,
             concurrency: self.concurrency,
             allow_hosts: self.allow_hosts.clone(),
@@ -193,7 +201,7 @@ pub fn run(args: &GatherArgs) -> ExitCode {
         Ok(started) => started,
         Err(code) => return code,
     };
-    let result = runtime.block_on(gatherer::gather(&starts, &options));
+    let result = runtime.block_on(gatherer::gather_reporting(&starts, &options));
     finish(&args.run, result)
 }
 
@@ -211,18 +219,23 @@ fn start(options: Options) -> Result<(tokio::runtime::Runtime, Options), ExitCod
     Ok((runtime, options))
 }
 
-/// Prints a gathering's summary; its exit status.
-fn finish(args: &RunArgs, result: Result<gatherer::Report, gatherer::GatherError>) -> ExitCode {
-    match result {
-        Ok(report) => {
-            if args.json {
-                println!("{}", report.to_json());
-            } else {
+/// Prints a gathering's summary (with `--json` also when an error ended
+/// it: what was done until then); its exit status.
+fn finish(
+    args: &RunArgs,
+    (report, error): (gatherer::Report, Option<gatherer::GatherError>),
+) -> ExitCode {
+    if args.json {
+        println!("{}", report.to_json());
+    }
+    match error {
+        None => {
+            if !args.json {
                 eprint!("{report}");
             }
             super::exit(super::report_status(&report))
         }
-        Err(e) => {
+        Some(e) => {
             eprintln!("gather: {e}");
             super::exit(if e.is_bad_input() {
                 super::BAD_INPUT
@@ -272,6 +285,6 @@ pub fn run_worker(args: &WorkerArgs) -> ExitCode {
         Ok(started) => started,
         Err(code) => return code,
     };
-    let result = runtime.block_on(gatherer::work(&options));
+    let result = runtime.block_on(gatherer::work_reporting(&options));
     finish(&args.run, result)
 }

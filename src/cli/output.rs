@@ -383,6 +383,17 @@ fn write_status(out: &mut impl Write, status: &gather::store::Status) -> std::io
         status.planners_alive.len(),
         named(&status.planners_alive)
     )?;
+    if !status.workers_dead.is_empty() {
+        writeln!(
+            out,
+            "workers dead (ended without stopping; their queries are free): {}{}",
+            status.workers_dead.len(),
+            named(&status.workers_dead)
+        )?;
+    }
+    for wait in &status.host_waits {
+        writeln!(out, "{}", gather::store::host_wait_note(wait))?;
+    }
     writeln!(
         out,
         "requests per second (last minute): {:.2}",

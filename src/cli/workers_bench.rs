@@ -27,6 +27,12 @@ pub struct WorkersBenchArgs {
     /// medians are reported.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// Instead of the worker counts: a planner and two workers undisturbed,
+    /// with one worker killed (kill -9) half way, and with the database
+    /// stopped for 5 s half way (every process must carry on): run times,
+    /// and the result pages asked twice.
+    #[arg(long)]
+    pub faults: bool,
 }
 
 /// One measured gathering.
@@ -70,7 +76,7 @@ fn measure(args: &WorkersBenchArgs) -> Result<(), String> {
         }))
         .map_err(|e| format!("cannot start the provider: {e:#}"))?;
     let url = site.form_url().clone();
-    let postgres = LocalPostgres::start()?;
+    let mut postgres = LocalPostgres::start()?;
     // A per-host limit that does not bind: every worker's queries in flight.
     let host_limit = args.workers.iter().max().copied().unwrap_or(1) * args.concurrency;
     let common = [
@@ -84,6 +90,11 @@ fn measure(args: &WorkersBenchArgs) -> Result<(), String> {
         "{} queries, {} ms per answer, {} queries in flight per worker, per-host limit {host_limit}; medians of {} runs",
         args.queries, args.latency_ms, args.concurrency, args.runs.max(1)
     );
+    if args.faults {
+        let faults = faults(&runtime, &mut postgres, &site, args, &common);
+        runtime.shutdown_background();
+        return faults;
+    }
 
     // One round is a run of each kind in turn, so that a change of the
     // machine's load during the benchmark falls on all of them alike.
@@ -163,6 +174,119 @@ fn shared_run(
     std::thread::sleep(Duration::from_millis(300));
     sample.db_cpu = server_cpu(postgres) - cpu_before;
     Ok(sample)
+}
+
+/// What is done to a gathering of a planner and two workers half way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    None,
+    /// kill -9 of a worker.
+    Kill,
+    /// The database server stopped (fast shutdown) for 5 s.
+    Outage,
+}
+
+/// The run time of a gathering with `fault`, the result pages the
+/// provider was asked more than once, and how long the database was away
+/// (from the stop until it accepted connections again).
+fn fault_run(
+    runtime: &tokio::runtime::Runtime,
+    postgres: &mut LocalPostgres,
+    site: &SlowSite,
+    db: &str,
+    fault: Fault,
+    queries: usize,
+    common: &[String],
+) -> Result<(f64, usize, f64), String> {
+    let before = site.requests().len();
+    let started = Instant::now();
+    let url = site.form_url().clone();
+    let mut children = vec![spawn(&[url.as_str(), "--db", db], common)?];
+    wait_for_plan(runtime, db)?;
+    for _ in 0..2 {
+        children.push(spawn(&["worker", "--db", db], common)?);
+    }
+    while site.requests().len() - before < queries / 2 {
+        if started.elapsed() > Duration::from_secs(120) {
+            return Err("no progress within 2 minutes".into());
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let mut away = 0.0;
+    match fault {
+        Fault::None => {}
+        Fault::Kill => {
+            let mut victim = children.remove(2);
+            let killed = victim.kill();
+            let _ = victim.wait();
+            killed.map_err(|e| format!("cannot kill a worker: {e}"))?;
+        }
+        Fault::Outage => {
+            let stopped = Instant::now();
+            postgres.stop()?;
+            std::thread::sleep(Duration::from_secs(5));
+            postgres.restart()?;
+            away = stopped.elapsed().as_secs_f64();
+        }
+    }
+    for child in children {
+        wait(child)?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let mut seen = std::collections::HashMap::new();
+    for r in &site.requests()[before..] {
+        *seen.entry((r.query.clone(), r.page)).or_insert(0usize) += 1;
+    }
+    let twice = seen.values().filter(|n| **n > 1).count();
+    Ok((seconds, twice, away))
+}
+
+/// `--faults`: a planner and two workers undisturbed, with a worker
+/// killed, and with the database away for 5 s; medians side by side.
+fn faults(
+    runtime: &tokio::runtime::Runtime,
+    postgres: &mut LocalPostgres,
+    site: &SlowSite,
+    args: &WorkersBenchArgs,
+    common: &[String],
+) -> Result<(), String> {
+    let kinds = [
+        (Fault::None, "undisturbed"),
+        (Fault::Kill, "a worker killed (kill -9) half way"),
+        (Fault::Outage, "the database away 5 s half way"),
+    ];
+    let mut seconds: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
+    let mut twice: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
+    let mut away: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
+    for run in 0..args.runs.max(1) {
+        for (n, (fault, _)) in kinds.iter().enumerate() {
+            let db = postgres.database(&format!("faults_{n}_{run}"))?;
+            let (s, t, a) = fault_run(runtime, postgres, site, &db, *fault, args.queries, common)?;
+            seconds[n].push(s);
+            twice[n].push(t as f64);
+            away[n].push(a);
+        }
+    }
+    println!("a planner and 2 workers; leases of 30 s (the default)");
+    let calm = super::bench::median(seconds[0].clone());
+    for (n, (_, name)) in kinds.iter().enumerate() {
+        let time = super::bench::median(seconds[n].clone());
+        let away = super::bench::median(away[n].clone());
+        let beyond = if away > 0.0 {
+            format!(
+                ", the database away {away:.2} s (stop to accepting again): {:+.2} s beyond it",
+                time - calm - away
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "{name:<36} {time:>6.2} s ({:+.2} s against undisturbed{beyond})  result pages asked twice: {} (median)",
+            time - calm,
+            super::bench::median(twice[n].clone())
+        );
+    }
+    Ok(())
 }
 
 /// Waits until the planner has put its plan into `db`, asking on one

@@ -1,7 +1,9 @@
 //! A PostgreSQL server of its own, for the tests and the benchmarks of
 //! gathering with many workers: `initdb` into a temporary directory,
 //! `postgres` on a free port of 127.0.0.1, stopped (and the directory
-//! removed) when the [`LocalPostgres`] is dropped.
+//! removed) when the [`LocalPostgres`] is dropped. It can be stopped and
+//! started again on the same port and data directory in between (an
+//! outage of the database, for the tests of workers that ride it out).
 //!
 //! PostgreSQL refuses to run as root: a root process runs the server as
 //! the user `postgres` (which the Debian package creates). The binaries are
@@ -22,6 +24,8 @@ pub struct LocalPostgres {
     server: Child,
     port: u16,
     bin: PathBuf,
+    /// The uid and gid the server runs as, for a root process.
+    owner: Option<(u32, u32)>,
     /// Holds the data directory; removed after the server stopped.
     dir: Option<tempfile::TempDir>,
 }
@@ -120,31 +124,50 @@ impl LocalPostgres {
         ]);
         run(as_owner(&mut initdb, owner), "initdb")?;
         let port = free_port()?;
-        let mut server = Command::new(bin.join("postgres"));
-        server
-            .current_dir(dir.path())
-            .arg("-D")
-            .arg(&data)
-            .args(["-p", &port.to_string(), "-c", "listen_addresses=127.0.0.1"])
-            .arg("-c")
-            .arg(format!("unix_socket_directories={}", dir.path().display()))
-            // As the SQLite file's synchronous=NORMAL: a crash of the
-            // machine may lose the last commits, never corrupt them.
-            .args(["-c", "synchronous_commit=off", "-c", "max_connections=200"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let server = as_owner(&mut server, owner)
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", bin.join("postgres").display()))?;
+        let server = spawn_server(&bin, dir.path(), port, owner)?;
         let mut local = LocalPostgres {
             server,
             port,
             bin,
+            owner,
             dir: Some(dir),
         };
         local.wait_ready()?;
         Ok(local)
+    }
+
+    /// Stops the server as `pg_ctl stop -m fast` does (every connection
+    /// is ended); the data directory stays, for [`LocalPostgres::restart`].
+    pub fn stop(&mut self) -> Result<(), String> {
+        if matches!(self.server.try_wait(), Ok(Some(_))) {
+            return Ok(());
+        }
+        let pid = self.server.id() as libc::pid_t;
+        // SIGINT: the fast shutdown.
+        // SAFETY: kill with a pid of our own child, which has not been reaped.
+        unsafe { libc::kill(pid, libc::SIGINT) };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while matches!(self.server.try_wait(), Ok(None)) {
+            if Instant::now() > deadline {
+                return Err("the PostgreSQL server did not stop within 30 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// Starts the stopped server again, on the same port and data
+    /// directory; returns once it accepts connections.
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.stop()?;
+        let dir = self
+            .dir
+            .as_ref()
+            .ok_or("the data directory is gone")?
+            .path()
+            .to_path_buf();
+        self.server = spawn_server(&self.bin, &dir, self.port, self.owner)?;
+        self.wait_ready()
     }
 
     fn wait_ready(&mut self) -> Result<(), String> {
@@ -223,6 +246,33 @@ impl LocalPostgres {
     }
 }
 
+/// Starts `postgres` on the cluster in `dir` (its `data`), on `port` of
+/// 127.0.0.1.
+fn spawn_server(
+    bin: &Path,
+    dir: &Path,
+    port: u16,
+    owner: Option<(u32, u32)>,
+) -> Result<Child, String> {
+    let mut server = Command::new(bin.join("postgres"));
+    server
+        .current_dir(dir)
+        .arg("-D")
+        .arg(dir.join("data"))
+        .args(["-p", &port.to_string(), "-c", "listen_addresses=127.0.0.1"])
+        .arg("-c")
+        .arg(format!("unix_socket_directories={}", dir.display()))
+        // As the SQLite file's synchronous=NORMAL: a crash of the
+        // machine may lose the last commits, never corrupt them.
+        .args(["-c", "synchronous_commit=off", "-c", "max_connections=200"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    as_owner(&mut server, owner)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bin.join("postgres").display()))
+}
+
 fn as_owner(command: &mut Command, owner: Option<(u32, u32)>) -> &mut Command {
     if let Some((uid, gid)) = owner {
         command.uid(uid).gid(gid);
@@ -247,6 +297,10 @@ fn run(command: &mut Command, what: &str) -> Result<(), String> {
 
 impl Drop for LocalPostgres {
     fn drop(&mut self) {
+        if matches!(self.server.try_wait(), Ok(Some(_))) {
+            drop(self.dir.take());
+            return;
+        }
         let pid = self.server.id() as libc::pid_t;
         // SIGINT: the fast shutdown (connections are ended).
         // SAFETY: kill with a pid of our own child.

@@ -49,8 +49,8 @@ use crate::store::{
 use crate::summarize;
 
 pub use report::{Problem, Report, SourceReport};
-pub use shared::work;
 use shared::{planned_query, worker_name, Planned, Renewer, Role};
+pub use shared::{work, work_reporting};
 
 /// How a gathering runs.
 #[derive(Debug, Clone)]
@@ -65,6 +65,10 @@ pub struct Options {
     /// How long a worker (`gather worker`) waits for a plan when the
     /// database holds none and no planner is at work.
     pub plan_wait: Duration,
+    /// How long a lost PostgreSQL database is waited for (connecting again
+    /// with growing pauses) before the process gives up; pages in hand are
+    /// kept and written once it is back.
+    pub reconnect: Duration,
     pub fetch: FetchConfig,
     /// The user's cap on queries per source (the provider's DB.MaxQueries may be lower).
     pub max_queries: Option<u64>,
@@ -109,6 +113,7 @@ impl Default for Options {
             db: PathBuf::from("gather.sqlite"),
             lease: Duration::from_secs(30),
             plan_wait: Duration::from_secs(60),
+            reconnect: crate::store::DEFAULT_RECONNECT,
             fetch: FetchConfig::default(),
             max_queries: None,
             learn: false,
@@ -211,18 +216,36 @@ impl GatherError {
 /// recorded in the report and the other sources are gathered all the same;
 /// only a failing database stops the whole run.
 pub async fn gather(starts: &[Start], options: &Options) -> Result<Report, GatherError> {
+    match gather_reporting(starts, options).await {
+        (report, None) => Ok(report),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// [`gather`], with the report of what was done also when the gathering
+/// ends in an error (a database that stayed away).
+pub async fn gather_reporting(
+    starts: &[Start],
+    options: &Options,
+) -> (Report, Option<GatherError>) {
     let started = Instant::now();
     // A spec may name credentials for its hosts; the queries need them too.
     let mut fetch = options.fetch.clone();
-    fetch.credentials =
-        source::credentials(starts, &fetch.credentials).map_err(GatherError::Source)?;
-    let mut manager = Manager::new(options, fetch, Role::Planner).await?;
+    fetch.credentials = match source::credentials(starts, &fetch.credentials) {
+        Ok(credentials) => credentials,
+        Err(e) => {
+            let error = GatherError::Source(e);
+            return (Report::ended_by(options, started, &error), Some(error));
+        }
+    };
+    let mut manager = match Manager::new(options, fetch, Role::Planner).await {
+        Ok(manager) => manager,
+        Err(error) => return (Report::ended_by(options, started, &error), Some(error)),
+    };
     // What this process holds of a shared plan is given back however the
     // gathering ends.
     let gathered = manager.gather(starts).await;
-    manager.release().await?;
-    gathered?;
-    Ok(manager.finish(started))
+    manager.end(gathered, started).await
 }
 
 impl Manager<'_> {
@@ -457,9 +480,15 @@ impl<'a> Manager<'a> {
         let mut store = Store::open_at(&location)?;
         store.lock_for_gathering()?;
         store.set_body_budget(options.page_budget)?;
+        store.set_patience(options.reconnect);
         let shared = match &location {
             Location::Postgres(url) => {
-                let plan = SharedPlan::connect(url, &worker_name(), options.lease)?;
+                let plan = SharedPlan::connect_patient(
+                    url,
+                    &worker_name(),
+                    options.lease,
+                    options.reconnect,
+                )?;
                 store.set_worker(plan.worker());
                 fetch.shared_hosts = Some(HostGate(Arc::new(plan.clone())));
                 if role == Role::Planner {
@@ -822,21 +851,22 @@ impl Manager<'_> {
             interrupt: self.options.interrupt.clone(),
             keep_pages: self.options.keep_pages,
             result_count,
+            patience: self.options.reconnect,
         }
     }
 
-    /// Records what a query gave, counts it in the source's report line,
-    /// and appends its new records to the records file. Returns the query's
-    /// new values.
+    /// Counts what a query gave (recorded as it ended) in the source's
+    /// report line, and appends its new records to the records file.
+    /// Returns the query's new values.
     fn take_run(
         &self,
-        id: SourceId,
         source_url: &str,
         line: &mut SourceReport,
-        run: QueryRun,
+        run: Ran,
     ) -> Result<u64, GatherError> {
+        let (recorded, run) = (run.recorded, run.run);
         let done = &run.outcome;
-        let recorded = match self.store().record_query_new(id, done) {
+        let recorded = match recorded {
             Ok(recorded) => recorded,
             // Another worker took the query over: what it gives is theirs.
             Err(e @ StoreError::LeaseLost { .. }) => {
@@ -924,7 +954,6 @@ impl Manager<'_> {
         queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Origin)>,
         line: &mut SourceReport,
     ) -> Result<Vec<u64>, GatherError> {
-        let id = work.source;
         let mut gained = Vec::new();
         let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
             let work = Arc::clone(work);
@@ -935,7 +964,7 @@ impl Manager<'_> {
         }))
         .buffer_unordered(self.options.concurrency.max(1));
         while let Some(run) = runs.next().await {
-            gained.push(self.take_run(id, source.url.as_str(), line, run)?);
+            gained.push(self.take_run(source.url.as_str(), line, run)?);
         }
         drop(runs);
         Ok(gained)
@@ -1018,6 +1047,14 @@ struct QueryWork {
     keep_pages: bool,
     /// `DB.ResultCount`, read on a query's first result page.
     result_count: Option<Arc<Rule>>,
+    /// How long a lost database is waited for with a page in hand.
+    patience: Duration,
+}
+
+/// A query run and how its end was recorded.
+struct Ran {
+    run: QueryRun,
+    recorded: Result<crate::store::Recorded, StoreError>,
 }
 
 /// What one query gave, beyond what the store keeps.
@@ -1148,7 +1185,7 @@ impl QueryWork {
         query: Query,
         checkpoint: Option<Checkpoint>,
         origin: Origin,
-    ) -> QueryRun {
+    ) -> Ran {
         let resumed = checkpoint.is_some();
         let mut navigator = match checkpoint {
             Some(cp) => Navigator::resume(
@@ -1198,6 +1235,7 @@ impl QueryWork {
         };
         // The query's own page has answered (in this run or before).
         let mut answered = resumed;
+        let mut lost = None;
         while navigator.has_next() {
             // Interrupted: a walk that can be continued stops between two
             // pages; the query's own page is always fetched to its end.
@@ -1270,7 +1308,18 @@ impl QueryWork {
                     .checkpoint()
                     .and_then(|cp| serde_json::to_string(&cp).ok());
                 if outcome.checkpoint.is_some() {
-                    match self.record(&outcome) {
+                    let saved = self
+                        .record(&outcome)
+                        .await
+                        .map_err(Some)
+                        .and_then(|recorded| {
+                            self.write_records(&outcome, recorded).map_err(|message| {
+                                outcome.error =
+                                    Some(format!("cannot save the query's progress: {message}"));
+                                None
+                            })
+                        });
+                    match saved {
                         Ok(new) => {
                             run.new_values += new;
                             outcome.pages.clear();
@@ -1279,10 +1328,17 @@ impl QueryWork {
                             outcome.attempts = 0;
                             outcome.fresh = false;
                         }
-                        Err(e) => {
+                        // The database stayed away: the process ends, and
+                        // the query continues from its last checkpoint.
+                        Err(Some(e @ StoreError::Lost { .. })) => {
+                            lost = Some(e);
+                            break;
+                        }
+                        Err(Some(e)) => {
                             outcome.error = Some(format!("cannot save the query's progress: {e}"));
                             break;
                         }
+                        Err(None) => break,
                     }
                 }
             }
@@ -1314,19 +1370,56 @@ impl QueryWork {
             && outcome.error.is_none()
             && matches!(origin, Origin::Planned | Origin::Claimed { planned: true })
             && tally.answer().hits != Some(0);
+        let recorded = match lost {
+            Some(lost) => Err(lost),
+            None => self.record(&outcome).await,
+        };
         run.outcome = outcome;
-        run
+        Ran { run, recorded }
     }
 
-    /// Records a query's progress; its new records go to the records file.
-    fn record(&self, outcome: &QueryOutcome) -> Result<u64, String> {
-        let recorded = lock(&self.store)
-            .record_query_new(self.source, outcome)
-            .map_err(|e| e.to_string())?;
+    /// Appends a query's new records to the records file; its new values.
+    fn write_records(
+        &self,
+        outcome: &QueryOutcome,
+        recorded: crate::store::Recorded,
+    ) -> Result<u64, String> {
         if let Some(sink) = &self.sink {
             sink.write(&self.source_url, outcome, recorded.new_records)?;
         }
         Ok(recorded.new_values)
+    }
+
+    /// Records a query's progress or end. A lost database is waited for
+    /// (up to [`Options::reconnect`]) with the outcome in hand, without
+    /// holding the store: other queries go on meanwhile.
+    async fn record(&self, outcome: &QueryOutcome) -> Result<crate::store::Recorded, StoreError> {
+        let started = Instant::now();
+        let mut pause = Duration::ZERO;
+        loop {
+            let result = lock(&self.store).record_query_at_once(self.source, outcome);
+            match result {
+                Err(StoreError::Lost {
+                    db,
+                    context,
+                    message,
+                    ..
+                }) => {
+                    let left = self.patience.saturating_sub(started.elapsed());
+                    if left.is_zero() {
+                        return Err(StoreError::Lost {
+                            db,
+                            context,
+                            waited: started.elapsed().as_secs(),
+                            message,
+                        });
+                    }
+                    pause = crate::store::next_pause(pause).min(left);
+                    tokio::time::sleep(pause).await;
+                }
+                done => return done,
+            }
+        }
     }
 }
 

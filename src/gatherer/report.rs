@@ -29,6 +29,11 @@ pub struct Report {
     pub cpu_seconds: Option<f64>,
     /// Peak resident memory of this process in bytes, where the system tells.
     pub peak_rss_bytes: Option<u64>,
+    /// Hosts whose per-host limit the workers of a shared plan waited on.
+    pub host_waits: Vec<crate::store::HostWait>,
+    /// What ended the gathering before its end (the database stayed
+    /// away): what the report holds is what was done until then.
+    pub error: Option<String>,
 }
 
 /// A source that could not be gathered.
@@ -111,6 +116,20 @@ impl SourceReport {
 }
 
 impl Report {
+    /// The report of a gathering that `error` ended before it started.
+    pub(super) fn ended_by(
+        options: &super::Options,
+        started: std::time::Instant,
+        error: &super::GatherError,
+    ) -> Report {
+        Report {
+            db: options.db.clone(),
+            elapsed: started.elapsed(),
+            error: Some(error.to_string()),
+            ..Report::default()
+        }
+    }
+
     pub fn queries_failed(&self) -> u64 {
         self.sources.iter().map(|s| s.queries_failed).sum()
     }
@@ -172,6 +191,8 @@ impl Report {
             "seconds": self.elapsed.as_secs_f64(),
             "cpu_seconds": self.cpu_seconds,
             "peak_rss_bytes": self.peak_rss_bytes,
+            "host_waits": self.host_waits,
+            "error": self.error,
         })
     }
 }
@@ -291,6 +312,9 @@ impl fmt::Display for Report {
             } else {
                 writeln!(f, "not gathered: {}: {}", p.what, p.message)?;
             }
+        }
+        for wait in &self.host_waits {
+            writeln!(f, "{}", crate::store::host_wait_note(wait))?;
         }
         writeln!(
             f,

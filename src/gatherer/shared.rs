@@ -27,25 +27,40 @@ use crate::store::{Claim, Location, PlannedQuery, SharedPlan, SourceId, SourceKi
 /// Works on the shared plan of a PostgreSQL gatherer database (`gather
 /// worker`): claims its queries one by one, runs them as a gathering does,
 /// and ends when none is left that no live worker holds. A query another
-/// worker holds is waited for, and taken over when that worker's lease
-/// runs out. More workers, on any machine, can join at any time.
+/// worker holds is waited for, and taken over as soon as that worker's
+/// database session is gone (or its lease ran out). More workers, on any
+/// machine, can join at any time.
 pub async fn work(options: &Options) -> Result<Report, GatherError> {
+    match work_reporting(options).await {
+        (report, None) => Ok(report),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// [`work`], with the report of what was done also when the work ends in
+/// an error (the database stayed away).
+pub async fn work_reporting(options: &Options) -> (Report, Option<GatherError>) {
+    let started = Instant::now();
     if !Location::of(&options.db).is_shared() {
-        return Err(GatherError::Setup(format!(
+        let error = GatherError::Setup(format!(
             "gather worker needs a shared database (--db postgres://USER@HOST:PORT/DB), not {}",
             options.db.display()
-        )));
+        ));
+        return (Report::ended_by(options, started, &error), Some(error));
     }
-    let started = Instant::now();
     let role = Role::Worker {
         wait: options.plan_wait,
     };
-    let mut manager = Manager::new(options, options.fetch.clone(), role).await?;
+    let mut manager = match Manager::new(options, options.fetch.clone(), role).await {
+        Ok(manager) => manager,
+        Err(error) => return (Report::ended_by(options, started, &error), Some(error)),
+    };
     let worked = manager.work_shared().await;
-    manager.release().await?;
-    worked?;
-    manager.report_lines()?;
-    Ok(manager.finish(started))
+    let worked = match worked {
+        Ok(()) => manager.report_lines(),
+        Err(e) => Err(e),
+    };
+    manager.end(worked, started).await
 }
 
 /// What a process is to a shared plan.
@@ -195,6 +210,32 @@ impl Manager<'_> {
         self.report_lines()
     }
 
+    /// Ends the work of this process: says how long the workers waited
+    /// for the hosts, gives back what it holds of the shared plan (without
+    /// waiting for a database that stayed away) and reports, with the
+    /// error that ended the work, if any.
+    pub(super) async fn end(
+        mut self,
+        result: Result<(), GatherError>,
+        started: Instant,
+    ) -> (Report, Option<GatherError>) {
+        if let (Ok(()), Some(plan)) = (&result, &self.shared) {
+            match plan.host_waits().await {
+                Ok(waits) => self.report.host_waits = waits,
+                Err(e) => tracing::warn!("{e}"),
+            }
+        }
+        let released = self.release(result.is_ok()).await;
+        let error = result.err().or(released.err());
+        if let Some(error) = &error {
+            // What was done, as far as this process knows it.
+            let lines = std::mem::take(&mut self.lines);
+            self.report.sources.extend(lines.into_values());
+            self.report.error = Some(error.to_string());
+        }
+        (self.finish(started), error)
+    }
+
     /// Adds the report lines of the sources this process ran queries of
     /// on the shared plan, with what the database holds of each.
     fn report_lines(&mut self) -> Result<(), GatherError> {
@@ -206,11 +247,12 @@ impl Manager<'_> {
     }
 
     /// Gives back what this process holds of the shared plan (its leases,
-    /// its host slots) and says it has stopped.
-    pub(super) async fn release(&mut self) -> Result<(), GatherError> {
+    /// its host slots) and says it has stopped; with `patient` false, a
+    /// lost database is not waited for.
+    pub(super) async fn release(&mut self, patient: bool) -> Result<(), GatherError> {
         self.renewer.take();
         if let Some(plan) = &self.shared {
-            plan.release().await?;
+            plan.release(patient).await?;
         }
         Ok(())
     }
@@ -309,7 +351,7 @@ impl Manager<'_> {
                 let url = Url::parse(&work.source_url).expect("a source's URL is a URL");
                 SourceReport::new(url, SourceKind::Database)
             });
-            if let Err(e) = this.take_run(work.source, &work.source_url, line, run) {
+            if let Err(e) = this.take_run(&work.source_url, line, run) {
                 result = Err(e);
                 break;
             }

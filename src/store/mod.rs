@@ -28,6 +28,7 @@ mod postgres;
 mod schema;
 mod sqlite;
 
+pub(crate) use postgres::next_pause;
 pub use postgres::{search_words, Claim, Others, SharedPlan};
 
 /// The row id of a source.
@@ -336,6 +337,14 @@ pub enum StoreError {
     },
     #[error("gatherer database {db} cannot be reached: {message}")]
     Connect { db: String, message: String },
+    #[error("gatherer database {db} went away while {context} and was not back within {waited} s: {message}")]
+    Lost {
+        db: String,
+        context: String,
+        /// Seconds waited for it.
+        waited: u64,
+        message: String,
+    },
     #[error("gatherer database {db}: query {key:?} was taken over by another worker (its lease ran out)")]
     LeaseLost { db: String, key: String },
     #[error("gatherer database {path}: {what} {value} does not fit into SQLite's 64-bit integers")]
@@ -365,14 +374,55 @@ impl StoreError {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Status {
     pub sources: Vec<StatusSource>,
-    /// Workers seen in the last [`WORKER_ALIVE_SECONDS`] (PostgreSQL).
+    /// Workers seen in the last [`WORKER_ALIVE_SECONDS`] whose database
+    /// session is there (PostgreSQL).
     pub workers_alive: Vec<String>,
+    /// Workers of the last hour that ended without saying they stopped:
+    /// their session is gone (killed, crashed), or they were not seen for
+    /// [`WORKER_ALIVE_SECONDS`]. Their queries are free for the others.
+    pub workers_dead: Vec<String>,
     /// Those of them that plan (`gather URL --db postgres://…`): workers
     /// with nothing to claim wait for them.
     pub planners_alive: Vec<String>,
     /// Result pages fetched in the last minute, per second.
     pub requests_per_second: f64,
+    /// Hosts whose request slots the workers of the last ten minutes
+    /// waited for (PostgreSQL).
+    pub host_waits: Vec<HostWait>,
 }
+
+/// A host whose per-host limit the workers share and waited on: more
+/// workers do not make its requests faster; `--host-concurrency` does.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HostWait {
+    /// The host's origin (`http://host:port`).
+    pub host: String,
+    /// Requests in flight at once to it, across the workers.
+    pub limit: u64,
+    /// Workers that waited for a free slot.
+    pub workers: u64,
+    /// Seconds they waited, together.
+    pub waited_seconds: f64,
+}
+
+/// What [`HostWait`] means for the operator, in one line: the host, its
+/// limit, the time waited, and the option that raises the limit.
+pub fn host_wait_note(wait: &HostWait) -> String {
+    format!(
+        "host {}: {} worker{} waited {:.1} s in all for one of its {} request slots \
+         (a limit all workers share, so more workers are no faster on it; \
+         --host-concurrency raises it, if the provider allows)",
+        wait.host,
+        wait.workers,
+        if wait.workers == 1 { "" } else { "s" },
+        wait.waited_seconds,
+        wait.limit
+    )
+}
+
+/// How long a lost PostgreSQL database is waited for by default before a
+/// worker gives up.
+pub const DEFAULT_RECONNECT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// A worker that has not said it is alive for this long is taken for dead.
 pub const WORKER_ALIVE_SECONDS: i64 = 30;
@@ -653,7 +703,38 @@ impl Store {
         source: SourceId,
         outcome: &QueryOutcome,
     ) -> Result<Recorded, StoreError> {
-        on_backend!(mut self, b => b.record_query_new(source, outcome))
+        self.record_query_waiting(source, outcome, true)
+    }
+
+    /// [`Store::record_query_new`] without waiting for a lost PostgreSQL
+    /// database: [`StoreError::Lost`] at once, for a caller that waits
+    /// without holding the store.
+    pub fn record_query_at_once(
+        &mut self,
+        source: SourceId,
+        outcome: &QueryOutcome,
+    ) -> Result<Recorded, StoreError> {
+        self.record_query_waiting(source, outcome, false)
+    }
+
+    fn record_query_waiting(
+        &mut self,
+        source: SourceId,
+        outcome: &QueryOutcome,
+        patient: bool,
+    ) -> Result<Recorded, StoreError> {
+        match &mut self.backend {
+            Backend::Sqlite(b) => b.record_query_new(source, outcome),
+            Backend::Postgres(b) => b.record_query_new(source, outcome, patient),
+        }
+    }
+
+    /// How long a lost PostgreSQL database is waited for (by default
+    /// [`DEFAULT_RECONNECT`]).
+    pub fn set_patience(&mut self, patience: std::time::Duration) {
+        if let Backend::Postgres(b) = &mut self.backend {
+            b.set_patience(patience);
+        }
     }
 
     /// The source's done queries with what their answers revealed, in the

@@ -30,23 +30,53 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use super::{
-    deflate, inflate, now, AnsweredQuery, Hit, KeptBody, KeptPage, PageRecord, PlannedQuery,
-    QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
-    SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
+    deflate, inflate, now, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage, PageRecord,
+    PlannedQuery, QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind,
+    SourceRecord, SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
     TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
 
 /// The schema version this gather writes (table `gather_schema`).
-const VERSION: i64 = 3;
+const VERSION: i64 = 4;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3)];
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4)];
 
 /// Taken while the schema is created or migrated, so that workers starting
 /// at once do not race.
 const MIGRATION_LOCK: i64 = 0x6761_7468;
+
+/// A worker's leases live as long as its database session: every worker
+/// holds a session-level advisory lock (`session_lock`, a 64-bit key) that
+/// the server frees when the session ends, however it ends. A worker whose
+/// lock is free on the server it registered with (`server_start`) is gone:
+/// its leases are void at once (`workers_gone`). After a restart of the
+/// server every session ended, so the time-based lease decides until the
+/// worker is back. How long the workers waited for a free slot of a host
+/// (`host_waits`, per worker, in total).
+const V4: &str = "
+ALTER TABLE workers ADD COLUMN session_lock BIGINT;
+ALTER TABLE workers ADD COLUMN server_start TIMESTAMPTZ;
+CREATE VIEW workers_gone AS
+  SELECT w.name FROM workers w
+  WHERE w.session_lock IS NOT NULL AND w.server_start = pg_postmaster_start_time()
+    AND NOT EXISTS (
+      SELECT 1 FROM pg_locks l
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND l.classid::bigint = ((w.session_lock >> 32) & 4294967295)
+        AND l.objid::bigint = (w.session_lock & 4294967295));
+CREATE TABLE host_waits (
+    origin     TEXT NOT NULL,
+    worker     TEXT NOT NULL,
+    slots      INT NOT NULL,
+    waited_ms  BIGINT NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (origin, worker)
+);
+";
 
 /// The planners among the workers: workers wait for the queries a live
 /// planner may still add (refinements, learned words). Claims take the
@@ -319,9 +349,71 @@ fn connect(url: &str) -> Result<Client, StoreError> {
         .map_err(failed)
 }
 
-/// The store's PostgreSQL back-end.
-pub(super) struct Postgres {
+/// True when `error` says the connection to the server is gone (closed,
+/// broken, the server shutting down or starting up), rather than that a
+/// statement failed: the work is tried again on a new connection.
+fn is_lost(error: &tokio_postgres::Error) -> bool {
+    if error.is_closed() {
+        return true;
+    }
+    if let Some(code) = error.code() {
+        let code = code.code();
+        return code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03");
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.is::<std::io::Error>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// The pauses between two attempts to reach a lost database: 100 ms,
+/// doubling up to 2 s (an attempt is one refused connection: cheap, and
+/// the work goes on soon after the database is back).
+pub(crate) fn next_pause(pause: Duration) -> Duration {
+    (pause * 2).clamp(Duration::from_millis(100), Duration::from_secs(2))
+}
+
+/// Why a connection could not be made, without the database's name.
+fn unreached(error: StoreError) -> String {
+    match error {
+        StoreError::Connect { message, .. } => message,
+        other => other.to_string(),
+    }
+}
+
+/// Tells the operator that the database went away and is waited for.
+fn waiting(db: &str, lost: &str, context: &str, patience: Duration) {
+    tracing::warn!(
+        "gatherer database {db}: {lost} while {context}; waiting up to {} s for it to come back",
+        patience.as_secs()
+    );
+}
+
+/// A connection with the statements prepared on it.
+struct Conn {
     client: Client,
+    statements: Statements,
+}
+
+impl Conn {
+    fn new(client: Client) -> Conn {
+        Conn {
+            client,
+            statements: Statements::default(),
+        }
+    }
+}
+
+/// The store's PostgreSQL back-end. A lost connection is made again, and
+/// the work it was doing tried again, for up to [`Postgres::patience`].
+pub(super) struct Postgres {
+    conn: std::sync::Mutex<Conn>,
+    /// The URL as given, to connect again.
+    url: String,
     /// The URL without its password.
     db: String,
     path: PathBuf,
@@ -329,7 +421,8 @@ pub(super) struct Postgres {
     bodies_dropped: u64,
     /// Writes of queries need this worker's lease.
     worker: Option<String>,
-    statements: Statements,
+    /// How long a lost database is waited for.
+    patience: Duration,
 }
 
 impl Postgres {
@@ -338,23 +431,81 @@ impl Postgres {
     pub fn connect(url: &str, create: bool) -> Result<Postgres, StoreError> {
         let db = shown(url);
         let mut store = Postgres {
-            client: connect(url)?,
+            conn: std::sync::Mutex::new(Conn::new(connect(url)?)),
+            url: url.to_string(),
             path: PathBuf::from(&db),
             db,
             body_budget: DEFAULT_BODY_BUDGET,
             bodies_dropped: 0,
             worker: None,
-            statements: Statements::default(),
+            patience: super::DEFAULT_RECONNECT,
         };
         store.migrate(create)?;
         Ok(store)
     }
 
+    pub fn set_patience(&mut self, patience: Duration) {
+        self.patience = patience;
+    }
+
+    /// Runs `op` on the connection; when the connection is lost, connects
+    /// again and runs it again, pausing longer every time, until the
+    /// database is back or, `patient` or not, [`Postgres::patience`] has
+    /// passed ([`StoreError::Lost`]). Other errors are the database's, for
+    /// `context`.
+    fn call<T>(
+        &self,
+        context: &str,
+        patient: bool,
+        mut op: impl FnMut(&mut Conn) -> Result<T, tokio_postgres::Error>,
+    ) -> Result<T, StoreError> {
+        let started = std::time::Instant::now();
+        let mut pause = Duration::ZERO;
+        loop {
+            let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+            let lost = if conn.client.is_closed() {
+                match connect(&self.url) {
+                    Ok(client) => {
+                        *conn = Conn::new(client);
+                        tracing::warn!("gatherer database {}: connected again", self.db);
+                        None
+                    }
+                    Err(e) => Some(unreached(e)),
+                }
+            } else {
+                None
+            };
+            let lost = match lost {
+                Some(lost) => lost,
+                None => match op(&mut conn) {
+                    Ok(value) => return Ok(value),
+                    Err(e) if is_lost(&e) => message(&e),
+                    Err(e) => return Err(pg_err(&self.db, context)(e)),
+                },
+            };
+            drop(conn);
+            if !patient || started.elapsed() >= self.patience {
+                return Err(StoreError::Lost {
+                    db: self.db.clone(),
+                    context: context.to_string(),
+                    waited: started.elapsed().as_secs(),
+                    message: lost,
+                });
+            }
+            if pause.is_zero() {
+                waiting(&self.db, &lost, context, self.patience);
+            }
+            pause = next_pause(pause).min(self.patience.saturating_sub(started.elapsed()));
+            std::thread::sleep(pause);
+        }
+    }
+
     fn migrate(&mut self, create: bool) -> Result<(), StoreError> {
         let db = self.db.clone();
         let e = |context: &str| pg_err(&db, context.to_string());
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         block_on(async {
-            let tx = self
+            let tx = conn
                 .client
                 .transaction()
                 .await
@@ -422,21 +573,18 @@ impl Postgres {
         })
     }
 
-    fn err(&self, context: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> StoreError {
-        pg_err(&self.db, context)
-    }
-
     fn rows(
         &self,
         context: &str,
         sql: &'static str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<Vec<Row>, StoreError> {
-        block_on(async {
-            let statement = self.statements.get(&self.client, sql).await?;
-            self.client.query(&statement, params).await
+        self.call(context, true, |c| {
+            block_on(async {
+                let statement = c.statements.get(&c.client, sql).await?;
+                c.client.query(&statement, params).await
+            })
         })
-        .map_err(self.err(context))
     }
 
     fn execute(
@@ -445,11 +593,12 @@ impl Postgres {
         sql: &'static str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<u64, StoreError> {
-        block_on(async {
-            let statement = self.statements.get(&self.client, sql).await?;
-            self.client.execute(&statement, params).await
+        self.call(context, true, |c| {
+            block_on(async {
+                let statement = c.statements.get(&c.client, sql).await?;
+                c.client.execute(&statement, params).await
+            })
         })
-        .map_err(self.err(context))
     }
 
     fn count(&self, context: &str, sql: &'static str, source: SourceId) -> Result<u64, StoreError> {
@@ -535,15 +684,15 @@ impl Postgres {
         source: SourceId,
         statements: &[&'static str],
     ) -> Result<(), StoreError> {
-        let e = pg_err(&self.db, context);
-        block_on(async {
-            let tx = self.client.transaction().await?;
-            for sql in statements {
-                tx.execute(*sql, &[&source]).await?;
-            }
-            tx.commit().await
+        self.call(context, true, |c| {
+            block_on(async {
+                let tx = c.client.transaction().await?;
+                for sql in statements {
+                    tx.execute(*sql, &[&source]).await?;
+                }
+                tx.commit().await
+            })
         })
-        .map_err(e)
     }
 
     pub fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
@@ -614,20 +763,22 @@ impl Postgres {
         source: SourceId,
         by_query: &[(String, IndexFragment, Vec<Record>)],
     ) -> Result<u64, StoreError> {
-        let e = pg_err(&self.db, format!("replacing the values of source {source}"));
-        block_on(async {
-            let tx = self.client.transaction().await?;
-            tx.execute(FORGET_VALUES, &[&source]).await?;
-            tx.execute(FORGET_RECORDS, &[&source]).await?;
-            let mut added = 0;
-            for (key, fragment, records) in by_query {
-                added += insert_values(&self.statements, &tx, source, Some(key), fragment).await?;
-                insert_records(&self.statements, &tx, source, key, records).await?;
-            }
-            tx.commit().await?;
-            Ok(added)
+        let context = format!("replacing the values of source {source}");
+        self.call(&context, true, |c| {
+            let Conn { client, statements } = c;
+            block_on(async {
+                let tx = client.transaction().await?;
+                tx.execute(FORGET_VALUES, &[&source]).await?;
+                tx.execute(FORGET_RECORDS, &[&source]).await?;
+                let mut added = 0;
+                for (key, fragment, records) in by_query {
+                    added += insert_values(statements, &tx, source, Some(key), fragment).await?;
+                    insert_records(statements, &tx, source, key, records).await?;
+                }
+                tx.commit().await?;
+                Ok(added)
+            })
         })
-        .map_err(e)
     }
 
     pub fn path(&self) -> &Path {
@@ -735,118 +886,144 @@ impl Postgres {
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
+    /// Records a query's progress or result; with `patient` false, a lost
+    /// database is not waited for ([`StoreError::Lost`] at once: the caller
+    /// waits without holding the store).
     pub fn record_query_new(
         &mut self,
         source: SourceId,
         outcome: &QueryOutcome,
+        patient: bool,
     ) -> Result<Recorded, StoreError> {
-        let context = format!("recording query {:?} of source {source}", outcome.key);
-        // Two workers that store overlapping values at once may deadlock;
-        // PostgreSQL ends one of the two transactions, which is tried again.
-        let mut tries = 0;
-        loop {
-            tries += 1;
-            match block_on(self.try_record_query(source, outcome)) {
-                Ok(Ok((recorded, budget, dropped))) => {
-                    self.body_budget = budget;
-                    self.bodies_dropped += dropped;
-                    return Ok(recorded);
+        let context = match outcome.state {
+            QueryState::Pending => format!(
+                "storing the progress of query {} (source {source})",
+                outcome.description
+            ),
+            _ => format!(
+                "storing the result of query {} (source {source})",
+                outcome.description
+            ),
+        };
+        let budget = self.body_budget;
+        let worker = self.worker.clone();
+        let db = self.db.clone();
+        let recorded = self.call(&context, patient, |c| {
+            // Two workers that store overlapping values at once may
+            // deadlock; PostgreSQL ends one of the two transactions, which
+            // is tried again.
+            let mut tries = 0;
+            loop {
+                tries += 1;
+                match block_on(try_record_query(c, &worker, &db, budget, source, outcome)) {
+                    Err(e) if tries < 5 && is_retryable(&e) => continue,
+                    Err(e)
+                        if e.code()
+                            == Some(&tokio_postgres::error::SqlState::FOREIGN_KEY_VIOLATION) =>
+                    {
+                        return Ok(Err(StoreError::UnknownSource {
+                            path: self.path.clone(),
+                            id: source,
+                        }))
+                    }
+                    done => return done,
                 }
-                Ok(Err(lost)) => return Err(lost),
-                Err(e) if tries < 5 && is_retryable(&e) => continue,
-                Err(e)
-                    if e.code()
-                        == Some(&tokio_postgres::error::SqlState::FOREIGN_KEY_VIOLATION) =>
-                {
-                    return Err(self.unknown(source))
-                }
-                Err(e) => return Err(pg_err(&self.db, context)(e)),
-            }
-        }
-    }
-
-    /// One attempt of [`Postgres::record_query_new`], in one statement (so
-    /// one round trip and one transaction): the outer error is the
-    /// database's, the inner one a lease another worker holds.
-    async fn try_record_query(
-        &mut self,
-        source: SourceId,
-        outcome: &QueryOutcome,
-    ) -> Result<Result<(Recorded, u64, u64), StoreError>, tokio_postgres::Error> {
-        let (mut budget, mut dropped) = (self.body_budget, 0);
-        let time = now();
-        let ordinal = i64::try_from(outcome.ordinal).unwrap_or(i64::MAX);
-        let finished = (outcome.state != QueryState::Pending).then_some(time);
-        let pages = PageRows::of(&outcome.pages, |kept| {
-            let packed = deflate(&kept.body);
-            if (packed.len() as u64) <= budget {
-                budget -= packed.len() as u64;
-                Some(packed)
-            } else {
-                dropped += 1;
-                None
             }
         });
-        let values = ValueRows::of(&outcome.fragment);
-        let records = RecordRows::of(&outcome.records);
-        let record = self.statements.get(&self.client, RECORD_QUERY).await?;
-        let row = self
-            .client
-            .query_one(
-                &record,
-                &[
-                    &source,
-                    &outcome.key,
-                    &ordinal,
-                    &outcome.description,
-                    &outcome.state.as_str(),
-                    &outcome.error,
-                    &i64::from(outcome.attempts),
-                    &time,
-                    &finished,
-                    &outcome.cut_short,
-                    &outcome.checkpoint,
-                    &self.worker,
-                    &outcome.fresh,
-                    &outcome.answer,
-                    &outcome.values,
-                    &outcome.parent,
-                    &outcome.learned,
-                    &pages.urls,
-                    &pages.statuses,
-                    &pages.bytes,
-                    &pages.sha256,
-                    &pages.fetched_at,
-                    &pages.elapsed_ms,
-                    &pages.content_types,
-                    &pages.bodies,
-                    &values.attributes,
-                    &values.values,
-                    &values.words,
-                    &records.pages,
-                    &records.ordinals,
-                    &records.fields,
-                ],
-            )
-            .await?;
-        if row.get::<_, Option<i64>>(0).is_none() {
-            return Ok(Err(StoreError::LeaseLost {
-                db: self.db.clone(),
-                key: outcome.key.clone(),
-            }));
-        }
-        let new_values = row.get::<_, i64>(1).max(0) as u64;
-        let new_records = records.new_ones(&outcome.records, row.get(2));
-        Ok(Ok((
-            Recorded {
-                new_values,
-                new_records,
-            },
-            budget,
-            dropped,
-        )))
+        let (recorded, budget, dropped) = recorded??;
+        self.body_budget = budget;
+        self.bodies_dropped += dropped;
+        Ok(recorded)
     }
+}
 
+/// One attempt of [`Postgres::record_query_new`] by `worker`, in one
+/// statement (so one round trip and one transaction), with `budget` bytes
+/// left for kept bodies: the outer error is the database's, the inner one
+/// a lease another worker holds.
+async fn try_record_query(
+    conn: &mut Conn,
+    worker: &Option<String>,
+    db: &str,
+    budget: u64,
+    source: SourceId,
+    outcome: &QueryOutcome,
+) -> Result<Result<(Recorded, u64, u64), StoreError>, tokio_postgres::Error> {
+    let (mut budget, mut dropped) = (budget, 0);
+    let time = now();
+    let ordinal = i64::try_from(outcome.ordinal).unwrap_or(i64::MAX);
+    let finished = (outcome.state != QueryState::Pending).then_some(time);
+    let pages = PageRows::of(&outcome.pages, |kept| {
+        let packed = deflate(&kept.body);
+        if (packed.len() as u64) <= budget {
+            budget -= packed.len() as u64;
+            Some(packed)
+        } else {
+            dropped += 1;
+            None
+        }
+    });
+    let values = ValueRows::of(&outcome.fragment);
+    let records = RecordRows::of(&outcome.records);
+    let record = conn.statements.get(&conn.client, RECORD_QUERY).await?;
+    let row = conn
+        .client
+        .query_one(
+            &record,
+            &[
+                &source,
+                &outcome.key,
+                &ordinal,
+                &outcome.description,
+                &outcome.state.as_str(),
+                &outcome.error,
+                &i64::from(outcome.attempts),
+                &time,
+                &finished,
+                &outcome.cut_short,
+                &outcome.checkpoint,
+                worker,
+                &outcome.fresh,
+                &outcome.answer,
+                &outcome.values,
+                &outcome.parent,
+                &outcome.learned,
+                &pages.urls,
+                &pages.statuses,
+                &pages.bytes,
+                &pages.sha256,
+                &pages.fetched_at,
+                &pages.elapsed_ms,
+                &pages.content_types,
+                &pages.bodies,
+                &values.attributes,
+                &values.values,
+                &values.words,
+                &records.pages,
+                &records.ordinals,
+                &records.fields,
+            ],
+        )
+        .await?;
+    if row.get::<_, Option<i64>>(0).is_none() {
+        return Ok(Err(StoreError::LeaseLost {
+            db: db.to_string(),
+            key: outcome.key.clone(),
+        }));
+    }
+    let new_values = row.get::<_, i64>(1).max(0) as u64;
+    let new_records = records.new_ones(&outcome.records, row.get(2));
+    Ok(Ok((
+        Recorded {
+            new_values,
+            new_records,
+        },
+        budget,
+        dropped,
+    )))
+}
+
+impl Postgres {
     pub fn record_values(
         &mut self,
         source: SourceId,
@@ -854,33 +1031,34 @@ impl Postgres {
         fragment: &IndexFragment,
     ) -> Result<u64, StoreError> {
         self.check_source(source)?;
-        let e = pg_err(&self.db, format!("recording the values of source {source}"));
-        block_on(async {
-            let tx = self.client.transaction().await?;
-            let added = insert_values(&self.statements, &tx, source, provenance, fragment).await?;
-            tx.commit().await?;
-            Ok(added)
+        let context = format!("recording the values of source {source}");
+        self.call(&context, true, |c| {
+            let Conn { client, statements } = c;
+            block_on(async {
+                let tx = client.transaction().await?;
+                let added = insert_values(statements, &tx, source, provenance, fragment).await?;
+                tx.commit().await?;
+                Ok(added)
+            })
         })
-        .map_err(e)
     }
 
     pub fn record_page(&mut self, source: SourceId, page: &PageRecord) -> Result<(), StoreError> {
         self.check_source(source)?;
-        let e = pg_err(
-            &self.db,
-            format!("recording page {} of source {source}", page.url),
-        );
-        block_on(async {
-            let tx = self.client.transaction().await?;
-            tx.execute(
-                "DELETE FROM pages WHERE source_id = $1 AND query_id IS NULL AND url = $2",
-                &[&source, &page.url],
-            )
-            .await?;
-            insert_page(&self.statements, &tx, source, None, page, None).await?;
-            tx.commit().await
+        let context = format!("recording page {} of source {source}", page.url);
+        self.call(&context, true, |c| {
+            let Conn { client, statements } = c;
+            block_on(async {
+                let tx = client.transaction().await?;
+                tx.execute(
+                    "DELETE FROM pages WHERE source_id = $1 AND query_id IS NULL AND url = $2",
+                    &[&source, &page.url],
+                )
+                .await?;
+                insert_page(statements, &tx, source, None, page, None).await?;
+                tx.commit().await
+            })
         })
-        .map_err(e)
     }
 
     pub fn set_incomplete(
@@ -906,54 +1084,53 @@ impl Postgres {
         work: &str,
         queries: impl Iterator<Item = PlannedQuery>,
     ) -> Result<u64, StoreError> {
-        let e = pg_err(&self.db, format!("planning the queries of source {source}"));
+        let context = format!("planning the queries of source {source}");
         let time = now();
-        block_on(async {
-            let tx = self.client.transaction().await?;
-            tx.execute("UPDATE sources SET work = $2 WHERE id = $1", &[&source, &work])
-                .await?;
-            let mut seen = HashSet::new();
-            let mut planned = 0;
-            let mut batch = PlanBatch::default();
-            let mut queries = queries.peekable();
-            while let Some(query) = queries.next() {
-                if seen.insert(query.key.clone()) {
+        // In batches, made once: a transaction cut by a lost connection
+        // is sent again.
+        let mut seen = HashSet::new();
+        let mut batches = vec![PlanBatch::default()];
+        for query in queries {
+            if seen.insert(query.key.clone()) {
+                if batches.last().is_some_and(|b| b.keys.len() >= 1000) {
+                    batches.push(PlanBatch::default());
+                }
+                if let Some(batch) = batches.last_mut() {
                     batch.push(query);
                 }
-                if batch.keys.len() >= 1000 || queries.peek().is_none() {
-                    let b = std::mem::take(&mut batch);
+            }
+        }
+        self.call(&context, true, |c| {
+            block_on(async {
+                let tx = c.client.transaction().await?;
+                tx.execute(
+                    "UPDATE sources SET work = $2 WHERE id = $1",
+                    &[&source, &work],
+                )
+                .await?;
+                let mut planned = 0;
+                for b in batches.iter().filter(|b| !b.keys.is_empty()) {
                     planned += tx
                         .execute(
-                            "INSERT INTO queries (source_id, key, ordinal, description, state, started_at,
-                                                  request, query_values, parent, learned)
-                             SELECT $1, k, o, d, 'pending', $2, r, v, p, l
-                             FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[],
-                                         $7::text[], $8::text[], $9::bool[]) AS t(k, o, d, r, v, p, l)
-                             ON CONFLICT (source_id, key) DO UPDATE SET
-                               request = coalesce(queries.request, excluded.request),
-                               query_values = coalesce(queries.query_values, excluded.query_values),
-                               parent = coalesce(queries.parent, excluded.parent),
-                               learned = queries.learned OR excluded.learned,
-                               -- A failed query planned again is sent again.
-                               state = CASE WHEN queries.state = 'failed' THEN 'pending'
-                                            ELSE queries.state END,
-                               leased_by = CASE WHEN queries.state = 'failed' THEN NULL
-                                                ELSE queries.leased_by END,
-                               lease_until = CASE WHEN queries.state = 'failed' THEN NULL
-                                                  ELSE queries.lease_until END
-                             WHERE queries.request IS NULL OR queries.state = 'failed'",
+                            PLAN_QUERIES,
                             &[
-                                &source, &time, &b.keys, &b.ordinals, &b.descriptions,
-                                &b.requests, &b.values, &b.parents, &b.learned,
+                                &source,
+                                &time,
+                                &b.keys,
+                                &b.ordinals,
+                                &b.descriptions,
+                                &b.requests,
+                                &b.values,
+                                &b.parents,
+                                &b.learned,
                             ],
                         )
                         .await?;
                 }
-            }
-            tx.commit().await?;
-            Ok(planned)
+                tx.commit().await?;
+                Ok(planned)
+            })
         })
-        .map_err(e)
     }
 
     pub fn stats(&self, source: SourceId) -> Result<SourceStats, StoreError> {
@@ -1135,8 +1312,8 @@ impl Postgres {
             .rows(
                 "reading the status",
                 "SELECT s.url, s.kind,
-                        count(q.id) FILTER (WHERE q.state = 'pending' AND (q.leased_by IS NULL OR q.lease_until < now())),
-                        count(q.id) FILTER (WHERE q.state = 'pending' AND q.leased_by IS NOT NULL AND q.lease_until >= now()),
+                        count(q.id) FILTER (WHERE q.state = 'pending' AND (q.lease_until >= now() AND q.leased_by NOT IN (SELECT name FROM workers_gone)) IS NOT TRUE),
+                        count(q.id) FILTER (WHERE q.state = 'pending' AND q.lease_until >= now() AND q.leased_by NOT IN (SELECT name FROM workers_gone)),
                         count(q.id) FILTER (WHERE q.state = 'done'),
                         count(q.id) FILTER (WHERE q.state = 'failed'),
                         count(q.id) FILTER (WHERE q.state = 'done' AND q.cut_short),
@@ -1162,16 +1339,22 @@ impl Postgres {
             .collect();
         let workers = self.rows(
             "reading the workers",
-            "SELECT name, plans FROM workers WHERE seen_at > now() - make_interval(secs => $1)
+            "SELECT name, plans, seen_at > now() - make_interval(secs => $1)
+                                 AND name NOT IN (SELECT name FROM workers_gone)
+             FROM workers WHERE seen_at > now() - interval '1 hour'
              ORDER BY name",
             &[&(WORKER_ALIVE_SECONDS as f64)],
         )?;
-        let workers_alive = workers.iter().map(|r| r.get(0)).collect();
-        let planners_alive = workers
+        let (alive, dead): (Vec<&Row>, Vec<&Row>) =
+            workers.iter().partition(|r| r.get::<_, bool>(2));
+        let workers_alive = alive.iter().map(|r| r.get(0)).collect();
+        let workers_dead = dead.iter().map(|r| r.get(0)).collect();
+        let planners_alive = alive
             .iter()
             .filter(|r| r.get::<_, bool>(1))
             .map(|r| r.get(0))
             .collect();
+        let host_waits = self.host_waits_since(None)?;
         let recent = self.count(
             "counting the recent pages",
             "SELECT count(*) FROM pages WHERE fetched_at > $1",
@@ -1180,9 +1363,23 @@ impl Postgres {
         Ok(Status {
             sources,
             workers_alive,
+            workers_dead,
             planners_alive,
             requests_per_second: recent as f64 / 60.0,
+            host_waits,
         })
+    }
+
+    /// The hosts whose request slots the workers waited for, at least a
+    /// second in all, as the workers told since `since` (a time in seconds
+    /// since 1970), or in the last ten minutes.
+    pub fn host_waits_since(&self, since: Option<f64>) -> Result<Vec<HostWait>, StoreError> {
+        let rows = self.rows(
+            "reading how long the workers waited for the hosts",
+            HOST_WAITS,
+            &[&since],
+        )?;
+        Ok(rows.iter().map(host_wait).collect())
     }
 }
 
@@ -1505,6 +1702,28 @@ pub struct Claim {
     pub checkpoint: Option<String>,
 }
 
+/// Puts planned queries (`$3` to `$9`, [`PlanBatch`]) of the source `$1`
+/// into the plan, started at `$2`.
+const PLAN_QUERIES: &str =
+    "INSERT INTO queries (source_id, key, ordinal, description, state, started_at,
+                                          request, query_values, parent, learned)
+                     SELECT $1, k, o, d, 'pending', $2, r, v, p, l
+                     FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[],
+                                 $7::text[], $8::text[], $9::bool[]) AS t(k, o, d, r, v, p, l)
+                     ON CONFLICT (source_id, key) DO UPDATE SET
+                       request = coalesce(queries.request, excluded.request),
+                       query_values = coalesce(queries.query_values, excluded.query_values),
+                       parent = coalesce(queries.parent, excluded.parent),
+                       learned = queries.learned OR excluded.learned,
+                       -- A failed query planned again is sent again.
+                       state = CASE WHEN queries.state = 'failed' THEN 'pending'
+                                    ELSE queries.state END,
+                       leased_by = CASE WHEN queries.state = 'failed' THEN NULL
+                                        ELSE queries.leased_by END,
+                       lease_until = CASE WHEN queries.state = 'failed' THEN NULL
+                                          ELSE queries.lease_until END
+                     WHERE queries.request IS NULL OR queries.state = 'failed'";
+
 /// Planned queries on their way into the database, a column each.
 #[derive(Default)]
 struct PlanBatch {
@@ -1549,85 +1768,304 @@ pub struct Others {
 /// The workers' side of a PostgreSQL gatherer database: leases on the
 /// queries of the shared plan, the workers' heartbeats, and the
 /// politeness of every provider host. Cheap to clone; clones share the
-/// connection.
+/// connection, which is made again when it is lost (for up to the
+/// patience given to [`SharedPlan::connect_patient`]).
 #[derive(Clone)]
 pub struct SharedPlan {
     inner: std::sync::Arc<Shared>,
 }
 
 struct Shared {
-    client: Client,
+    conn: std::sync::Mutex<std::sync::Arc<SharedConn>>,
+    /// Held while a lost connection is made again, so that it is made once.
+    reconnecting: tokio::sync::Mutex<()>,
+    /// The URL as given, to connect again.
+    url: String,
     db: String,
     worker: String,
     lease: Duration,
-    /// The slots of each host this process holds. An advisory lock is
-    /// reentrant within its session, so the process itself must not take
-    /// a slot twice.
-    held: tokio::sync::Mutex<HashMap<String, Vec<i32>>>,
-    statements: Statements,
+    /// How long a lost database is waited for.
+    patience: Duration,
     /// Where this worker's last claim stood in the plan's order (ordinal,
     /// source): the next claim looks on from there, past the index entries
     /// of the queries done before it, and from the start once nothing is
     /// left after it (a dead worker's query, a query planned late).
     cursor: std::sync::Mutex<(i64, i64)>,
+    /// How long this process waited for a free slot of each host: the
+    /// host's slots, and the time in all.
+    waits: std::sync::Mutex<HashMap<String, (usize, Duration)>>,
+    /// When this process connected, in seconds since 1970 on the server's
+    /// clock.
+    started: f64,
 }
+
+/// One connection of a [`SharedPlan`]: its prepared statements, and the
+/// host slots it holds (advisory locks of its session). An advisory lock
+/// is reentrant within its session, so the process itself must not take
+/// a slot twice.
+struct SharedConn {
+    client: Client,
+    statements: Statements,
+    held: tokio::sync::Mutex<HashMap<String, Vec<i32>>>,
+}
+
+impl SharedConn {
+    fn new(client: Client) -> SharedConn {
+        SharedConn {
+            client,
+            statements: Statements::default(),
+            held: Default::default(),
+        }
+    }
+}
+
+/// Leases to the worker `$1` for `$2` seconds the first pending query at
+/// or after (`$3`, `$4`) in the plan's order (ordinal, source) that the
+/// condition given finds claimable.
+macro_rules! claim_sql {
+    ($claimable:literal) => {
+        concat!(
+            "WITH next AS (
+               SELECT id FROM queries
+               WHERE state = 'pending' AND request IS NOT NULL AND ",
+            $claimable,
+            " AND (ordinal, source_id) >= ($3, $4)
+               ORDER BY ordinal, source_id
+               LIMIT 1 FOR UPDATE SKIP LOCKED)
+             UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
+             FROM next WHERE q.id = next.id
+             RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
+                       q.parent, q.learned, q.query_values"
+        )
+    };
+}
+
+/// A claim of a query nobody holds, or whose lease ran out.
+const CLAIM_FREE: &str = claim_sql!("(leased_by IS NULL OR lease_until < now())");
+
+/// A claim of a query whose worker's session is gone.
+const CLAIM_OF_THE_GONE: &str = claim_sql!("leased_by IN (SELECT name FROM workers_gone)");
 
 /// The start of the plan's order, for [`Shared::cursor`].
 const PLAN_START: (i64, i64) = (i64::MIN, i64::MIN);
 
+type Params<'a> = &'a [&'a (dyn tokio_postgres::types::ToSql + Sync)];
+
 impl Shared {
-    async fn query_opt(
-        &self,
-        sql: &'static str,
-        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    ) -> Result<Option<Row>, tokio_postgres::Error> {
-        let statement = self.statements.get(&self.client, sql).await?;
-        self.client.query_opt(&statement, params).await
+    fn current(&self) -> std::sync::Arc<SharedConn> {
+        std::sync::Arc::clone(&self.conn.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    async fn query_one(
+    /// Runs `op` on the connection; a lost connection is made again and
+    /// `op` run again, until the database is back or the patience has
+    /// passed since the start ([`StoreError::Lost`], naming `context`).
+    async fn call<T, F, Fut>(&self, context: &str, op: F) -> Result<T, StoreError>
+    where
+        F: Fn(std::sync::Arc<SharedConn>) -> Fut,
+        Fut: Future<Output = Result<T, tokio_postgres::Error>>,
+    {
+        let started = std::time::Instant::now();
+        loop {
+            let conn = self.current();
+            match op(std::sync::Arc::clone(&conn)).await {
+                Ok(value) => return Ok(value),
+                Err(e) if is_lost(&e) => self.recover(&conn, context, started, message(&e)).await?,
+                Err(e) => return Err(pg_err(&self.db, context)(e)),
+            }
+        }
+    }
+
+    /// Waits for the database after `failed` was lost (`lost` says how),
+    /// trying to connect again with growing pauses, for up to the patience
+    /// since `since`.
+    async fn recover(
         &self,
+        failed: &std::sync::Arc<SharedConn>,
+        context: &str,
+        since: std::time::Instant,
+        mut lost: String,
+    ) -> Result<(), StoreError> {
+        let mut pause = Duration::ZERO;
+        loop {
+            let left = self.patience.saturating_sub(since.elapsed());
+            if left.is_zero() {
+                return Err(StoreError::Lost {
+                    db: self.db.clone(),
+                    context: context.to_string(),
+                    waited: since.elapsed().as_secs(),
+                    message: lost,
+                });
+            }
+            if pause.is_zero() {
+                waiting(&self.db, &lost, context, self.patience);
+            }
+            pause = next_pause(pause).min(left);
+            tokio::time::sleep(pause).await;
+            match self.reconnect(failed).await {
+                Ok(()) => return Ok(()),
+                Err(e) => lost = e,
+            }
+        }
+    }
+
+    /// Replaces the lost connection `failed` (unless another task did),
+    /// and registers the worker again on the new one.
+    async fn reconnect(&self, failed: &std::sync::Arc<SharedConn>) -> Result<(), String> {
+        let _one = self.reconnecting.lock().await;
+        if !std::sync::Arc::ptr_eq(&self.current(), failed) {
+            return Ok(());
+        }
+        let url = self.url.clone();
+        let client = tokio::task::spawn_blocking(move || connect(&url))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(unreached)?;
+        let conn = SharedConn::new(client);
+        register(&conn.client, &self.worker, self.lease)
+            .await
+            .map_err(|e| message(&e))?;
+        *self.conn.lock().unwrap_or_else(|p| p.into_inner()) = std::sync::Arc::new(conn);
+        tracing::warn!("gatherer database {}: connected again", self.db);
+        Ok(())
+    }
+
+    async fn query_opt(
+        &self,
+        context: &str,
         sql: &'static str,
-        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    ) -> Result<Row, tokio_postgres::Error> {
-        let statement = self.statements.get(&self.client, sql).await?;
-        self.client.query_one(&statement, params).await
+        params: Params<'_>,
+    ) -> Result<Option<Row>, StoreError> {
+        self.call(context, |c| async move {
+            let statement = c.statements.get(&c.client, sql).await?;
+            c.client.query_opt(&statement, params).await
+        })
+        .await
+    }
+
+    async fn query(
+        &self,
+        context: &str,
+        sql: &'static str,
+        params: Params<'_>,
+    ) -> Result<Vec<Row>, StoreError> {
+        self.call(context, |c| async move {
+            let statement = c.statements.get(&c.client, sql).await?;
+            c.client.query(&statement, params).await
+        })
+        .await
     }
 
     async fn execute(
         &self,
+        context: &str,
         sql: &'static str,
-        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    ) -> Result<u64, tokio_postgres::Error> {
-        let statement = self.statements.get(&self.client, sql).await?;
-        self.client.execute(&statement, params).await
+        params: Params<'_>,
+    ) -> Result<u64, StoreError> {
+        self.call(context, |c| async move {
+            let statement = c.statements.get(&c.client, sql).await?;
+            c.client.execute(&statement, params).await
+        })
+        .await
+    }
+}
+
+/// Says on `client`'s session that `worker` is alive: takes the worker's
+/// session lock (its leases are void once the session is gone), records
+/// the server's start, and renews the worker's leases for `lease`.
+async fn register(
+    client: &Client,
+    worker: &str,
+    lease: Duration,
+) -> Result<(), tokio_postgres::Error> {
+    let locked: bool = client
+        .query_one(
+            "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
+            &[&worker],
+        )
+        .await?
+        .get(0);
+    if !locked {
+        tracing::warn!("worker {worker}: an earlier session of it still holds its lock");
+    }
+    client
+        .execute(
+            "INSERT INTO workers (name, session_lock, server_start)
+             VALUES ($1, hashtextextended($1, 0), pg_postmaster_start_time())
+             ON CONFLICT (name) DO UPDATE SET seen_at = now(),
+               session_lock = excluded.session_lock, server_start = excluded.server_start",
+            &[&worker],
+        )
+        .await?;
+    client
+        .execute(
+            "UPDATE queries SET lease_until = now() + make_interval(secs => $2)
+             WHERE leased_by = $1 AND state = 'pending'",
+            &[&worker, &lease.as_secs_f64()],
+        )
+        .await?;
+    Ok(())
+}
+
+/// The hosts whose slots the workers waited for at least a second in all,
+/// as the workers told since `$1` (seconds since 1970), or in the last ten
+/// minutes: host, slots, workers that waited, seconds.
+const HOST_WAITS: &str = "SELECT origin, max(slots), count(*) FILTER (WHERE waited_ms > 0),
+        (sum(waited_ms) / 1000.0)::float8
+ FROM host_waits
+ WHERE updated_at >= coalesce(to_timestamp($1), now() - interval '10 minutes')
+ GROUP BY origin HAVING sum(waited_ms) >= 1000
+ ORDER BY origin COLLATE \"C\"";
+
+fn host_wait(row: &Row) -> HostWait {
+    HostWait {
+        host: row.get(0),
+        limit: row.get::<_, i32>(1).max(0) as u64,
+        workers: row.get::<_, i64>(2).max(0) as u64,
+        waited_seconds: row.get(3),
     }
 }
 
 impl SharedPlan {
     /// Connects as `worker`, whose leases last `lease` unless renewed, and
-    /// says it is alive. The schema must exist ([`super::Store::open_at`]
-    /// creates it).
+    /// says it is alive; a lost database is waited for up to
+    /// [`super::DEFAULT_RECONNECT`]. The schema must exist
+    /// ([`super::Store::open_at`] creates it).
     pub fn connect(url: &str, worker: &str, lease: Duration) -> Result<SharedPlan, StoreError> {
-        let plan = SharedPlan {
+        SharedPlan::connect_patient(url, worker, lease, super::DEFAULT_RECONNECT)
+    }
+
+    /// [`SharedPlan::connect`], waiting up to `patience` for a lost
+    /// database to come back.
+    pub fn connect_patient(
+        url: &str,
+        worker: &str,
+        lease: Duration,
+        patience: Duration,
+    ) -> Result<SharedPlan, StoreError> {
+        let db = shown(url);
+        let client = connect(url)?;
+        let started: f64 = block_on(async {
+            register(&client, worker, lease).await?;
+            Ok(client
+                .query_one("SELECT extract(epoch FROM now())::float8", &[])
+                .await?
+                .get(0))
+        })
+        .map_err(pg_err(&db, "registering the worker"))?;
+        Ok(SharedPlan {
             inner: std::sync::Arc::new(Shared {
-                client: connect(url)?,
-                db: shown(url),
+                conn: std::sync::Mutex::new(std::sync::Arc::new(SharedConn::new(client))),
+                reconnecting: tokio::sync::Mutex::new(()),
+                url: url.to_string(),
+                db,
                 worker: worker.to_string(),
                 lease,
-                held: Default::default(),
-                statements: Statements::default(),
+                patience,
                 cursor: std::sync::Mutex::new(PLAN_START),
+                waits: Default::default(),
+                started,
             }),
-        };
-        let s = &plan.inner;
-        block_on(s.client.execute(
-            "INSERT INTO workers (name) VALUES ($1)
-             ON CONFLICT (name) DO UPDATE SET seen_at = now()",
-            &[&s.worker],
-        ))
-        .map_err(pg_err(&s.db, "registering the worker"))?;
-        Ok(plan)
+        })
     }
 
     /// This worker's name.
@@ -1640,14 +2078,20 @@ impl SharedPlan {
     }
 
     /// Leases the next query of the plan that no live worker holds: pending
-    /// and never leased, or leased by a worker whose lease ran out (it died,
-    /// or stopped without releasing it). `None` when there is none now.
+    /// and never leased, leased by a worker whose session is gone (it died),
+    /// or whose lease ran out (it hangs, or stopped without releasing it).
+    /// `None` when there is none now.
     pub async fn claim(&self) -> Result<Option<Claim>, StoreError> {
         let s = &self.inner;
         let from = *s.cursor.lock().unwrap_or_else(|p| p.into_inner());
-        let mut claimed = self.claim_from(from).await?;
+        let mut claimed = self.claim_from(from, CLAIM_FREE).await?;
         if claimed.is_none() && from != PLAN_START {
-            claimed = self.claim_from(PLAN_START).await?;
+            claimed = self.claim_from(PLAN_START, CLAIM_FREE).await?;
+        }
+        // Reading the sessions (`pg_locks`) costs the server about as much
+        // as planning a claim: it is done once no free query is left.
+        if claimed.is_none() {
+            claimed = self.claim_from(PLAN_START, CLAIM_OF_THE_GONE).await?;
         }
         let Some((claim, at)) = claimed else {
             return Ok(None);
@@ -1656,30 +2100,21 @@ impl SharedPlan {
         Ok(Some(claim))
     }
 
-    /// [`SharedPlan::claim`] of the first claimable query at or after
-    /// `from` in the plan's order; the claim and where it stands.
+    /// [`SharedPlan::claim`] of the first query `sql` finds claimable at
+    /// or after `from` in the plan's order; the claim and where it stands.
     async fn claim_from(
         &self,
         from: (i64, i64),
+        sql: &'static str,
     ) -> Result<Option<(Claim, (i64, i64))>, StoreError> {
         let s = &self.inner;
         let row = s
             .query_opt(
-                "WITH next AS (
-                   SELECT id FROM queries
-                   WHERE state = 'pending' AND request IS NOT NULL
-                     AND (leased_by IS NULL OR lease_until < now())
-                     AND (ordinal, source_id) >= ($3, $4)
-                   ORDER BY ordinal, source_id
-                   LIMIT 1 FOR UPDATE SKIP LOCKED)
-                 UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
-                 FROM next WHERE q.id = next.id
-                 RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
-                           q.parent, q.learned, q.query_values",
+                "claiming a query",
+                sql,
                 &[&s.worker, &self.lease_seconds(), &from.0, &from.1],
             )
-            .await
-            .map_err(pg_err(&s.db, "claiming a query"))?;
+            .await?;
         Ok(row.map(|r| {
             let ordinal: i64 = r.get(2);
             let claim = Claim {
@@ -1706,21 +2141,31 @@ impl SharedPlan {
     pub async fn others(&self) -> Result<Others, StoreError> {
         let s = &self.inner;
         let row = s
-            .query_one(
-                "SELECT
-                   (SELECT count(*) FROM queries
-                    WHERE state = 'pending' AND request IS NOT NULL
-                      AND leased_by <> $1 AND lease_until >= now()),
-                   (SELECT count(*) FROM workers
-                    WHERE plans AND name <> $1
-                      AND seen_at > now() - make_interval(secs => $2)),
-                   EXISTS (SELECT 1 FROM sources WHERE work IS NOT NULL),
-                   (SELECT count(*) FROM workers
-                    WHERE name <> $1 AND seen_at > now() - make_interval(secs => $2))",
-                &[&s.worker, &(WORKER_ALIVE_SECONDS as f64)],
-            )
-            .await
-            .map_err(pg_err(&s.db, "reading what the other workers do"))?;
+            .call("reading what the other workers do", |c| async move {
+                let statement = c
+                    .statements
+                    .get(
+                        &c.client,
+                        "SELECT
+                           (SELECT count(*) FROM queries
+                            WHERE state = 'pending' AND request IS NOT NULL
+                              AND leased_by <> $1 AND lease_until >= now()
+                              AND leased_by NOT IN (SELECT name FROM workers_gone)),
+                           (SELECT count(*) FROM workers
+                            WHERE plans AND name <> $1
+                              AND seen_at > now() - make_interval(secs => $2)
+                              AND name NOT IN (SELECT name FROM workers_gone)),
+                           EXISTS (SELECT 1 FROM sources WHERE work IS NOT NULL),
+                           (SELECT count(*) FROM workers
+                            WHERE name <> $1 AND seen_at > now() - make_interval(secs => $2)
+                              AND name NOT IN (SELECT name FROM workers_gone))",
+                    )
+                    .await?;
+                c.client
+                    .query_one(&statement, &[&s.worker, &(WORKER_ALIVE_SECONDS as f64)])
+                    .await
+            })
+            .await?;
         Ok(Others {
             held: row.get::<_, i64>(0).max(0) as u64,
             planners: row.get::<_, i64>(1).max(0) as u64,
@@ -1735,82 +2180,169 @@ impl SharedPlan {
     pub async fn set_planning(&self, planning: bool) -> Result<(), StoreError> {
         let s = &self.inner;
         s.execute(
+            "registering the planner",
             "UPDATE workers SET plans = $2, seen_at = now() WHERE name = $1",
             &[&s.worker, &planning],
         )
-        .await
-        .map_err(pg_err(&s.db, "registering the planner"))?;
+        .await?;
         Ok(())
     }
 
-    /// Renews this worker's leases and says it is alive.
+    /// Renews this worker's leases, says it is alive, and tells how long
+    /// it waited for the hosts.
     pub async fn renew(&self) -> Result<(), StoreError> {
         let s = &self.inner;
-        let e = || pg_err(&s.db, "renewing the leases");
         s.execute(
+            "renewing the leases",
             "UPDATE queries SET lease_until = now() + make_interval(secs => $2)
                  WHERE leased_by = $1 AND state = 'pending'",
             &[&s.worker, &self.lease_seconds()],
         )
-        .await
-        .map_err(e())?;
+        .await?;
         s.execute(
+            "renewing the leases",
             "UPDATE workers SET seen_at = now() WHERE name = $1",
             &[&s.worker],
         )
-        .await
-        .map_err(e())?;
+        .await?;
+        self.tell_waits().await
+    }
+
+    /// Writes how long this process waited for a free slot of each host.
+    async fn tell_waits(&self) -> Result<(), StoreError> {
+        let s = &self.inner;
+        let waits = s.waits.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if waits.is_empty() {
+            return Ok(());
+        }
+        let mut origins = Vec::new();
+        let mut slots = Vec::new();
+        let mut waited = Vec::new();
+        for (origin, (n, time)) in waits {
+            origins.push(origin);
+            slots.push(i32::try_from(n).unwrap_or(i32::MAX));
+            waited.push(i64::try_from(time.as_millis()).unwrap_or(i64::MAX));
+        }
+        s.execute(
+            "telling how long the worker waited for the hosts",
+            "INSERT INTO host_waits (origin, worker, slots, waited_ms)
+             SELECT o, $1, n, w FROM unnest($2::text[], $3::int4[], $4::int8[]) AS t(o, n, w)
+             ON CONFLICT (origin, worker) DO UPDATE SET slots = excluded.slots,
+               waited_ms = excluded.waited_ms, updated_at = now()",
+            &[&s.worker, &origins, &slots, &waited],
+        )
+        .await?;
         Ok(())
+    }
+
+    /// The hosts whose slots the workers waited for (a second or more in
+    /// all) since this process started, this process's waits included.
+    pub async fn host_waits(&self) -> Result<Vec<HostWait>, StoreError> {
+        self.tell_waits().await?;
+        let s = &self.inner;
+        let rows = s
+            .query(
+                "reading how long the workers waited for the hosts",
+                HOST_WAITS,
+                &[&Some(s.started)],
+            )
+            .await?;
+        Ok(rows.iter().map(host_wait).collect())
     }
 
     /// Gives back the queries this worker holds (an interrupted walk is
     /// continued by another from its checkpoint), its host slots, and says
-    /// it has stopped.
-    pub async fn release(&self) -> Result<(), StoreError> {
+    /// it has stopped. With `patient` false, a lost database is not waited
+    /// for (the leases are void once the session is gone, or run out).
+    pub async fn release(&self, patient: bool) -> Result<(), StoreError> {
         let s = &self.inner;
-        let e = || pg_err(&s.db, "releasing the leases");
-        s.execute(
-            "UPDATE queries SET leased_by = NULL, lease_until = NULL
-                 WHERE leased_by = $1 AND state = 'pending'",
-            &[&s.worker],
-        )
-        .await
-        .map_err(e())?;
-        s.execute("DELETE FROM workers WHERE name = $1", &[&s.worker])
-            .await
-            .map_err(e())?;
-        Ok(())
+        let release = async {
+            let _ = self.tell_waits().await;
+            s.execute(
+                "releasing the leases",
+                "UPDATE queries SET leased_by = NULL, lease_until = NULL
+                     WHERE leased_by = $1 AND state = 'pending'",
+                &[&s.worker],
+            )
+            .await?;
+            s.execute(
+                "releasing the leases",
+                "DELETE FROM workers WHERE name = $1",
+                &[&s.worker],
+            )
+            .await?;
+            Ok(())
+        };
+        if patient {
+            return release.await;
+        }
+        // One try, without waiting for a database that is away.
+        match tokio::time::timeout(Duration::from_secs(2), release).await {
+            Ok(done) => done,
+            Err(_) => Ok(()),
+        }
     }
 
-    /// Takes a free slot of `origin` (of `slots`), waiting for one.
+    /// Takes a free slot of `origin` (of `slots`), waiting for one; the
+    /// time waited is counted for the host.
     async fn take_slot(&self, origin: &str, slots: usize) -> Result<i64, String> {
         let s = &self.inner;
         let count = i32::try_from(slots.max(1)).unwrap_or(i32::MAX);
         let mut pause = Duration::from_millis(2);
+        let mut waiting: Option<std::time::Instant> = None;
+        let context = format!("taking a request slot of {origin}");
         loop {
-            {
-                let mut held = s.held.lock().await;
+            let conn = s.current();
+            let taken = {
+                let mut held = conn.held.lock().await;
                 let mine = held.entry(origin.to_string()).or_default();
                 // CASE keeps the lock from being tried on a slot this
                 // process holds already (the server may reorder an AND).
-                let row = s
-                    .query_opt(
-                        "SELECT n FROM generate_series(0, $2::int4 - 1) AS n
-                         WHERE CASE WHEN n = ANY($3::int4[]) THEN false
-                                    ELSE pg_try_advisory_lock(hashtext($1), n) END
-                         LIMIT 1",
-                        &[&origin, &count, &*mine],
-                    )
-                    .await
-                    .map_err(|e| message(&e))?;
-                if let Some(row) = row {
-                    let slot: i32 = row.get(0);
-                    mine.push(slot);
+                let row = async {
+                    let statement = conn
+                        .statements
+                        .get(
+                            &conn.client,
+                            "SELECT n FROM generate_series(0, $2::int4 - 1) AS n
+                             WHERE CASE WHEN n = ANY($3::int4[]) THEN false
+                                        ELSE pg_try_advisory_lock(hashtext($1), n) END
+                             LIMIT 1",
+                        )
+                        .await?;
+                    conn.client
+                        .query_opt(&statement, &[&origin, &count, &*mine])
+                        .await
+                }
+                .await;
+                row.map(|row| {
+                    row.map(|row| {
+                        let slot: i32 = row.get(0);
+                        mine.push(slot);
+                        slot
+                    })
+                })
+            };
+            match taken {
+                Ok(Some(slot)) => {
+                    if let Some(since) = waiting {
+                        let mut waits = s.waits.lock().unwrap_or_else(|p| p.into_inner());
+                        let wait = waits.entry(origin.to_string()).or_default();
+                        *wait = (slots, wait.1 + since.elapsed());
+                    }
                     return Ok(i64::from(slot));
                 }
+                Ok(None) => {
+                    waiting.get_or_insert_with(std::time::Instant::now);
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_millis(25));
+                }
+                Err(e) if is_lost(&e) => {
+                    s.recover(&conn, &context, std::time::Instant::now(), message(&e))
+                        .await
+                        .map_err(|e| e.to_string())?;
+                }
+                Err(e) => return Err(message(&e)),
             }
-            tokio::time::sleep(pause).await;
-            pause = (pause * 2).min(Duration::from_millis(25));
         }
     }
 
@@ -1819,7 +2351,8 @@ impl SharedPlan {
     async fn book_turn(&self, origin: &str, delay: Duration) -> Result<Duration, String> {
         let row = self
             .inner
-            .query_one(
+            .query_opt(
+                &format!("booking a request to {origin}"),
                 "INSERT INTO host_turns (origin, next_start)
                  VALUES ($1, now() + make_interval(secs => $2))
                  ON CONFLICT (origin) DO UPDATE
@@ -1828,8 +2361,9 @@ impl SharedPlan {
                 &[&origin, &delay.as_secs_f64()],
             )
             .await
-            .map_err(|e| message(&e))?;
-        Ok(Duration::from_secs_f64(row.get::<_, f64>(0).max(0.0)))
+            .map_err(|e| e.to_string())?;
+        let wait = row.map_or(0.0, |r| r.get::<_, f64>(0));
+        Ok(Duration::from_secs_f64(wait.max(0.0)))
     }
 }
 
@@ -1861,19 +2395,22 @@ impl crate::fetch::SharedHosts for SharedPlan {
         slot: i64,
     ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
         Box::pin(async move {
-            let s = &self.inner;
             let Ok(slot) = i32::try_from(slot) else {
                 return;
             };
             // Freed in the server before this process may take it again; a
-            // slot not given back is freed with the connection.
-            let _ = s
+            // slot not given back is freed with the connection (a slot of
+            // a lost connection is free already).
+            let conn = self.inner.current();
+            let mut held = conn.held.lock().await;
+            let _ = conn
+                .client
                 .query_opt(
                     "SELECT pg_advisory_unlock(hashtext($1), $2::int4)",
                     &[&origin, &slot],
                 )
                 .await;
-            if let Some(mine) = s.held.lock().await.get_mut(origin) {
+            if let Some(mine) = held.get_mut(origin) {
                 mine.retain(|n| *n != slot);
             }
         })

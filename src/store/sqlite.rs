@@ -844,8 +844,10 @@ impl Sqlite {
         Ok(Status {
             sources,
             workers_alive: Vec::new(),
+            workers_dead: Vec::new(),
             planners_alive: Vec::new(),
             requests_per_second: recent as f64 / 60.0,
+            host_waits: Vec::new(),
         })
     }
 
