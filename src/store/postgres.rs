@@ -1819,6 +1819,33 @@ impl SharedConn {
     }
 }
 
+/// Leases to the worker `$1` for `$2` seconds the first pending query at
+/// or after (`$3`, `$4`) in the plan's order (ordinal, source) that the
+/// condition given finds claimable.
+macro_rules! claim_sql {
+    ($claimable:literal) => {
+        concat!(
+            "WITH next AS (
+               SELECT id FROM queries
+               WHERE state = 'pending' AND request IS NOT NULL AND ",
+            $claimable,
+            " AND (ordinal, source_id) >= ($3, $4)
+               ORDER BY ordinal, source_id
+               LIMIT 1 FOR UPDATE SKIP LOCKED)
+             UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
+             FROM next WHERE q.id = next.id
+             RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
+                       q.parent, q.learned, q.query_values"
+        )
+    };
+}
+
+/// A claim of a query nobody holds, or whose lease ran out.
+const CLAIM_FREE: &str = claim_sql!("(leased_by IS NULL OR lease_until < now())");
+
+/// A claim of a query whose worker's session is gone.
+const CLAIM_OF_THE_GONE: &str = claim_sql!("leased_by IN (SELECT name FROM workers_gone)");
+
 /// The start of the plan's order, for [`Shared::cursor`].
 const PLAN_START: (i64, i64) = (i64::MIN, i64::MIN);
 
@@ -2057,9 +2084,14 @@ impl SharedPlan {
     pub async fn claim(&self) -> Result<Option<Claim>, StoreError> {
         let s = &self.inner;
         let from = *s.cursor.lock().unwrap_or_else(|p| p.into_inner());
-        let mut claimed = self.claim_from(from).await?;
+        let mut claimed = self.claim_from(from, CLAIM_FREE).await?;
         if claimed.is_none() && from != PLAN_START {
-            claimed = self.claim_from(PLAN_START).await?;
+            claimed = self.claim_from(PLAN_START, CLAIM_FREE).await?;
+        }
+        // Reading the sessions (`pg_locks`) costs the server about as much
+        // as planning a claim: it is done once no free query is left.
+        if claimed.is_none() {
+            claimed = self.claim_from(PLAN_START, CLAIM_OF_THE_GONE).await?;
         }
         let Some((claim, at)) = claimed else {
             return Ok(None);
@@ -2068,28 +2100,18 @@ impl SharedPlan {
         Ok(Some(claim))
     }
 
-    /// [`SharedPlan::claim`] of the first claimable query at or after
-    /// `from` in the plan's order; the claim and where it stands.
+    /// [`SharedPlan::claim`] of the first query `sql` finds claimable at
+    /// or after `from` in the plan's order; the claim and where it stands.
     async fn claim_from(
         &self,
         from: (i64, i64),
+        sql: &'static str,
     ) -> Result<Option<(Claim, (i64, i64))>, StoreError> {
         let s = &self.inner;
         let row = s
             .query_opt(
                 "claiming a query",
-                "WITH next AS (
-                   SELECT id FROM queries
-                   WHERE state = 'pending' AND request IS NOT NULL
-                     AND (leased_by IS NULL OR lease_until < now()
-                          OR leased_by IN (SELECT name FROM workers_gone))
-                     AND (ordinal, source_id) >= ($3, $4)
-                   ORDER BY ordinal, source_id
-                   LIMIT 1 FOR UPDATE SKIP LOCKED)
-                 UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
-                 FROM next WHERE q.id = next.id
-                 RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
-                           q.parent, q.learned, q.query_values",
+                sql,
                 &[&s.worker, &self.lease_seconds(), &from.0, &from.1],
             )
             .await?;

@@ -518,7 +518,9 @@ async fn workers_together_keep_the_per_host_limits() {
     let site = SlowSite::start(SlowConfig {
         queries: 40,
         pages: 2,
-        latency: Duration::from_millis(60),
+        // Long enough that the planner alone waits seconds for a slot
+        // (its summary may be written before the others told their waits).
+        latency: Duration::from_millis(100),
     })
     .await
     .unwrap();
