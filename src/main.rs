@@ -2,6 +2,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[cfg(feature = "bench")]
+mod bench;
 mod cli;
 
 /// gather — surfaces the databases behind query forms into search indexes.
@@ -52,8 +54,15 @@ enum Command {
     /// The sources, their queries by state, the workers alive, the requests per second.
     Status(cli::output::StatusArgs),
     /// Benchmarks.
-    #[cfg(feature = "demo")]
-    Bench(cli::bench::BenchArgs),
+    #[cfg(feature = "bench")]
+    Bench(bench::BenchArgs),
+    /// Benchmarks: built with the `bench` feature.
+    #[cfg(not(feature = "bench"))]
+    #[command(hide = true)]
+    Bench {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -77,8 +86,16 @@ fn main() -> ExitCode {
         Some(Command::Summarize(a)) => cli::output::run_summarize(a),
         Some(Command::Worker(a)) => cli::gather::run_worker(a),
         Some(Command::Status(a)) => cli::output::run_status(a),
-        #[cfg(feature = "demo")]
-        Some(Command::Bench(a)) => cli::bench::run(a),
+        #[cfg(feature = "bench")]
+        Some(Command::Bench(a)) => bench::run(a),
+        #[cfg(not(feature = "bench"))]
+        Some(Command::Bench { .. }) => {
+            eprintln!(
+                "gather bench: the benchmarks are left out of this build; build them with \
+                 the bench feature: cargo run --release --features bench -- bench …"
+            );
+            cli::exit(cli::BAD_INPUT)
+        }
     }
 }
 

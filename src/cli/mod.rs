@@ -3,27 +3,15 @@
 use std::process::ExitCode;
 
 #[cfg(feature = "demo")]
-pub mod bench;
-pub mod bench_induce;
-#[cfg(feature = "demo")]
-pub mod bench_pages;
-pub mod bench_surface;
-#[cfg(feature = "demo")]
-pub mod bench_text;
-#[cfg(feature = "demo")]
 pub mod demo;
 pub mod gather;
 pub mod hel;
 pub mod induce;
 pub mod links;
 pub mod output;
-#[cfg(feature = "demo")]
-pub mod page_cost;
 pub mod plan;
 mod progress;
 pub mod text;
-#[cfg(feature = "demo")]
-pub mod workers_bench;
 
 /// Exit status: success.
 pub const OK: u8 = 0;

@@ -101,6 +101,18 @@ fn locate_prints_verified_paths() {
     assert_eq!(o.status.code(), Some(1));
 }
 
+/// Built without the `bench` feature, `gather bench` says how to get the
+/// benchmarks instead of running them (`.ci/test` builds them).
+#[cfg(not(feature = "bench"))]
+#[test]
+fn bench_without_the_feature_says_how_to_build_it() {
+    let o = gather(&["bench", "hel", "--runs", "1", "."], None);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--features bench"), "{err}");
+}
+
+#[cfg(feature = "bench")]
 #[test]
 fn bench_generates_and_measures() {
     let dir = tempfile::tempdir().unwrap();

@@ -187,6 +187,7 @@ async fn an_induced_spec_gathers_the_sites_values() {
     site.shutdown().await;
 }
 
+#[cfg(feature = "bench")]
 #[test]
 fn the_benchmark_scores_induced_rules_on_pages_it_did_not_learn_from() {
     let dir = tempfile::tempdir().unwrap();

@@ -58,10 +58,10 @@ impl Sample {
 
 pub fn run(args: &WorkersBenchArgs) -> ExitCode {
     match measure(args) {
-        Ok(()) => super::exit(super::OK),
+        Ok(()) => crate::cli::exit(crate::cli::OK),
         Err(e) => {
             eprintln!("gather bench workers: {e}");
-            super::exit(super::FAILED)
+            crate::cli::exit(crate::cli::FAILED)
         }
     }
 }
@@ -268,10 +268,10 @@ fn faults(
         }
     }
     println!("a planner and 2 workers; leases of 30 s (the default)");
-    let calm = super::bench::median(seconds[0].clone());
+    let calm = super::median(seconds[0].clone());
     for (n, (_, name)) in kinds.iter().enumerate() {
-        let time = super::bench::median(seconds[n].clone());
-        let away = super::bench::median(away[n].clone());
+        let time = super::median(seconds[n].clone());
+        let away = super::median(away[n].clone());
         let beyond = if away > 0.0 {
             format!(
                 ", the database away {away:.2} s (stop to accepting again): {:+.2} s beyond it",
@@ -283,7 +283,7 @@ fn faults(
         println!(
             "{name:<36} {time:>6.2} s ({:+.2} s against undisturbed{beyond})  result pages asked twice: {} (median)",
             time - calm,
-            super::bench::median(twice[n].clone())
+            super::median(twice[n].clone())
         );
     }
     Ok(())
@@ -385,7 +385,7 @@ fn server_cpu(postgres: &LocalPostgres) -> f64 {
 }
 
 fn medians(samples: &[Sample]) -> Sample {
-    let m = |f: fn(&Sample) -> f64| super::bench::median(samples.iter().map(f).collect());
+    let m = |f: fn(&Sample) -> f64| super::median(samples.iter().map(f).collect());
     Sample {
         seconds: m(|s| s.seconds),
         pages: m(|s| s.pages),

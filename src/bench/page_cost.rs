@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use gather::demo::{DemoConfig, DemoSite, Variant};
 
-use super::bench::median;
+use super::median;
 
 /// Hotels of the paged guide per result page of a gathering (7,273 hotels
 /// give 366 result pages).
@@ -77,10 +77,10 @@ const COUNTED: [&str; 6] = [
 
 pub fn run(args: &PagesBenchArgs) -> ExitCode {
     match bench(args) {
-        Ok(()) => super::exit(super::OK),
+        Ok(()) => crate::cli::exit(crate::cli::OK),
         Err(e) => {
             eprintln!("gather bench pages: {e}");
-            super::exit(super::FAILED)
+            crate::cli::exit(crate::cli::FAILED)
         }
     }
 }

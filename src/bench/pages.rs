@@ -131,7 +131,7 @@ pub fn run(args: &BoilerplateBenchArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => {
             eprintln!("gather bench boilerplate: {e}");
-            return super::exit(super::FAILED);
+            return crate::cli::exit(crate::cli::FAILED);
         }
     };
     let pages: usize = sources.iter().map(|s| s.pages.len()).sum();
@@ -223,10 +223,10 @@ pub fn run(args: &BoilerplateBenchArgs) -> ExitCode {
         Ok(pages) => magazine_report(&pages),
         Err(e) => {
             eprintln!("gather bench boilerplate: {e}");
-            return super::exit(super::FAILED);
+            return crate::cli::exit(crate::cli::FAILED);
         }
     }
-    super::exit(super::OK)
+    crate::cli::exit(crate::cli::OK)
 }
 
 /// The magazine's pages, read from a demo site of their own.
@@ -431,7 +431,7 @@ pub fn run_links(args: &LinksBenchArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("gather bench links: {e}");
-            return super::exit(super::FAILED);
+            return crate::cli::exit(crate::cli::FAILED);
         }
     };
     let pages = runtime.block_on(async {
@@ -459,7 +459,7 @@ pub fn run_links(args: &LinksBenchArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => {
             eprintln!("gather bench links: {e}");
-            return super::exit(super::FAILED);
+            return crate::cli::exit(crate::cli::FAILED);
         }
     };
     let per_page = |secs: f64| secs * 1000.0 / pages.len().max(1) as f64;
@@ -554,5 +554,5 @@ pub fn run_links(args: &LinksBenchArgs) -> ExitCode {
         println!("  CityWorld: {}", scores(&pairs(found, Some(false))));
         println!("  all:       {}", scores(&pairs(found, None)));
     }
-    super::exit(super::OK)
+    crate::cli::exit(crate::cli::OK)
 }

@@ -1,4 +1,6 @@
-//! `gather bench`: benchmarks that report medians, not pass/fail.
+//! `gather bench`: benchmarks that report medians, not pass/fail. They are
+//! built only with the `bench` feature (`cargo run --release --features
+//! bench -- bench …`), so the gatherer a user builds leaves them out.
 
 use std::process::{Command, ExitCode, Stdio};
 
@@ -9,6 +11,13 @@ use gather::demo::listing;
 use gather::demo::{DemoConfig, DemoSite, Variant};
 use gather::hel::Rule;
 use gather::page::Page;
+
+mod induce;
+mod page_cost;
+mod pages;
+mod surface;
+mod text;
+mod workers;
 
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
@@ -25,28 +34,28 @@ pub enum BenchWhat {
     /// What one result page costs end to end (CPU user and system, peak
     /// memory, system calls, instructions) at 300, 1,000 and 3,000 result
     /// pages, with and without kept pages.
-    Pages(super::page_cost::PagesBenchArgs),
+    Pages(page_cost::PagesBenchArgs),
     /// 1, 2 and 4 workers on a PostgreSQL database against a slow provider,
     /// side by side with one process on a SQLite file.
-    Workers(super::workers_bench::WorkersBenchArgs),
+    Workers(workers::WorkersBenchArgs),
     /// Refining truncated queries: coverage and requests on the demo's
     /// page-limited guide and capped catalogue, against static plans.
     Refine(RefineBenchArgs),
     /// The boilerplate methods side by side on the demo's result pages:
     /// text removed, rule values that survive, cost per page.
-    Boilerplate(super::bench_pages::BoilerplateBenchArgs),
+    Boilerplate(pages::BoilerplateBenchArgs),
     /// Main text of single pages on a public article corpus (the
     /// article-extraction benchmark): shingle F1 and cost per page, side by
     /// side with trafilatura and readability when they are installed.
-    Text(super::bench_text::TextBenchArgs),
+    Text(text::TextBenchArgs),
     /// Navigation detection on the demo site's pages: precision and recall
     /// of menus, pagination and content links, cost per page.
-    Links(super::bench_pages::LinksBenchArgs),
+    Links(pages::LinksBenchArgs),
     /// Induce rules on some result pages of a site; precision and recall on the others.
-    Induce(super::bench_induce::InduceBenchArgs),
+    Induce(induce::InduceBenchArgs),
     /// Surfacing the demo's four providers without metadata, against the
     /// runs their hand-written metadata drives: F1, rows, requests.
-    Surface(super::bench_surface::SurfaceBenchArgs),
+    Surface(surface::SurfaceBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -92,20 +101,20 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     match &args.what {
         BenchWhat::Hel(a) => run_hel_bench(a),
         BenchWhat::Gather(a) => run_gather_bench(a),
-        BenchWhat::Pages(a) => super::page_cost::run(a),
-        BenchWhat::Workers(a) => super::workers_bench::run(a),
+        BenchWhat::Pages(a) => page_cost::run(a),
+        BenchWhat::Workers(a) => workers::run(a),
         BenchWhat::Refine(a) => match run_refine_bench(a) {
-            Ok(()) => super::exit(super::OK),
+            Ok(()) => crate::cli::exit(crate::cli::OK),
             Err(e) => {
                 eprintln!("gather bench refine: {e}");
-                super::exit(super::FAILED)
+                crate::cli::exit(crate::cli::FAILED)
             }
         },
-        BenchWhat::Boilerplate(a) => super::bench_pages::run(a),
-        BenchWhat::Text(a) => super::bench_text::run(a),
-        BenchWhat::Links(a) => super::bench_pages::run_links(a),
-        BenchWhat::Induce(a) => super::bench_induce::run(a),
-        BenchWhat::Surface(a) => super::bench_surface::run(a),
+        BenchWhat::Boilerplate(a) => pages::run(a),
+        BenchWhat::Text(a) => text::run(a),
+        BenchWhat::Links(a) => pages::run_links(a),
+        BenchWhat::Induce(a) => induce::run(a),
+        BenchWhat::Surface(a) => surface::run(a),
     }
 }
 
@@ -123,7 +132,7 @@ fn run_gather_bench(args: &GatherBenchArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("gather bench: {e}");
-            return super::exit(super::FAILED);
+            return crate::cli::exit(crate::cli::FAILED);
         }
     };
     let sizes = [args.hotels, args.hotels * args.scale.max(1)];
@@ -138,7 +147,7 @@ fn run_gather_bench(args: &GatherBenchArgs) -> ExitCode {
             Ok(site) => site,
             Err(e) => {
                 eprintln!("gather bench: cannot start the demo site: {e:#}");
-                return super::exit(super::FAILED);
+                return crate::cli::exit(crate::cli::FAILED);
             }
         };
         let url = site.url(Variant::Paged);
@@ -148,7 +157,7 @@ fn run_gather_bench(args: &GatherBenchArgs) -> ExitCode {
                 Ok(sample) => samples.push(sample),
                 Err(e) => {
                     eprintln!("gather bench: {e}");
-                    return super::exit(super::FAILED);
+                    return crate::cli::exit(crate::cli::FAILED);
                 }
             }
         }
@@ -174,7 +183,7 @@ fn run_gather_bench(args: &GatherBenchArgs) -> ExitCode {
             large.requests_per_second / small.requests_per_second
         );
     }
-    super::exit(super::OK)
+    crate::cli::exit(crate::cli::OK)
 }
 
 fn gather_once(url: &url::Url, run: usize) -> Result<Sample, String> {
@@ -228,11 +237,11 @@ fn run_hel_bench(args: &HelBenchArgs) -> ExitCode {
                     bytes as f64 / 1e6,
                     args.dir.display()
                 );
-                super::exit(super::OK)
+                crate::cli::exit(crate::cli::OK)
             }
             Err(e) => {
                 eprintln!("gather bench hel: cannot write {}: {e}", args.dir.display());
-                super::exit(super::FAILED)
+                crate::cli::exit(crate::cli::FAILED)
             }
         };
     }
@@ -243,18 +252,18 @@ fn run_hel_bench(args: &HelBenchArgs) -> ExitCode {
                 "gather bench hel: no *.html pages in {} (make some with --generate N)",
                 args.dir.display()
             );
-            return super::exit(super::BAD_INPUT);
+            return crate::cli::exit(crate::cli::BAD_INPUT);
         }
         Err(e) => {
             eprintln!("gather bench hel: cannot read {}: {e}", args.dir.display());
-            return super::exit(super::FAILED);
+            return crate::cli::exit(crate::cli::FAILED);
         }
     };
     let rules: Vec<Rule> = match listing::RULES.iter().map(|r| Rule::parse(r)).collect() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("gather bench hel: {e}");
-            return super::exit(super::FAILED);
+            return crate::cli::exit(crate::cli::FAILED);
         }
     };
     let bytes: usize = pages.iter().map(Vec::len).sum();
@@ -320,7 +329,7 @@ fn run_hel_bench(args: &HelBenchArgs) -> ExitCode {
         heap as f64 / bytes as f64,
         worst
     );
-    super::exit(super::OK)
+    crate::cli::exit(crate::cli::OK)
 }
 
 pub(super) fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {

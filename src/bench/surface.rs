@@ -43,10 +43,10 @@ impl Run {
 
 pub fn run(args: &SurfaceBenchArgs) -> ExitCode {
     match bench(args) {
-        Ok(()) => super::exit(super::OK),
+        Ok(()) => crate::cli::exit(crate::cli::OK),
         Err(e) => {
             eprintln!("gather bench surface: {e}");
-            super::exit(super::FAILED)
+            crate::cli::exit(crate::cli::FAILED)
         }
     }
 }

@@ -22,7 +22,7 @@ use gather::hel::Rule;
 use gather::induce::{self, Algorithm};
 use gather::page::Page;
 
-use super::bench::median_secs;
+use super::median_secs;
 
 #[derive(Debug, clap::Args)]
 pub struct InduceBenchArgs {
@@ -60,10 +60,10 @@ pub fn run(args: &InduceBenchArgs) -> ExitCode {
         write_demo(args).map(|n| (n, "result pages of the demo site"))
     } else {
         return match measure(args) {
-            Ok(()) => super::exit(super::OK),
+            Ok(()) => crate::cli::exit(crate::cli::OK),
             Err(e) => {
                 eprintln!("gather bench induce: {e}");
-                super::exit(super::BAD_INPUT)
+                crate::cli::exit(crate::cli::BAD_INPUT)
             }
         };
     };
@@ -74,11 +74,11 @@ pub fn run(args: &InduceBenchArgs) -> ExitCode {
                 args.dir.display(),
                 args.expected.display()
             );
-            super::exit(super::OK)
+            crate::cli::exit(crate::cli::OK)
         }
         Err(e) => {
             eprintln!("gather bench induce: {e}");
-            super::exit(super::FAILED)
+            crate::cli::exit(crate::cli::FAILED)
         }
     }
 }

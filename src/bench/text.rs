@@ -14,7 +14,7 @@ use std::process::{Command, ExitCode, Stdio};
 use gather::boilerplate::{article, main_content, Blocks, Method};
 use gather::page::Page;
 
-use super::bench_pages::timed;
+use super::pages::timed;
 
 #[derive(Debug, clap::Args)]
 pub struct TextBenchArgs {
@@ -55,7 +55,7 @@ fn load(dir: &Path) -> Result<Vec<Article>, String> {
     keys.into_iter()
         .map(|key| {
             let path = dir.join("html").join(format!("{key}.html.gz"));
-            let html = super::text::read_page_file(&path)
+            let html = crate::cli::text::read_page_file(&path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let truth = gt[key]["articleBody"].as_str().unwrap_or("").to_string();
             Ok(Article {
@@ -273,11 +273,11 @@ pub fn run(args: &TextBenchArgs) -> ExitCode {
                 "gather bench text: {}: no articles in ground-truth.json",
                 args.corpus.display()
             );
-            return super::exit(super::BAD_INPUT);
+            return crate::cli::exit(crate::cli::BAD_INPUT);
         }
         Err(e) => {
             eprintln!("gather bench text: {e}");
-            return super::exit(super::BAD_INPUT);
+            return crate::cli::exit(crate::cli::BAD_INPUT);
         }
     };
     println!(
@@ -302,7 +302,7 @@ pub fn run(args: &TextBenchArgs) -> ExitCode {
             Ok(a) => runs.extend(a),
             Err(e) => {
                 eprintln!("gather bench text: the anchors did not run: {e}");
-                return super::exit(super::FAILED);
+                return crate::cli::exit(crate::cli::FAILED);
             }
         }
     }
@@ -328,5 +328,5 @@ pub fn run(args: &TextBenchArgs) -> ExitCode {
             );
         }
     }
-    super::exit(super::OK)
+    crate::cli::exit(crate::cli::OK)
 }
