@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 #[cfg(feature = "demo")]
 pub mod demo;
+#[cfg(test)]
+mod docs_check;
 pub mod gather;
 pub mod hel;
 pub mod induce;

@@ -8,6 +8,7 @@ mod support;
 mod boilerplate_http;
 mod demo_database;
 mod demo_site;
+mod docs_tour;
 mod fetch_http;
 mod fetch_politeness;
 mod form_pages;
