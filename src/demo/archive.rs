@@ -1,6 +1,7 @@
 //! The CityWorld press archive (`/archiv/`): a keyword search over
-//! articles. A search word matches an article when it is a whole word of
-//! its title (ignoring case); the archive shows at most [`MAX_SHOWN`]
+//! articles. A search matches an article when each of its words is a
+//! whole word of its title (ignoring case), as most keyword searches
+//! combine words; the archive shows at most [`MAX_SHOWN`]
 //! articles, ranked by relevance (an order of its own for every word),
 //! under a hit count. The form names three seed words only
 //! (`DB.QueryElement.w = "…"`): the rest of the vocabulary has to be
@@ -102,7 +103,11 @@ pub(crate) fn search(conn: &Connection, word: &str) -> rusqlite::Result<(u64, Ve
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .filter_map(Result::ok)
         .filter(|(_, title): &(i64, String)| {
-            !wanted.is_empty() && title.split(' ').any(|w| w.to_lowercase() == wanted)
+            let title: Vec<String> = title.split(' ').map(str::to_lowercase).collect();
+            !wanted.is_empty()
+                && wanted
+                    .split_whitespace()
+                    .all(|w| title.iter().any(|t| t == w))
         })
         .collect();
     hits.sort_by_cached_key(|(id, _)| {

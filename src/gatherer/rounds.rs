@@ -152,6 +152,15 @@ impl<'s> Rounds<'s> {
         let Stage::Learning(learning) = &mut self.stage else {
             return Ok(());
         };
+        let sent: HashSet<&str> = learning.sent.iter().map(String::as_str).collect();
+        tell_answers(
+            manager,
+            self.work.source,
+            &self.refiner,
+            &learning.element,
+            &mut learning.ranking,
+            |key| sent.contains(key),
+        )?;
         let found = manager
             .store()
             .values_found_by(self.work.source, &learning.sent)?;
@@ -202,18 +211,7 @@ impl<'s> Rounds<'s> {
         let source = self.source;
         let cap = source.plan.cap();
         let interrupted = manager.options.interrupt.is_set();
-        let answered = manager.store().answered_queries(id)?;
-        let answers: Vec<(String, ElementValues, Answer, Option<String>)> = answered
-            .into_iter()
-            .filter_map(|q| {
-                Some((
-                    q.key,
-                    serde_json::from_str(&q.values).ok()?,
-                    serde_json::from_str(&q.answer).ok()?,
-                    q.parent,
-                ))
-            })
-            .collect();
+        let answers = answered_queries(manager, id)?;
         let census = self.refiner.census(answers.iter().map(|a| &a.2));
         self.pay(manager, &answers, &census)?;
         let attributes: Vec<String> = self
@@ -373,7 +371,7 @@ impl<'s> Rounds<'s> {
     fn pay(
         &mut self,
         manager: &Manager<'_>,
-        answers: &[(String, ElementValues, Answer, Option<String>)],
+        answers: &[Answered],
         census: &Census,
     ) -> Result<(), GatherError> {
         if self.refining.is_empty() {
@@ -439,7 +437,15 @@ impl<'s> Rounds<'s> {
             return Ok(None);
         };
         let values = manager.store().values(self.work.source)?;
-        let ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
+        let mut ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
+        tell_answers(
+            manager,
+            self.work.source,
+            &self.refiner,
+            &element,
+            &mut ranking,
+            |_| true,
+        )?;
         Ok(Some(Learning {
             element,
             tried: HashSet::new(),
@@ -492,6 +498,7 @@ impl Learning {
             .into_iter()
             .map(|word| {
                 self.tried.insert(word.to_lowercase());
+                self.ranking.sent(&word);
                 let query = source
                     .plan
                     .query_with(source.plan.len() + stored, vec![(element.clone(), word)]);
@@ -501,6 +508,55 @@ impl Learning {
         self.sent = queries.iter().map(|q| q.0.clone()).collect();
         Ok(Ok(queries))
     }
+}
+
+/// An answered query: key, element values, answer and the query it refines.
+type Answered = (String, ElementValues, Answer, Option<String>);
+
+/// The source's answered queries.
+fn answered_queries(
+    manager: &Manager<'_>,
+    id: crate::store::SourceId,
+) -> Result<Vec<Answered>, GatherError> {
+    Ok(manager
+        .store()
+        .answered_queries(id)?
+        .into_iter()
+        .filter_map(|q| {
+            Some((
+                q.key,
+                serde_json::from_str(&q.values).ok()?,
+                serde_json::from_str(&q.answer).ok()?,
+                q.parent,
+            ))
+        })
+        .collect())
+}
+
+/// Tells the ranking of learned words the answers of the stored queries
+/// that `wanted` picks (by key): the hit count each stated and the rows it
+/// showed, for the queries of the learned element alone.
+fn tell_answers(
+    manager: &Manager<'_>,
+    id: crate::store::SourceId,
+    refiner: &Refiner,
+    element: &str,
+    ranking: &mut learn::WordRanking,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<(), GatherError> {
+    let answers = answered_queries(manager, id)?;
+    let census = refiner.census(answers.iter().map(|a| &a.2));
+    for (key, values, answer, _) in &answers {
+        if !wanted(key) {
+            continue;
+        }
+        if let [(name, word)] = values.as_slice() {
+            if name == element {
+                ranking.answered(word, census.hits(answer), answer.shown);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What refining a source left: the truncated queries that are not
@@ -596,7 +652,7 @@ struct Context<'a> {
 
 impl<'a> Context<'a> {
     fn new(
-        answers: &'a [(String, ElementValues, Answer, Option<String>)],
+        answers: &'a [Answered],
         census: &'a Census,
         finished: &'a HashSet<String>,
     ) -> Context<'a> {

@@ -5,7 +5,10 @@
 //!
 //! The estimate is the paper's, with the rows gathered so far as the
 //! sample: a word that occurs in many of them occurs in many rows of the
-//! database, and what it returns that is new grows with that frequency.
+//! database, scaled to the database by the hit counts the pages state.
+//! Where answers are capped, a word counts for at most the cap, and a
+//! capped word is narrowed by a second word once a probe shows that the
+//! form combines words ([`WordRanking::candidates`]).
 //! Words already sent, stop words, numbers and words of fewer than three
 //! letters are skipped. The ranking depends only on what is stored, so a
 //! resumed gathering continues the same sequence.
@@ -50,6 +53,36 @@ pub struct WordRanking {
     frequency: BTreeMap<String, u64>,
     /// Each word as first written.
     spelling: BTreeMap<String, String>,
+    /// Two words (lower case, in order) → in how many gathered values both
+    /// occur (the first [`PAIR_WORDS`] words of each value).
+    pairs: BTreeMap<(String, String), u64>,
+    /// The gathered values that hold a word.
+    values: u64,
+    /// What the ranking stood at when a query (lower case) was sent: the
+    /// values then, and how many of them held the query's word.
+    chosen: BTreeMap<String, (u64, u64)>,
+    /// Answered queries (lower case) → their hit count and the rows shown.
+    answers: BTreeMap<String, (u64, u64)>,
+    /// The most rows one answer showed: the cap, once an answer stated more
+    /// hits than it showed.
+    shown: u64,
+    /// Whether the form combines words (`"A B"` finds fewer rows than
+    /// `"A"`): unknown until the probe is answered.
+    combines: Option<bool>,
+    /// The probe is sent.
+    probed: bool,
+}
+
+/// How many words of a value count toward the pairs of words.
+const PAIR_WORDS: usize = 8;
+
+/// A candidate query and the new rows it is expected to bring.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// The query text: one word, or two separated by a space.
+    pub text: String,
+    /// Expected new rows: `min(estimated hits, cap) × (1 − fraction gathered)`.
+    pub expected: f64,
 }
 
 impl WordRanking {
@@ -65,31 +98,217 @@ impl WordRanking {
     /// store: a value already counted must not be given again).
     pub fn add<'a>(&mut self, values: impl IntoIterator<Item = &'a str>) {
         for value in values {
-            let mut seen = HashSet::new();
+            let mut seen: Vec<String> = Vec::new();
             for word in words(value) {
                 let key = word.to_lowercase();
-                if seen.insert(key.clone()) {
+                if !seen.contains(&key) {
                     *self.frequency.entry(key.clone()).or_default() += 1;
-                    self.spelling.entry(key).or_insert(word);
+                    self.spelling.entry(key.clone()).or_insert(word);
+                    seen.push(key);
+                }
+            }
+            if seen.is_empty() {
+                continue;
+            }
+            self.values += 1;
+            seen.truncate(PAIR_WORDS);
+            for (i, a) in seen.iter().enumerate() {
+                for b in &seen[i + 1..] {
+                    let key = if a < b {
+                        (a.clone(), b.clone())
+                    } else {
+                        (b.clone(), a.clone())
+                    };
+                    *self.pairs.entry(key).or_default() += 1;
                 }
             }
         }
     }
 
-    /// The `n` most promising words not in `tried` (compared ignoring
-    /// case): the most frequent first, ties in alphabetical order.
-    pub fn next(&self, tried: &HashSet<String>, n: usize) -> Vec<String> {
-        let mut ranked: Vec<(&String, &u64)> = self
+    /// Tells that a query is sent: how often the gathered values hold its
+    /// word is kept, to scale the sample to the database once its hit
+    /// count is known.
+    pub fn sent(&mut self, query: &str) {
+        let key = query.to_lowercase();
+        let found = self.frequency.get(&key).copied().unwrap_or(0);
+        self.chosen.insert(key, (self.values, found));
+    }
+
+    /// Tells a query's answer: the hit count the page stated (if any) and
+    /// the rows it showed.
+    pub fn answered(&mut self, query: &str, hits: Option<u64>, shown: u64) {
+        let key = query.to_lowercase();
+        let hits = hits.unwrap_or(shown).max(shown);
+        self.shown = self.shown.max(shown);
+        // The first answer to two words whose first word was answered
+        // tells whether the form combines words (the probe's, or a stored
+        // one when a gathering is resumed).
+        if self.combines.is_none() {
+            let whole = key
+                .split_once(' ')
+                .and_then(|(first, _)| self.answers.get(first));
+            if let Some(&(whole, _)) = whole {
+                self.combines = Some(shown > 0 && hits < whole);
+            }
+        }
+        self.answers.insert(key, (hits, shown));
+    }
+
+    /// Whether the form is known to combine words (`None`: not probed yet).
+    pub fn combines(&self) -> Option<bool> {
+        self.combines
+    }
+
+    /// The cap: the most rows an answer showed, once some answer stated
+    /// more hits than it showed (otherwise no cap is seen).
+    fn cap(&self) -> Option<u64> {
+        self.answers
+            .values()
+            .any(|&(hits, shown)| hits > shown && shown == self.shown)
+            .then_some(self.shown)
+    }
+
+    /// Database rows per gathered value: the hit counts the pages stated
+    /// for the words sent against how often the gathered values held them
+    /// when they were sent (the median over the words), at least 1; `None`
+    /// before a hit count is known.
+    fn scale(&self) -> Option<f64> {
+        let mut ratios: Vec<f64> = self
+            .answers
+            .iter()
+            .filter_map(|(key, &(hits, _))| {
+                let &(values, found) = self.chosen.get(key)?;
+                (found > 0).then(|| hits as f64 * values as f64 / found as f64)
+            })
+            .map(|size| size / self.values.max(1) as f64)
+            .collect();
+        if ratios.is_empty() {
+            return None;
+        }
+        ratios.sort_by(f64::total_cmp);
+        Some(ratios[ratios.len() / 2].max(1.0))
+    }
+
+    /// The candidate queries not in `tried` (lower case), ranked by the new
+    /// rows each is expected to bring, the most first (ties: the more
+    /// frequent, then alphabetical). A word's hits are its frequency
+    /// among the gathered values scaled to the database ([`Self::scale`]);
+    /// a word expected above the cap counts for the cap only. Where the
+    /// form combines words, a capped word is narrowed by a second word:
+    /// its hits are the first word's stated hits times how often the
+    /// second occurs with it, and what of them is gathered is what is
+    /// gathered of the first word's hits.
+    pub fn candidates(&self, tried: &HashSet<String>) -> Vec<Candidate> {
+        let cap = self.cap().map_or(f64::INFINITY, |c| c as f64);
+        let scale = self.scale();
+        let mut ranked: Vec<(Candidate, u64)> = self
             .frequency
             .iter()
             .filter(|(w, _)| !tried.contains(*w))
+            .map(|(w, &f)| {
+                let expected = match scale {
+                    Some(s) => (f as f64 * s).min(cap) * (1.0 - 1.0 / s),
+                    None => (f as f64).min(cap),
+                };
+                let text = self.spelling[w].clone();
+                (Candidate { text, expected }, f)
+            })
             .collect();
-        ranked.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
-        ranked
-            .into_iter()
-            .take(n)
-            .map(|(w, _)| self.spelling[w].clone())
-            .collect()
+        if self.combines == Some(true) {
+            ranked.extend(self.narrowed(tried, cap));
+        }
+        ranked.sort_by(|a, b| {
+            b.0.expected
+                .total_cmp(&a.0.expected)
+                .then_with(|| b.1.cmp(&a.1))
+                .then_with(|| a.0.text.cmp(&b.0.text))
+        });
+        ranked.into_iter().map(|(c, _)| c).collect()
+    }
+
+    /// Capped words narrowed by a second word, with their expected new rows
+    /// and the pair's frequency.
+    fn narrowed(&self, tried: &HashSet<String>, cap: f64) -> Vec<(Candidate, u64)> {
+        let mut out = Vec::new();
+        for ((a, b), &both) in &self.pairs {
+            for (first, second) in [(a, b), (b, a)] {
+                let Some(&(hits, shown)) = self.answers.get(first) else {
+                    continue;
+                };
+                if hits <= shown {
+                    continue;
+                }
+                let text = format!("{} {}", self.spelling[first], self.spelling[second]);
+                if tried.contains(&text.to_lowercase()) {
+                    continue;
+                }
+                // A second word whose every hit was shown is gathered whole.
+                let other = self.answers.get(second);
+                if other.is_some_and(|&(hits, shown)| hits <= shown) {
+                    continue;
+                }
+                let share = |word: &String, hits: u64| {
+                    let f = self.frequency.get(word).copied().unwrap_or(0) as f64;
+                    (f / hits as f64).min(1.0)
+                };
+                let f = self.frequency.get(first).copied().unwrap_or(1).max(1) as f64;
+                let estimate = hits as f64 * both as f64 / f;
+                let gathered = share(first, hits);
+                let expected = estimate.min(cap) * (1.0 - gathered);
+                out.push((Candidate { text, expected }, both));
+            }
+        }
+        out
+    }
+
+    /// The `n` most promising queries not in `tried` (compared ignoring
+    /// case), see [`Self::candidates`]. While it is unknown whether the
+    /// form combines words and some answer was capped, the first is the
+    /// probe: the most capped word narrowed by the word found most often
+    /// with it.
+    pub fn next(&mut self, tried: &HashSet<String>, n: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.combines.is_none() && !self.probed && n > 0 {
+            if let Some(probe) = self.probe_query(tried) {
+                out.push(probe);
+            }
+        }
+        out.extend(
+            self.candidates(tried)
+                .into_iter()
+                .take(n - out.len())
+                .map(|c| c.text),
+        );
+        out
+    }
+
+    /// The probe of whether the form combines words, once an answer is
+    /// capped.
+    fn probe_query(&mut self, tried: &HashSet<String>) -> Option<String> {
+        self.cap()?;
+        let (first, _) = self
+            .answers
+            .iter()
+            .filter(|(key, &(hits, shown))| !key.contains(' ') && hits > shown)
+            .max_by_key(|(_, &(hits, _))| hits)?;
+        let (_, second) = self
+            .pairs
+            .iter()
+            .filter_map(|((a, b), &n)| {
+                let other = if a == first {
+                    b
+                } else if b == first {
+                    a
+                } else {
+                    return None;
+                };
+                let text = format!("{first} {other}");
+                (!tried.contains(&text)).then_some((n, other))
+            })
+            .max_by(|x, y| x.0.cmp(&y.0).then_with(|| y.1.cmp(x.1)))?;
+        let text = format!("{} {}", self.spelling[first], self.spelling[second]);
+        self.probed = true;
+        Some(text)
     }
 }
 
@@ -136,7 +355,7 @@ mod tests {
         let mut later = WordRanking::new(values[..1].iter().copied());
         assert_eq!(later.next(&HashSet::new(), 1), ["Nacht"]);
         later.add(values[1..].iter().copied());
-        let at_once = WordRanking::new(values);
+        let mut at_once = WordRanking::new(values);
         assert_eq!(
             later.next(&HashSet::new(), 4),
             at_once.next(&HashSet::new(), 4)
@@ -146,7 +365,7 @@ mod tests {
 
     #[test]
     fn the_most_frequent_untried_word_comes_first() {
-        let ranking = WordRanking::new([
+        let mut ranking = WordRanking::new([
             "Die Stille Bucht",
             "Stille Nacht 3",
             "Der Hafen am Strand",
@@ -158,5 +377,84 @@ mod tests {
             .next(&HashSet::new(), 10)
             .iter()
             .all(|w| w != "Die" && w != "am" && w != "3"));
+    }
+
+    fn ranked(ranking: &WordRanking, tried: &HashSet<String>) -> Vec<(String, f64)> {
+        ranking
+            .candidates(tried)
+            .into_iter()
+            .map(|c| (c.text, c.expected))
+            .collect()
+    }
+
+    fn owned(ranked: &[(&str, f64)]) -> Vec<(String, f64)> {
+        ranked.iter().map(|(t, e)| (t.to_string(), *e)).collect()
+    }
+
+    #[test]
+    fn words_are_ranked_by_the_new_rows_expected_under_the_cap() {
+        let values = [
+            "Alpha Beta Gamma",
+            "Alpha Beta",
+            "Alpha Delta",
+            "Alpha Beta Delta",
+            "Epsilon Zeta",
+        ];
+        let mut ranking = WordRanking::new(values);
+        ranking.sent("Alpha");
+        // 8 hits for a word 4 of the 5 values hold: the database is twice
+        // the sample, half of every word's hits are gathered, and the
+        // answer showed 4 of its 8 hits: the cap is 4.
+        ranking.answered("Alpha", Some(8), 4);
+        let mut tried: HashSet<String> = ["alpha".to_string()].into();
+        // Beta (3 values, 6 hits expected) counts for the cap only, as
+        // much as Delta (2 values, 4 hits).
+        assert_eq!(
+            ranked(&ranking, &tried),
+            owned(&[
+                ("Beta", 2.0),
+                ("Delta", 2.0),
+                ("Epsilon", 1.0),
+                ("Gamma", 1.0),
+                ("Zeta", 1.0)
+            ])
+        );
+        // The capped answer is narrowed once, to learn whether the form
+        // combines words: with the word found most often beside it.
+        let next = ranking.next(&tried, 2);
+        assert_eq!(next, ["Alpha Beta", "Beta"]);
+        tried.extend(next.iter().map(|w| w.to_lowercase()));
+        assert_eq!(ranking.combines(), None);
+        ranking.answered("Alpha Beta", Some(6), 4);
+        assert_eq!(ranking.combines(), Some(true));
+        // Alpha narrowed by Delta: 8 × 2/4 = 4 hits, half gathered.
+        assert_eq!(
+            ranked(&ranking, &tried),
+            owned(&[
+                ("Alpha Delta", 2.0),
+                ("Delta", 2.0),
+                ("Alpha Gamma", 1.0),
+                ("Epsilon", 1.0),
+                ("Gamma", 1.0),
+                ("Zeta", 1.0)
+            ])
+        );
+    }
+
+    #[test]
+    fn a_form_that_does_not_combine_words_is_not_sent_pairs() {
+        let mut ranking = WordRanking::new(["Alpha Beta", "Alpha Gamma", "Beta"]);
+        ranking.sent("Alpha");
+        ranking.answered("Alpha", Some(50), 10);
+        let tried: HashSet<String> = ["alpha".to_string()].into();
+        assert_eq!(ranking.next(&tried, 1), ["Alpha Beta"]);
+        // The whole text as one word: nothing found.
+        ranking.answered("Alpha Beta", Some(0), 0);
+        assert_eq!(ranking.combines(), Some(false));
+        assert!(ranking
+            .candidates(&tried)
+            .iter()
+            .all(|c| !c.text.contains(' ')));
+        assert!(!ranking.next(&tried, 5).iter().any(|w| w.contains(' ')));
     }
 }
