@@ -397,11 +397,48 @@ fn gather_provider(
     url: &url::Url,
     script: &str,
 ) -> Result<VariantRun, String> {
+    let gathered = gather_fresh(runtime, site, url, None)?;
+    let sent = gathered
+        .sent
+        .into_iter()
+        .filter(|r| r.target.starts_with(script))
+        .collect();
+    let values = gathered
+        .store
+        .values(gathered.source)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|(a, v)| (a, v.into_iter().collect()))
+        .collect();
+    Ok((gathered.report, sent, values))
+}
+
+/// One gathering of the form page at `url` into a database of its own
+/// (kept while this lives).
+struct Gathered {
+    report: gather::gatherer::Report,
+    /// The requests the site received during the gathering.
+    sent: Vec<gather::demo::LoggedRequest>,
+    store: gather::store::Store,
+    /// The source of `url` in `store`.
+    source: gather::store::SourceId,
+    _dir: tempfile::TempDir,
+}
+
+/// Gathers the form page at `url` into a fresh SQLite file, with at most
+/// `max_queries` queries when given.
+fn gather_fresh(
+    runtime: &tokio::runtime::Runtime,
+    site: &DemoSite,
+    url: &url::Url,
+    max_queries: Option<u64>,
+) -> Result<Gathered, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let db = dir.path().join("bench.sqlite");
     let before = site.requests().len();
     let options = gather::gatherer::Options {
         db: db.clone(),
+        max_queries,
         ..gather::gatherer::Options::default()
     };
     let report = runtime
@@ -410,25 +447,26 @@ fn gather_provider(
             &options,
         ))
         .map_err(|e| e.to_string())?;
-    let sent = site.requests()[before..]
-        .iter()
-        .filter(|r| r.target.starts_with(script))
-        .cloned()
-        .collect();
+    let sent = site.requests().split_off(before);
     let store = gather::store::Store::open(&db).map_err(|e| e.to_string())?;
-    let id = store
+    let Some(source) = store
         .sources()
         .map_err(|e| e.to_string())?
         .into_iter()
         .find(|s| s.info.url == url.as_str())
-        .ok_or("the source was not stored")?
-        .id;
-    let values = store.values(id).map_err(|e| e.to_string())?;
-    let values = values
-        .into_iter()
-        .map(|(a, v)| (a, v.into_iter().collect()))
-        .collect();
-    Ok((report, sent, values))
+    else {
+        return Err(format!(
+            "{url} was not gathered as a database source: {:?}",
+            report.problems.first().map(|p| &p.message)
+        ));
+    };
+    Ok(Gathered {
+        report,
+        sent,
+        store,
+        source: source.id,
+        _dir: dir,
+    })
 }
 
 /// The providers built unlike the demo's own (a cap no single count shows,

@@ -110,39 +110,20 @@ fn gather_once(
     url: &url::Url,
     max_queries: u64,
 ) -> Result<Run, String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let db = dir.path().join("bench.sqlite");
-    let before = site.requests().len();
-    let options = gather::gatherer::Options {
-        db: db.clone(),
-        max_queries: Some(max_queries),
-        ..gather::gatherer::Options::default()
-    };
-    let report = runtime
-        .block_on(gather::gatherer::gather(
-            &[gather::gatherer::Start::Url(url.clone())],
-            &options,
-        ))
-        .map_err(|e| e.to_string())?;
+    let super::Gathered {
+        report,
+        sent,
+        store,
+        source,
+        _dir,
+    } = super::gather_fresh(runtime, site, url, Some(max_queries))?;
     let prefix = format!("/surface/{provider}/");
-    let requests = site.requests()[before..]
+    let requests = sent
         .iter()
         .filter(|r| r.target.starts_with(&prefix))
         .count();
-    let store = gather::store::Store::open(&db).map_err(|e| e.to_string())?;
-    let Some(source) = store
-        .sources()
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .find(|s| s.info.url == url.as_str())
-    else {
-        return Err(format!(
-            "{url} was not gathered as a database source: {:?}",
-            report.problems.first().map(|p| &p.message)
-        ));
-    };
     let got: Values = store
-        .values(source.id)
+        .values(source)
         .map_err(|e| e.to_string())?
         .into_iter()
         .map(|(a, v)| (a, v.into_iter().collect()))
