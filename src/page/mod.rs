@@ -681,4 +681,6 @@ fn is_plain(text: &str) -> bool {
 }
 
 #[cfg(test)]
+mod html5lib;
+#[cfg(test)]
 mod tests;
