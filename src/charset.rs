@@ -79,6 +79,13 @@ fn from_meta_prescan(bytes: &[u8]) -> Option<&'static Encoding> {
 
 /// The encoding the bytes of an undeclared page look like (see the module docs).
 fn detect(bytes: &[u8]) -> &'static Encoding {
+    // Valid UTF-8 with some non-ASCII is what chardetng answers UTF-8 for
+    // (its UTF-8 candidate is dropped only on a malformed sequence, and
+    // wins when allowed): checked first, as that costs a fraction of a
+    // percent of running its candidates over the page.
+    if !bytes.is_ascii() && std::str::from_utf8(bytes).is_ok() {
+        return UTF_8;
+    }
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
     detector.feed(bytes, true);
     detector.guess(None, chardetng::Utf8Detection::Allow)
@@ -177,5 +184,26 @@ mod tests {
         let d = decode(&bytes, None);
         assert_eq!(d.encoding, encoding_rs::WINDOWS_1251);
         assert!(d.text.contains("Привет"));
+    }
+
+    #[test]
+    fn the_utf8_shortcut_gives_what_chardetng_gives() {
+        let chardetng = |bytes: &[u8]| {
+            let mut d = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+            d.feed(bytes, true);
+            d.guess(None, chardetng::Utf8Detection::Allow)
+        };
+        let pages: [&[u8]; 6] = [
+            "<p>Привет, как дела?</p>".as_bytes(),
+            "<p>日本語のページ \u{1b}$B</p>".as_bytes(),
+            "\u{1b}$B<p>déjà</p>".as_bytes(),
+            "<p>a → b</p>".as_bytes(),
+            b"<p>plain ascii</p>",
+            b"<p>caf\xe9 \xe2\x86\x92</p>",
+        ];
+        for bytes in pages {
+            assert_eq!(detect(bytes), chardetng(bytes), "{bytes:?}");
+        }
+        assert_eq!(detect("<p>→</p>".as_bytes()), UTF_8);
     }
 }

@@ -82,6 +82,10 @@ pub struct HelBenchArgs {
     /// How many times to run over the directory; the median run is reported.
     #[arg(long, default_value_t = 7)]
     pub runs: usize,
+    /// Also run lxml with the same rules written in XPath (`pip install
+    /// lxml`) with this Python on the same pages, and print the ratio.
+    #[arg(long, value_name = "PYTHON", num_args = 0..=1, default_missing_value = "python3")]
+    pub anchors: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -245,8 +249,8 @@ fn run_hel_bench(args: &HelBenchArgs) -> ExitCode {
             }
         };
     }
-    let pages = match read_dir(&args.dir) {
-        Ok(p) if !p.is_empty() => p,
+    let (paths, pages) = match read_dir(&args.dir) {
+        Ok(p) if !p.1.is_empty() => p,
         Ok(_) => {
             eprintln!(
                 "gather bench hel: no *.html pages in {} (make some with --generate N)",
@@ -329,7 +333,139 @@ fn run_hel_bench(args: &HelBenchArgs) -> ExitCode {
         heap as f64 / bytes as f64,
         worst
     );
+    if let Some(python) = &args.anchors {
+        match lxml_anchor(python, &paths, runs) {
+            Ok(lxml) => {
+                println!(
+                    "{} + XPath, the same rules: parse + rules {:.3} ms/page, parse only {:.3} ms/page, {} values per run",
+                    lxml.name,
+                    lxml.full * 1e3 / n,
+                    lxml.parse * 1e3 / n,
+                    lxml.values
+                );
+                println!(
+                    "HEL against lxml: {:.2}× as fast parsing + rules, {:.2}× parsing only",
+                    lxml.full / full,
+                    lxml.parse / parse_only
+                );
+            }
+            Err(e) => {
+                eprintln!("gather bench hel: lxml did not run: {e}");
+                return crate::cli::exit(crate::cli::FAILED);
+            }
+        }
+    }
     crate::cli::exit(crate::cli::OK)
+}
+
+/// lxml's times over the same pages (medians of `runs`, seconds per run).
+struct LxmlRun {
+    name: String,
+    full: f64,
+    parse: f64,
+    values: u64,
+}
+
+/// The five rules of `listing::RULES` in XPath over lxml's tree, as a
+/// Python user of lxml would write them (`./tr|./tbody/tr` for HEL's rows of
+/// a table, `.txt` as `text_content()` with white space collapsed); on the
+/// generated pages they give the same values as the rules.
+const LXML_PY: &str = r#"
+import gzip, json, re, sys, time
+import lxml.html
+from importlib.metadata import version
+paths, runs = json.load(sys.stdin), int(sys.argv[1])
+def read(p):
+    with open(p, "rb") as f:
+        b = f.read()
+    return gzip.decompress(b) if p.endswith(".gz") else b
+pages = [read(p) for p in paths]
+def txt(e):
+    return " ".join(e.text_content().split())
+PRICE = re.compile(r"EUR ([0-9.]+),([0-9]{2})")
+SPLIT = re.compile(r"\s*;\s*")
+ROWS = "(./tr|./thead/tr|./tbody/tr|./tfoot/tr)"
+def rules(doc):
+    out = [[], [], [], [], []]
+    body = doc.find("body")
+    if body is None:
+        return out
+    for t in body.xpath(".//table[@id='products']"):
+        out[0] += [txt(a) for a in t.xpath(ROWS + "[position()>1]/td[2]/a[1]")]
+    t3 = body.xpath("(.//table)[4]")
+    for t in t3:
+        for td in t.xpath(ROWS + "[td[5][contains(translate(., 'INSTOCK', 'instock'), 'in stock')]]/td[4]"):
+            m = PRICE.search(txt(td))
+            if m:
+                out[1] += m.groups()
+    for a in body.iter("a"):
+        out[2].append(txt(a))
+        h = a.get("href")
+        if h is not None:
+            out[2].append(h)
+    out[3] = [txt(a) for a in body.xpath(".//div[@class='menu']/ul[1]/li/a[1]")]
+    for t in t3:
+        for tr in t.xpath(ROWS + "[position()>1]"):
+            out[4] += tr.xpath("./td[2]/a[1]/@href")
+            out[4] += [s for td in tr.xpath("./td[3]") for s in SPLIT.split(txt(td))]
+            out[4] += tr.xpath("./td[1]/img[1]/@src")
+    return out
+def median(xs):
+    return sorted(xs)[len(xs) // 2]
+full, parse, values = [], [], 0
+for _ in range(runs):
+    t, values = time.perf_counter(), 0
+    for p in pages:
+        values += sum(map(len, rules(lxml.html.document_fromstring(p))))
+    full.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    for p in pages:
+        lxml.html.document_fromstring(p)
+    parse.append(time.perf_counter() - t)
+json.dump({"name": "lxml " + version("lxml"), "full": median(full), "parse": median(parse), "values": values}, sys.stdout)
+"#;
+
+fn lxml_anchor(python: &str, paths: &[PathBuf], runs: usize) -> Result<LxmlRun, String> {
+    let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let v = run_python(python, LXML_PY, &runs.to_string(), &paths)?;
+    Ok(LxmlRun {
+        name: v["name"].as_str().unwrap_or("lxml").to_string(),
+        full: v["full"].as_f64().ok_or("no time in its output")?,
+        parse: v["parse"].as_f64().ok_or("no time in its output")?,
+        values: v["values"].as_u64().unwrap_or(0),
+    })
+}
+
+/// Runs a Python script (`python -c SCRIPT ARG`) with `input` as JSON on its
+/// standard input; its standard output parsed as JSON.
+pub(super) fn run_python(
+    python: &str,
+    script: &str,
+    arg: &str,
+    input: &impl serde::Serialize,
+) -> Result<serde_json::Value, String> {
+    use std::io::Write;
+    let mut child = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(arg)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    let input = serde_json::to_string(input).map_err(|e| e.to_string())?;
+    child
+        .stdin
+        .take()
+        .ok_or("no stdin")?
+        .write_all(input.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!("{python} exited with {}", output.status));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| format!("{python}'s output: {e}"))
 }
 
 pub(super) fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
@@ -355,16 +491,27 @@ fn generate(dir: &Path, n: usize) -> std::io::Result<usize> {
     Ok(total)
 }
 
-fn read_dir(dir: &Path) -> std::io::Result<Vec<Vec<u8>>> {
+/// The pages of a directory (`*.html`, `*.htm`, and gzipped as `*.html.gz`),
+/// by name.
+fn read_dir(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<Vec<u8>>)> {
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
-            p.extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().to_ascii_lowercase())
+                .unwrap_or_default();
+            [".html", ".htm", ".html.gz"]
+                .iter()
+                .any(|ext| name.ends_with(ext))
         })
         .collect();
     names.sort();
-    names.iter().map(std::fs::read).collect()
+    let pages = names
+        .iter()
+        .map(|p| crate::cli::text::read_page_file(p))
+        .collect::<std::io::Result<_>>()?;
+    Ok((names, pages))
 }
 
 /// Attribute → its distinct values.

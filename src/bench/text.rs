@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 
 use gather::boilerplate::{article, main_content, Blocks, Method};
 use gather::page::Page;
@@ -206,33 +206,8 @@ json.dump(out, sys.stdout)
 "#;
 
 fn anchors(python: &str, corpus: &Path, articles: &[Article]) -> Result<Vec<Run>, String> {
-    use std::io::Write;
     let keys: Vec<&str> = articles.iter().map(|a| a.key.as_str()).collect();
-    let mut child = Command::new(python)
-        .arg("-c")
-        .arg(ANCHORS_PY)
-        .arg(corpus)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("cannot run {python}: {e}"))?;
-    child
-        .stdin
-        .take()
-        .ok_or("no stdin")?
-        .write_all(
-            serde_json::to_string(&keys)
-                .map_err(|e| e.to_string())?
-                .as_bytes(),
-        )
-        .map_err(|e| e.to_string())?;
-    let output = child.wait_with_output().map_err(|e| e.to_string())?;
-    if !output.status.success() {
-        return Err(format!("{python} exited with {}", output.status));
-    }
-    let v: serde_json::Value =
-        serde_json::from_slice(&output.stdout).map_err(|e| format!("anchors' output: {e}"))?;
+    let v = super::run_python(python, ANCHORS_PY, &corpus.display().to_string(), &keys)?;
     let mut runs = Vec::new();
     for (name, r) in v.as_object().ok_or("anchors' output is no object")? {
         let texts = keys

@@ -1,7 +1,8 @@
-//! Building the page tree: html5ever's tree builder writes into a mutable
-//! arena (`Builder`), which is then laid out once in pre-order (`layout`).
-//! Between html5ever's tokenizer and its tree builder, `Capped` closes the
-//! elements that open at the depth cap (see the module docs of `page`).
+//! Building the page tree: html5gum's tokenizer (see `tokens`) feeds
+//! html5ever's tree builder, which writes into a mutable arena (`Builder`),
+//! then laid out once in pre-order (`layout`). Between the tokenizer and the
+//! tree builder, `Capped` closes the elements that open at the depth cap (see
+//! the module docs of `page`).
 
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
@@ -9,13 +10,11 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
+use html5ever::tokenizer::{Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::{
     ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
 };
-use html5ever::{local_name, ns, Attribute, LocalName, Namespace, QualName, TokenizerResult};
+use html5ever::{local_name, ns, Attribute, LocalName, Namespace, QualName};
 
 use super::{Attr, LabelId, Node, NodeId, Page, MAX_DEPTH, SPACE_BEFORE};
 
@@ -620,14 +619,11 @@ pub(super) fn parse(html: &str) -> Page {
         tree: TreeBuilder::new(builder, opts),
         skip_end: RefCell::new(Vec::new()),
     };
-    let tokenizer = Tokenizer::new(capped, TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    // A script or an encoding indicator only pauses the tokenizer (for a
-    // scripting engine, for a decoder that could start over).
-    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
-    tokenizer.end();
-    layout(tokenizer.sink.tree.sink.finish())
+    let tokenizer =
+        html5gum::Tokenizer::new_with_emitter(html, super::tokens::Tokens::new(&capped));
+    let Ok(()) = tokenizer.finish();
+    capped.end();
+    layout(capped.tree.sink.finish())
 }
 
 /// Elements that have no content and are never on the stack of open elements.

@@ -1,10 +1,12 @@
 //! The page tree of hel.md §1.
 //!
-//! A page is parsed by html5ever's HTML5 tree builder (so real-world HTML with
-//! unclosed tags, misnested tables and stray end tags gives the tree a browser
-//! would build) straight into an arena laid out in pre-order: a node's index
-//! is its place in document order, its subtree is the index range
-//! `index..end`, and the nodes of every label are listed in document order.
+//! A page is parsed by html5ever's HTML5 tree builder, fed by html5gum's
+//! tokenizer (so real-world HTML with unclosed tags, misnested tables and
+//! stray end tags gives the tree a browser would build; checked against
+//! html5lib's tree-construction tests), straight into an arena laid out in
+//! pre-order: a node's index is its place in document order, its subtree is
+//! the index range `index..end`, and the nodes of every label are listed in
+//! document order.
 //! That makes `->` steps a binary search and `.txt` a linear scan.
 //!
 //! Decisions where hel.md is silent:
@@ -37,6 +39,7 @@
 //!   `.src`, forms, the wizard): a deep page cannot overflow the stack.
 
 mod build;
+mod tokens;
 
 pub(crate) use build::{
     A, BODY, META, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TITLE, TR,
@@ -680,5 +683,7 @@ fn is_plain(text: &str) -> bool {
     true
 }
 
+#[cfg(test)]
+mod html5lib;
 #[cfg(test)]
 mod tests;

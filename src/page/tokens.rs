@@ -1,0 +1,279 @@
+//! The tokenizer in front of html5ever's tree builder: html5gum's (a
+//! WHATWG-compliant tokenizer that passes html5lib's tokenizer tests), which
+//! reads the page in runs of bytes where html5ever's moves one character at
+//! a time into growing strings (two thirds of the instructions of parsing a
+//! page went there). `Tokens` turns html5gum's events into the tokens of
+//! html5ever's tokenizer and switches html5gum's state the way the tree
+//! builder asks (RCDATA after `<title>`, RAWTEXT after `<style>`, …), as
+//! html5ever's own tokenizer does.
+
+use std::convert::Infallible;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
+use html5ever::{ns, Attribute, LocalName, QualName};
+use html5gum::{Emitter, Error, State};
+
+/// html5gum's emitter that feeds a `TokenSink` (the tree builder).
+pub(super) struct Tokens<'a, S: TokenSink> {
+    sink: &'a S,
+    /// Text not yet passed on (html5gum gives it in pieces).
+    text: Vec<u8>,
+    end_tag: bool,
+    name: Vec<u8>,
+    self_closing: bool,
+    attrs: Vec<Attribute>,
+    /// The attribute being read, if any.
+    in_attr: bool,
+    attr_name: Vec<u8>,
+    attr_value: Vec<u8>,
+    last_start_tag: Vec<u8>,
+    doctype_name: Vec<u8>,
+    public_id: Option<Vec<u8>>,
+    system_id: Option<Vec<u8>>,
+    force_quirks: bool,
+}
+
+fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    // The input is a `&str` and html5gum splits it at ASCII bytes, so this
+    // is valid UTF-8 (still checked: a replacement character if it is not).
+    String::from_utf8_lossy(bytes)
+}
+
+fn tendril(bytes: &[u8]) -> StrTendril {
+    StrTendril::from_slice(&utf8(bytes))
+}
+
+impl<'a, S: TokenSink> Tokens<'a, S> {
+    pub(super) fn new(sink: &'a S) -> Self {
+        Tokens {
+            sink,
+            text: Vec::new(),
+            end_tag: false,
+            name: Vec::new(),
+            self_closing: false,
+            attrs: Vec::new(),
+            in_attr: false,
+            attr_name: Vec::new(),
+            attr_value: Vec::new(),
+            last_start_tag: Vec::new(),
+            doctype_name: Vec::new(),
+            public_id: None,
+            system_id: None,
+            force_quirks: false,
+        }
+    }
+
+    /// Passes a token on whose answer can only be to go on (the tree
+    /// builder switches the tokenizer's state after start tags only).
+    fn send(&self, token: Token) {
+        let _ = self.sink.process_token(token, 1);
+    }
+
+    /// Passes on the text read so far; a NUL is a token of its own, as
+    /// html5ever's tokenizer gives it (the tree builder drops it in most
+    /// places).
+    fn flush_text(&mut self) {
+        if self.text.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.text);
+        for (i, part) in text.split(|&b| b == 0).enumerate() {
+            if i > 0 {
+                self.send(Token::NullCharacterToken);
+            }
+            if !part.is_empty() {
+                self.send(Token::CharacterTokens(tendril(part)));
+            }
+        }
+        self.text = text;
+        self.text.clear();
+    }
+
+    /// Ends the attribute being read; a repeated name is dropped (the first
+    /// one counts).
+    fn finish_attr(&mut self) {
+        if !std::mem::take(&mut self.in_attr) {
+            return;
+        }
+        let name = utf8(&self.attr_name);
+        if self.attrs.iter().any(|a| *a.name.local == *name) {
+            return;
+        }
+        let local = LocalName::from(&*name);
+        self.attrs.push(Attribute {
+            name: QualName::new(None, ns!(), local),
+            value: tendril(&self.attr_value),
+        });
+    }
+}
+
+impl<S: TokenSink> Emitter for Tokens<'_, S> {
+    type Token = Infallible;
+
+    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
+        self.last_start_tag.clear();
+        self.last_start_tag
+            .extend_from_slice(last_start_tag.unwrap_or_default());
+    }
+
+    fn emit_eof(&mut self) {
+        self.flush_text();
+        self.send(Token::EOFToken);
+    }
+
+    fn emit_error(&mut self, _: Error) {}
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
+
+    fn pop_token(&mut self) -> Option<Infallible> {
+        None
+    }
+
+    fn emit_string(&mut self, s: &[u8]) {
+        self.text.extend_from_slice(s);
+    }
+
+    fn init_start_tag(&mut self) {
+        self.end_tag = false;
+        self.name.clear();
+        self.self_closing = false;
+        self.attrs.clear();
+        self.in_attr = false;
+    }
+
+    fn init_end_tag(&mut self) {
+        self.end_tag = true;
+        self.name.clear();
+        self.self_closing = false;
+        self.attrs.clear();
+        self.in_attr = false;
+    }
+
+    fn init_comment(&mut self) {}
+
+    fn emit_current_tag(&mut self) -> Option<State> {
+        self.finish_attr();
+        self.flush_text();
+        let name = LocalName::from(&*utf8(&self.name));
+        if self.end_tag {
+            // An end tag's attributes and self-closing flag are errors only.
+            self.send(Token::TagToken(Tag {
+                kind: TagKind::EndTag,
+                name,
+                self_closing: false,
+                attrs: Vec::new(),
+                had_duplicate_attributes: false,
+            }));
+            return None;
+        }
+        self.last_start_tag.clear();
+        self.last_start_tag.extend_from_slice(&self.name);
+        let tag = Tag {
+            kind: TagKind::StartTag,
+            name,
+            self_closing: self.self_closing,
+            attrs: std::mem::take(&mut self.attrs),
+            had_duplicate_attributes: false,
+        };
+        match self.sink.process_token(Token::TagToken(tag), 1) {
+            TokenSinkResult::RawData(RawKind::Rcdata) => Some(State::RcData),
+            TokenSinkResult::RawData(RawKind::Rawtext) => Some(State::RawText),
+            TokenSinkResult::RawData(RawKind::ScriptData) => Some(State::ScriptData),
+            TokenSinkResult::Plaintext => Some(State::PlainText),
+            _ => None,
+        }
+    }
+
+    fn emit_current_comment(&mut self) {
+        self.flush_text();
+        // The page tree keeps no comments, but one still splits the text
+        // around it.
+        self.send(Token::CommentToken(StrTendril::new()));
+    }
+
+    fn emit_current_doctype(&mut self) {
+        self.flush_text();
+        let doctype = Doctype {
+            name: (!self.doctype_name.is_empty()).then(|| tendril(&self.doctype_name)),
+            public_id: self.public_id.as_deref().map(tendril),
+            system_id: self.system_id.as_deref().map(tendril),
+            force_quirks: self.force_quirks,
+        };
+        self.send(Token::DoctypeToken(doctype));
+    }
+
+    fn set_self_closing(&mut self) {
+        if !self.end_tag {
+            self.self_closing = true;
+        }
+    }
+
+    fn set_force_quirks(&mut self) {
+        self.force_quirks = true;
+    }
+
+    fn push_tag_name(&mut self, s: &[u8]) {
+        self.name.extend_from_slice(s);
+    }
+
+    fn push_comment(&mut self, _: &[u8]) {}
+
+    fn push_doctype_name(&mut self, s: &[u8]) {
+        self.doctype_name.extend_from_slice(s);
+    }
+
+    fn init_doctype(&mut self) {
+        self.doctype_name.clear();
+        self.public_id = None;
+        self.system_id = None;
+        self.force_quirks = false;
+    }
+
+    fn init_attribute(&mut self) {
+        self.finish_attr();
+        self.in_attr = true;
+        self.attr_name.clear();
+        self.attr_value.clear();
+    }
+
+    fn push_attribute_name(&mut self, s: &[u8]) {
+        self.attr_name.extend_from_slice(s);
+    }
+
+    fn push_attribute_value(&mut self, s: &[u8]) {
+        self.attr_value.extend_from_slice(s);
+    }
+
+    fn set_doctype_public_identifier(&mut self, value: &[u8]) {
+        self.public_id = Some(value.to_vec());
+    }
+
+    fn set_doctype_system_identifier(&mut self, value: &[u8]) {
+        self.system_id = Some(value.to_vec());
+    }
+
+    fn push_doctype_public_identifier(&mut self, s: &[u8]) {
+        if let Some(id) = &mut self.public_id {
+            id.extend_from_slice(s);
+        }
+    }
+
+    fn push_doctype_system_identifier(&mut self, s: &[u8]) {
+        if let Some(id) = &mut self.system_id {
+            id.extend_from_slice(s);
+        }
+    }
+
+    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
+        self.end_tag && !self.last_start_tag.is_empty() && self.name == self.last_start_tag
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&mut self) -> bool {
+        self.sink
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
