@@ -4,13 +4,20 @@
 //! sending a few probe queries (Madhavan et al., VLDB 2008: informative
 //! query templates found by probing, keywords for text boxes by probing).
 //!
+//! 0. **The form.** Of a page's forms, the one that looks like a search
+//!    ([`surfaced_form`]): not a login, contact or newsletter form.
 //! 1. **Probes.** The form as it stands (every input at its default), then
 //!    each input alone: a select or radio group with `per_input` of its
-//!    other values (spread over its choices), a text field with a prefix
-//!    and a wildcard (`S%`, `S*`, `M%`, `M*`) and with the most frequent
-//!    words of the form page (the keyword learner's seed words,
-//!    [`crate::refine::learn::page_words`]). The others keep their
-//!    defaults.
+//!    other values (spread over its choices), a text field with a first
+//!    letter and each wildcard (`S%`, `S*`); with a wildcard that works a
+//!    second letter and a digit (more letters while no two answers show
+//!    rows); only when nothing brought a row, the most frequent words of
+//!    the form page ([`crate::refine::learn::page_words`]). The others
+//!    keep their defaults. A select without an "any" choice that brought
+//!    nothing while the text fields were empty is probed again with the
+//!    field filled. Every probe's answer is kept: a query of the
+//!    gathering that sends the same request takes it
+//!    ([`InducedSpec::answers`]).
 //! 2. **Rules.** The template of the distinct answers gives the rules
 //!    ([`crate::induce`]); the rule that reads the most rows (a `[*]` rule)
 //!    tells, per answer, which rows it holds. An answer without rows is
@@ -25,11 +32,15 @@
 //!    another input gives: they become refinement elements (`refine:`),
 //!    used when an answer is cut short. When no select partitions, a text
 //!    field whose probes bring rows is the query element: with a wildcard
-//!    that works, its domain is the letters and digits followed by it;
-//!    otherwise it is a keyword field, seeded with the words that brought
-//!    rows and the form page's words, and the gatherer learns its other
-//!    values from the answers ([`crate::refine::learn`]). When neither,
+//!    that works, its domain is the letters followed by it (and the
+//!    digits when `1%`/`1*` brought rows); otherwise it is a keyword
+//!    field, queried with the words that brought rows, and the gatherer
+//!    learns its other values from the answers ([`crate::refine::learn`]).
+//!    A select that answered only with the field filled, with other rows
+//!    than the field alone, is queried together with it. When neither,
 //!    the one informative select that varies most is the query element.
+//!    A line of every answer that repeats the query's words around a
+//!    count (the answer's summary) is left out of the rules.
 //! 4. **Values without their template words.** Where every value of a
 //!    slot starts with the same words (a heading "Films filed under
 //!    Drama", a label "Company: Acme"), those words are template: the rule
@@ -1697,5 +1708,70 @@ mod tests {
         let empty = [rows(&[]), rows(&[]), rows(&[])];
         let verdicts = judge(&inputs, &answers, &empty);
         assert!(choose(&inputs, &verdicts, &answers, &empty).is_none());
+    }
+
+    fn page_forms(html: &str) -> Vec<Form> {
+        let url = Url::parse("http://shop.example/").unwrap();
+        forms(&Page::parse(html), &url, encoding_rs::UTF_8).unwrap()
+    }
+
+    #[test]
+    fn the_search_form_is_picked_over_login_contact_and_newsletter_forms() {
+        let html = r#"<html><body>
+            <form action="/login" method="post"><input name="user"><input name="remember" type="text"><input type="password" name="pw"></form>
+            <form action="/contact" method="post"><input name="name"><input name="subject"><textarea name="msg"></textarea></form>
+            <form action="/news"><input name="your_email"><input name="first"></form>
+            <form action="/catalogue"><input name="term"><button>Go</button></form>
+            <form action="/find"><input type="search" name="q"></form>
+            </body></html>"#;
+        let all = page_forms(html);
+        assert_eq!(all.len(), 5);
+        // The one that calls itself a search (a search field) wins over
+        // forms with more inputs that ask for a password, a message or an
+        // e-mail address, and over a form that says nothing of a search.
+        assert_eq!(surfaced_form(&all).map(|f| f.index), Some(4));
+        assert_eq!(probed_inputs(&all[4]), vec![("q".to_string(), "text")]);
+        // Without it, the plain form before the account and message forms.
+        assert_eq!(surfaced_form(&all[..4]).map(|f| f.index), Some(3));
+        // A login form alone is still the only form there is.
+        assert_eq!(surfaced_form(&all[..1]).map(|f| f.index), Some(0));
+    }
+
+    #[test]
+    fn a_line_repeating_the_query_words_around_a_count_is_the_answers_summary() {
+        let inputs = [Input {
+            name: "keywords".into(),
+            kind: "text",
+            probes: Vec::new(),
+            choices: Vec::new(),
+            any: false,
+            text: true,
+        }];
+        let with = |value: &str| Sent {
+            values: vec![("keywords".into(), value.into())],
+            ..sent(Some(0))
+        };
+        let answers = [with("analyst"), with("energy")];
+        let refs: Vec<&Sent> = answers.iter().collect();
+        let slot = |rule: &str, values: [&str; 2]| Slot {
+            name: None,
+            rule: rule.into(),
+            values: values.iter().map(|v| vec![v.to_string()]).collect(),
+            precision: 1.0,
+        };
+        let summary = slot(
+            "html->p[0].txt",
+            ["41 openings for “analyst”", "34 openings for “Energy”"],
+        );
+        assert!(echoes_query(&summary, &refs, &inputs));
+        // The value itself (a heading naming what was asked) is data.
+        let heading = slot("html->h2[0].txt", ["analyst", "energy"]);
+        assert!(!echoes_query(&heading, &refs, &inputs));
+        // A row rule is never the summary.
+        let rows = slot(
+            "html->article[*].h3.txt",
+            ["Lead Data Analyst", "Energy Analyst"],
+        );
+        assert!(!echoes_query(&rows, &refs, &inputs));
     }
 }
