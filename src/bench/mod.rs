@@ -12,6 +12,7 @@ use gather::demo::{DemoConfig, DemoSite, Variant};
 use gather::hel::Rule;
 use gather::page::Page;
 
+mod forms;
 mod induce;
 mod page_cost;
 mod pages;
@@ -53,9 +54,12 @@ pub enum BenchWhat {
     Links(pages::LinksBenchArgs),
     /// Induce rules on some result pages of a site; precision and recall on the others.
     Induce(induce::InduceBenchArgs),
-    /// Surfacing the demo's four providers without metadata, against the
+    /// Surfacing the demo's five providers without metadata, against the
     /// runs their hand-written metadata drives: F1, rows, requests.
     Surface(surface::SurfaceBenchArgs),
+    /// How surfacing reads real search forms (the Formasaurus corpus): the
+    /// form it picks on a page, the inputs it would probe.
+    Forms(forms::FormsBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -119,6 +123,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         BenchWhat::Links(a) => pages::run_links(a),
         BenchWhat::Induce(a) => induce::run(a),
         BenchWhat::Surface(a) => surface::run(a),
+        BenchWhat::Forms(a) => forms::run(a),
     }
 }
 

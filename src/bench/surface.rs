@@ -1,4 +1,4 @@
-//! `gather bench surface`: surfacing the demo's four providers without
+//! `gather bench surface`: surfacing the demo's five providers without
 //! metadata (`gather URL` on the bare form) against the run their
 //! hand-written metadata drives, side by side in one process.
 //!

@@ -25,6 +25,12 @@ pub struct GatherArgs {
     /// Start every database source over: its queries are sent again.
     #[arg(long)]
     pub fresh: bool,
+    /// Do not probe a start page's form that carries no metadata (a
+    /// homepage search box): the page is crawled as an ordinary page, and
+    /// no query is sent to it. Forms with DB.* metadata and specs are never
+    /// probed.
+    #[arg(long)]
+    pub no_probe: bool,
     /// How ordinary pages' text (SOIF Full-Text, description) is reduced to
     /// their main content: article (the article found by text and link
     /// density in the page, less what the site's other pages share; the
@@ -146,6 +152,7 @@ impl GatherArgs {
             max_pages: self.max_pages,
             crawl_limit: self.crawl_limit,
             fresh: self.fresh,
+            no_probe: self.no_probe,
             boilerplate: self.boilerplate,
             allow_hosts: self.source.allow_hosts.clone(),
             ..self.run.options(self.source.credentials()?)?

@@ -8,6 +8,7 @@
 //! | `/surface/buecherei/` | town library (German) | text field `stichwort` (title prefix with `*`, nothing without it) beside a select `medium` ("Alle Medien") | an ordered list, each value behind its label ("Verfasser: …"), 15 a page |
 //! | `/surface/jobs/` | job board (English) | one keyword field `keywords` (a word of the title, company or town) | cards with "Company: …", "Location: …", 10 a page |
 //! | `/surface/ferien/` | holiday flats (German) | selects `kreis` (no "any") and `preisklasse` ("egal") | a heading "Ferienwohnungen im Landkreis …", cards with a definition list, 12 a page |
+//! | `/surface/nursery/` | plant nursery (English, POST) | a select `sect` (no "any") that answers only together with a text field `latin` (the start of a botanical name with `%`) | the section in bold in a line of its own, cards with a two-column facts table, 8 a page |
 //!
 //! Each form is also served with hand-written `DB.*` metadata at
 //! `/surface/<provider>/meta/`: the run a user with a good description
@@ -30,7 +31,7 @@ use rand_chacha::ChaCha8Rng;
 use super::pages::esc;
 
 /// The providers, by the path segment they are served under.
-pub const PROVIDERS: [&str; 4] = ["films", "buecherei", "jobs", "ferien"];
+pub const PROVIDERS: [&str; 5] = ["films", "buecherei", "jobs", "ferien", "nursery"];
 
 /// One row of a provider's database: attribute → value.
 type Row = BTreeMap<&'static str, String>;
@@ -44,6 +45,7 @@ struct Data {
     buecherei: Provider,
     jobs: Provider,
     ferien: Provider,
+    nursery: Provider,
 }
 
 const GENRES: [(&str, &str); 8] = [
@@ -229,6 +231,78 @@ const HAUS_NAME: [&str; 14] = [
     "Sanddorn",
 ];
 
+/// The nursery's sections (value, label) and, per section, its genera
+/// with their common names.
+const SECTIONS: [(&str, &str); 5] = [
+    ("per", "Perennials"),
+    ("shr", "Shrubs"),
+    ("cli", "Climbers"),
+    ("gra", "Grasses"),
+    ("fer", "Ferns"),
+];
+const GENERA: [[(&str, &str); 6]; 5] = [
+    [
+        ("Achillea", "yarrow"),
+        ("Geranium", "cranesbill"),
+        ("Salvia", "sage"),
+        ("Nepeta", "catmint"),
+        ("Echinacea", "coneflower"),
+        ("Lupinus", "lupin"),
+    ],
+    [
+        ("Buddleja", "butterfly bush"),
+        ("Cornus", "dogwood"),
+        ("Viburnum", "viburnum"),
+        ("Hydrangea", "hydrangea"),
+        ("Spiraea", "meadowsweet"),
+        ("Ribes", "flowering currant"),
+    ],
+    [
+        ("Clematis", "old man's beard"),
+        ("Lonicera", "honeysuckle"),
+        ("Hedera", "ivy"),
+        ("Jasminum", "jasmine"),
+        ("Parthenocissus", "creeper"),
+        ("Wisteria", "wisteria"),
+    ],
+    [
+        ("Miscanthus", "silver grass"),
+        ("Stipa", "feather grass"),
+        ("Festuca", "fescue"),
+        ("Carex", "sedge"),
+        ("Panicum", "switch grass"),
+        ("Briza", "quaking grass"),
+    ],
+    [
+        ("Dryopteris", "buckler fern"),
+        ("Polystichum", "shield fern"),
+        ("Asplenium", "spleenwort"),
+        ("Athyrium", "lady fern"),
+        ("Osmunda", "royal fern"),
+        ("Matteuccia", "ostrich fern"),
+    ],
+];
+const EPITHETS: [&str; 14] = [
+    "alba",
+    "nana",
+    "montana",
+    "major",
+    "elegans",
+    "rubra",
+    "sylvatica",
+    "orientalis",
+    "gracilis",
+    "vulgaris",
+    "aurea",
+    "japonica",
+    "maritima",
+    "robusta",
+];
+const COMMON_ADJ: [&str; 8] = [
+    "Dwarf", "Giant", "Golden", "Red", "Mountain", "Coastal", "Woodland", "Silver",
+];
+const HARDINESS: [&str; 5] = ["H3", "H4", "H5", "H6", "H7"];
+
 fn data() -> &'static Data {
     static DATA: OnceLock<Data> = OnceLock::new();
     DATA.get_or_init(generate)
@@ -360,11 +434,36 @@ fn generate() -> Data {
         ferien.push(row);
     }
     ferien.sort_by(|a, b| (&a["ort"], &a["name"]).cmp(&(&b["ort"], &b["name"])));
+
+    let mut nursery = Vec::new();
+    seen.clear();
+    while nursery.len() < 240 {
+        let s = rng.gen_range(0..SECTIONS.len());
+        let (genus, common) = GENERA[s][rng.gen_range(0..GENERA[s].len())];
+        let epithet = pick(&mut rng, &EPITHETS);
+        let botanical = format!("{genus} {epithet}");
+        if !seen.insert(botanical.clone()) {
+            continue;
+        }
+        let adjective = pick(&mut rng, &COMMON_ADJ);
+        let row: Row = [
+            ("section", SECTIONS[s].1.to_string()),
+            ("botanical", botanical),
+            ("common", format!("{adjective} {common}")),
+            ("height", format!("{} cm", rng.gen_range(2..40) * 10)),
+            ("hardiness", pick(&mut rng, &HARDINESS).to_string()),
+        ]
+        .into_iter()
+        .collect();
+        nursery.push(row);
+    }
+    nursery.sort_by(|a, b| a["botanical"].cmp(&b["botanical"]));
     Data {
         films: Provider { rows: films },
         buecherei: Provider { rows: buecherei },
         jobs: Provider { rows: jobs },
         ferien: Provider { rows: ferien },
+        nursery: Provider { rows: nursery },
     }
 }
 
@@ -403,6 +502,7 @@ fn provider_data(provider: &str) -> Option<&'static Provider> {
         "buecherei" => &d.buecherei,
         "jobs" => &d.jobs,
         "ferien" => &d.ferien,
+        "nursery" => &d.nursery,
         _ => return None,
     })
 }
@@ -412,7 +512,7 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
         .route("/surface/{provider}/", get(form_plain))
         .route("/surface/{provider}/meta/", get(form_meta))
-        .route("/surface/{provider}/search", get(search))
+        .route("/surface/{provider}/search", get(search).post(search))
 }
 
 fn utf8(status: StatusCode, body: String) -> Response {
@@ -530,6 +630,21 @@ fn hand_written(provider: &str) -> Vec<(&'static str, String)> {
                 "html->article[*].p.txt, match/^Salary: (.+)$/".into(),
             ),
         ],
+        "nursery" => vec![
+            ("DB.QueryElements", "sect, latin".into()),
+            ("DB.QueryElement.latin", "/[A-Z]%/".into()),
+            ("DB.Result.section", "html->p[0].b.txt".into()),
+            ("DB.Result.botanical", "html->div[*].h3.i.txt".into()),
+            ("DB.Result.common", "html->div[*].p.txt".into()),
+            (
+                "DB.Result.height",
+                "html->div[*].table.tbody.tr[0].td[1].txt".into(),
+            ),
+            (
+                "DB.Result.hardiness",
+                "html->div[*].table.tbody.tr[1].td[1].txt".into(),
+            ),
+        ],
         _ => vec![
             ("DB.QueryElement", "kreis".into()),
             ("DB.Refine", "preisklasse".into()),
@@ -596,6 +711,18 @@ fn form_page(provider: &str, with_meta: bool) -> Option<String> {
              <button>Search jobs</button>\n</form></main>\n</body>\n</html>\n",
             head("Openings – the job board", &meta),
         ),
+        "nursery" => {
+            let sections: Vec<(&str, &str)> = SECTIONS.to_vec();
+            format!(
+                "{}<body>\n<div class=\"banner\"><b>Greenacre Plant Nursery</b> &mdash; mail order since 1987</div>\n\
+                 <form action=\"{action}\" method=\"post\" name=\"finder\">\n<p>Section {}</p>\n\
+                 <p><label>Botanical name begins with <input type=\"text\" name=\"latin\" maxlength=\"30\"></label> \
+                 (end it with %, as in Cle%)</p>\n<p><input type=\"submit\" name=\"go\" value=\"Find plants\"></p>\n</form>\n\
+                 <p>All plants are grown in peat-free compost.</p>\n</body>\n</html>\n",
+                head("Greenacre Plant Nursery – plant finder", &meta),
+                options("sect", &sections),
+            )
+        }
         "ferien" => {
             let kreise: Vec<(&str, &str)> = KREISE.iter().map(|k| (*k, *k)).collect();
             format!(
@@ -616,11 +743,17 @@ fn form_page(provider: &str, with_meta: bool) -> Option<String> {
     Some(page)
 }
 
-async fn search(Path(provider): Path<String>, RawQuery(query): RawQuery) -> Response {
-    let params: BTreeMap<String, String> =
-        url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-            .into_owned()
-            .collect();
+async fn search(
+    Path(provider): Path<String>,
+    RawQuery(query): RawQuery,
+    body: axum::body::Bytes,
+) -> Response {
+    // A POST's fields come in its body, the pager's links in the URL.
+    let query = query.unwrap_or_default();
+    let params: BTreeMap<String, String> = url::form_urlencoded::parse(query.as_bytes())
+        .chain(url::form_urlencoded::parse(&body))
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
     let get = |k: &str| {
         params
             .get(k)
@@ -698,6 +831,31 @@ async fn search(Path(provider): Path<String>, RawQuery(query): RawQuery) -> Resp
                     .collect()
             };
             jobs_page(&word, &found, page, &query_without_page(&params))
+        }
+        "nursery" => {
+            let section = SECTIONS
+                .iter()
+                .find(|(v, _)| *v == get("sect"))
+                .map(|s| s.1);
+            let latin = get("latin");
+            let found: Vec<&Row> = match (section, latin.strip_suffix('%')) {
+                (Some(section), Some(prefix)) if !prefix.is_empty() => rows
+                    .iter()
+                    .filter(|r| r["section"] == section)
+                    .filter(|r| {
+                        r["botanical"]
+                            .to_lowercase()
+                            .starts_with(&prefix.to_lowercase())
+                    })
+                    .collect(),
+                (Some(section), None) if !latin.is_empty() => rows
+                    .iter()
+                    .filter(|r| r["section"] == section)
+                    .filter(|r| r["botanical"].eq_ignore_ascii_case(&latin))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            nursery_page(section, &latin, &found, page, &query_without_page(&params))
         }
         _ => {
             let kreis = get("kreis");
@@ -873,6 +1031,52 @@ fn ferien_page(kreis: &str, found: &[&Row], page: usize, query: &str) -> String 
         let _ = writeln!(
             out,
             "<p><a href=\"/surface/ferien/search?{}&amp;page={}\">nächste Seite</a></p>",
+            esc(query),
+            page + 1
+        );
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+fn nursery_page(
+    section: Option<&str>,
+    latin: &str,
+    found: &[&Row],
+    page: usize,
+    query: &str,
+) -> String {
+    let (shown, more) = slice(found, page, 8);
+    let mut out = head("Greenacre Plant Nursery – plants found", &[]);
+    out.push_str(
+        "<body>\n<div class=\"banner\"><b>Greenacre Plant Nursery</b> &mdash; mail order since 1987</div>\n",
+    );
+    let Some(section) = section.filter(|_| !latin.is_empty()) else {
+        out.push_str("<p class=\"warn\">Please choose a section and give the beginning of a botanical name.</p>\n</body>\n</html>\n");
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "<p class=\"where\">Section <b>{}</b></p>",
+        esc(section)
+    );
+    if shown.is_empty() {
+        out.push_str("<p class=\"warn\">We have no plant of that name in this section.</p>\n");
+    }
+    for r in shown {
+        let _ = writeln!(
+            out,
+            "<div class=\"plant\"><h3><i>{}</i></h3>\n<p>{}</p>\n<table class=\"facts\"><tr><td>Height</td><td>{}</td></tr><tr><td>Hardiness</td><td>{}</td></tr></table></div>",
+            esc(&r["botanical"]),
+            esc(&r["common"]),
+            esc(&r["height"]),
+            esc(&r["hardiness"])
+        );
+    }
+    if more {
+        let _ = writeln!(
+            out,
+            "<p class=\"pager\"><a href=\"/surface/nursery/search?{}&amp;page={}\">Next &raquo;</a></p>",
             esc(query),
             page + 1
         );

@@ -92,6 +92,10 @@ pub struct Options {
     pub interrupt: Interrupt,
     /// Start every database source over: its queries are sent again.
     pub fresh: bool,
+    /// `--no-probe`: a start page with a form but without metadata is not
+    /// probed (no query is sent to surface it); it is crawled as an
+    /// ordinary page.
+    pub no_probe: bool,
     /// Keep result page bodies (compressed) so that changed rules can be
     /// applied without a request ([`reextract`]).
     pub keep_pages: bool,
@@ -124,6 +128,7 @@ impl Default for Options {
             progress: None,
             interrupt: Interrupt::default(),
             fresh: false,
+            no_probe: false,
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,
             records_out: None,
@@ -394,6 +399,12 @@ impl Crawl {
     }
 }
 
+/// A form surfaced in this run: the plan chosen and the spec induced.
+struct Surfaced {
+    plan: String,
+    yaml: String,
+}
+
 struct Manager<'a> {
     store: Arc<Mutex<Store>>,
     fetcher: Fetcher,
@@ -416,9 +427,10 @@ struct Manager<'a> {
     ordinary: Vec<SourceInfo>,
     /// The links of the crawled ordinary pages (navigation detection).
     links: CrawlLinks,
-    /// The plans chosen for surfaced form pages, by source URL, for their
-    /// summary line.
-    surfaced: HashMap<String, String>,
+    /// The forms surfaced in this run, by source URL: the plan chosen (for
+    /// their summary line) and the spec induced (YAML, stored with the
+    /// source so that a resumed run does not probe again).
+    surfaced: HashMap<String, Surfaced>,
 }
 
 /// The `boilerplate` the specs name, by the origin of their form page.
@@ -572,7 +584,9 @@ impl Manager<'_> {
     /// surfaced ([`crate::induce::site`]): it becomes a database source
     /// with the spec the probes induced, whose plan the summary shows. When
     /// surfacing fails, the problem (with what was tried) is reported and
-    /// the page is crawled as an ordinary page.
+    /// the page is crawled as an ordinary page. A spec a gathering before
+    /// induced for the same page is taken instead of probing again (not
+    /// with `--fresh`); with `--no-probe` the page is only crawled.
     async fn surface(
         &mut self,
         url: &Url,
@@ -585,11 +599,39 @@ impl Manager<'_> {
         if !crate::induce::site::has_inputs(page, &response.url) {
             return loaded;
         }
-        match source::surface(response, &self.fetcher, limits).await {
-            Ok((source, induced)) => {
-                let plan = induced.plan_text();
+        if self.options.no_probe {
+            tracing::info!(
+                "{}: a form without metadata, not probed (--no-probe): crawled as an ordinary page",
+                response.url
+            );
+            return loaded;
+        }
+        let stored = if self.options.fresh {
+            None
+        } else {
+            self.store()
+                .surfaced_spec(response.url.as_str())
+                .map_err(|e| SourceError::Surface(e.to_string()))?
+        };
+        let surfaced = match stored {
+            Some(yaml) => source::surfaced_before(response, &yaml, &self.fetcher, limits)
+                .await
+                .map(|source| {
+                    let plan = format!(
+                        "surfaced before: the spec the probes induced then is taken from the database, no probe sent (--fresh probes again)\n{}",
+                        crate::induce::site::plan_of_yaml(&yaml)
+                    );
+                    (source, plan, yaml)
+                }),
+            None => source::surface(response, &self.fetcher, limits)
+                .await
+                .map(|(source, induced)| (source, induced.plan_text(), induced.to_yaml())),
+        };
+        match surfaced {
+            Ok((source, plan, yaml)) => {
                 tracing::info!("{plan}");
-                self.surfaced.insert(source.url.to_string(), plan);
+                self.surfaced
+                    .insert(source.url.to_string(), Surfaced { plan, yaml });
                 Ok(Discovery::Database(Box::new(source)))
             }
             Err(e) => {
@@ -776,8 +818,9 @@ impl Manager<'_> {
         }
         let mut line = SourceReport::new(source.url.clone(), SourceKind::Database);
         line.queries_planned = source.plan.len();
-        if let Some(plan) = self.surfaced.remove(source.url.as_str()) {
-            line.notes.push(plan.trim_end().to_string());
+        if let Some(surfaced) = self.surfaced.remove(source.url.as_str()) {
+            line.notes.push(surfaced.plan.trim_end().to_string());
+            self.store().set_surfaced_spec(id, &surfaced.yaml)?;
         }
         let rules = source.metadata.rules();
         let header_rows = source.metadata.header_rows != Some(false);
@@ -817,7 +860,8 @@ impl Manager<'_> {
                 page_cap.limit,
                 source.metadata.result_count.clone().map(Arc::new),
             )
-            .with_header_rows(header_rows),
+            .with_header_rows(header_rows)
+            .with_answers(&source.answered),
         );
 
         if self.shared.is_some() {
@@ -875,6 +919,12 @@ impl Manager<'_> {
         self.run_rounds(&mut rounds, &mut line).await?;
         let refined = rounds.refined;
         line.learning_stopped = rounds.learning_stopped;
+        let reused = work.reused.load(std::sync::atomic::Ordering::Relaxed);
+        if reused > 0 {
+            line.notes.push(format!(
+                "{reused} answers taken from the probes that surfaced the form, not asked again"
+            ));
+        }
         self.tell(Progress::SourceDone);
         line.queries_skipped = skipped;
         self.finish_source(id, source, plan_limit, &page_cap, refined, line)
@@ -906,6 +956,8 @@ impl Manager<'_> {
             keep_pages: self.options.keep_pages,
             result_count,
             patience: self.options.reconnect,
+            answered: Mutex::new(HashMap::new()),
+            reused: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -1168,6 +1220,11 @@ struct QueryWork {
     result_count: Option<Arc<Rule>>,
     /// How long a lost database is waited for with a page in hand.
     patience: Duration,
+    /// Answers received before the gathering (a surfaced form's probes),
+    /// by request key: a request found here is not sent; taken once.
+    answered: Mutex<HashMap<String, Response>>,
+    /// How many requests were answered from `answered`.
+    reused: std::sync::atomic::AtomicU64,
 }
 
 /// A query run and how its end was recorded.
@@ -1336,6 +1393,36 @@ impl QueryWork {
         self
     }
 
+    /// The same work, taking these answers (by request key) instead of
+    /// sending their requests ([`Source::answered`]).
+    fn with_answers(self, answers: &[(String, Response)]) -> QueryWork {
+        lock(&self.answered).extend(answers.iter().cloned());
+        self
+    }
+
+    /// Sends a request, unless its answer came before the gathering.
+    async fn fetch(
+        &self,
+        request: &crate::fetch::Request,
+    ) -> Result<Response, crate::fetch::FetchError> {
+        let early = {
+            let mut answered = lock(&self.answered);
+            if answered.is_empty() {
+                None
+            } else {
+                answered.remove(&crate::plan::request_key(request))
+            }
+        };
+        match early {
+            Some(answer) => {
+                self.reused
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(answer)
+            }
+            None => self.fetcher.fetch(request).await,
+        }
+    }
+
     /// Sends one query (`key` is its [`Query::key`]) and walks its result
     /// pages, or continues the walk from `checkpoint`. Every page after the
     /// first is recorded as it comes, with the navigator's checkpoint, so a
@@ -1409,7 +1496,7 @@ impl QueryWork {
             let Some(request) = navigator.next_request() else {
                 break;
             };
-            let response = match self.fetcher.fetch(&request).await {
+            let response = match self.fetch(&request).await {
                 Ok(response) => response,
                 // A result link that can never be fetched (a redirect to
                 // file://, a 404) is passed over, so that it does not fail

@@ -4,13 +4,20 @@
 //! sending a few probe queries (Madhavan et al., VLDB 2008: informative
 //! query templates found by probing, keywords for text boxes by probing).
 //!
+//! 0. **The form.** Of a page's forms, the one that looks like a search
+//!    ([`surfaced_form`]): not a login, contact or newsletter form.
 //! 1. **Probes.** The form as it stands (every input at its default), then
 //!    each input alone: a select or radio group with `per_input` of its
-//!    other values (spread over its choices), a text field with a prefix
-//!    and a wildcard (`S%`, `S*`, `M%`, `M*`) and with the most frequent
-//!    words of the form page (the keyword learner's seed words,
-//!    [`crate::refine::learn::page_words`]). The others keep their
-//!    defaults.
+//!    other values (spread over its choices), a text field with a first
+//!    letter and each wildcard (`S%`, `S*`); with a wildcard that works a
+//!    second letter and a digit (more letters while no two answers show
+//!    rows); only when nothing brought a row, the most frequent words of
+//!    the form page ([`crate::refine::learn::page_words`]). The others
+//!    keep their defaults. A select without an "any" choice that brought
+//!    nothing while the text fields were empty is probed again with the
+//!    field filled. Every probe's answer is kept: a query of the
+//!    gathering that sends the same request takes it
+//!    ([`InducedSpec::answers`]).
 //! 2. **Rules.** The template of the distinct answers gives the rules
 //!    ([`crate::induce`]); the rule that reads the most rows (a `[*]` rule)
 //!    tells, per answer, which rows it holds. An answer without rows is
@@ -25,11 +32,15 @@
 //!    another input gives: they become refinement elements (`refine:`),
 //!    used when an answer is cut short. When no select partitions, a text
 //!    field whose probes bring rows is the query element: with a wildcard
-//!    that works, its domain is the letters and digits followed by it;
-//!    otherwise it is a keyword field, seeded with the words that brought
-//!    rows and the form page's words, and the gatherer learns its other
-//!    values from the answers ([`crate::refine::learn`]). When neither,
+//!    that works, its domain is the letters followed by it (and the
+//!    digits when `1%`/`1*` brought rows); otherwise it is a keyword
+//!    field, queried with the words that brought rows, and the gatherer
+//!    learns its other values from the answers ([`crate::refine::learn`]).
+//!    A select that answered only with the field filled, with other rows
+//!    than the field alone, is queried together with it. When neither,
 //!    the one informative select that varies most is the query element.
+//!    A line of every answer that repeats the query's words around a
+//!    count (the answer's summary) is left out of the rules.
 //! 4. **Values without their template words.** Where every value of a
 //!    slot starts with the same words (a heading "Films filed under
 //!    Drama", a label "Company: Acme"), those words are template: the rule
@@ -51,7 +62,7 @@ use std::fmt::Write as _;
 use url::Url;
 
 use super::{induce, Algorithm, Induction, Slot};
-use crate::fetch::Fetcher;
+use crate::fetch::{Fetcher, Request};
 use crate::form::{forms, Choice, ElementKind, Form};
 use crate::hel::Rule;
 use crate::metadata::{classify, Metadata};
@@ -61,12 +72,18 @@ use crate::spec::{FormRef, ResultItem, Spec, Values};
 
 /// Values of a select probed besides its default, unless told otherwise.
 pub const DEFAULT_PER_INPUT: usize = 1;
-/// Letters a text field is probed with, each followed by each wildcard.
+/// Letters a text field is probed with: the first with each wildcard, the
+/// others only with a wildcard the first showed to work.
 const PROBE_LETTERS: [char; 2] = ['S', 'M'];
+/// The digit a prefix search is probed with once its wildcard works: the
+/// most frequent leading digit (Benford's law). When it brings no row, the
+/// digits are left out of the domain.
+const PROBE_DIGIT: char = '1';
 const WILDCARDS: [char; 2] = ['%', '*'];
 /// Words of the form page a text field is probed with.
 const PROBE_WORDS: usize = 8;
-/// Seed words of a keyword field (the probe words that brought rows first).
+/// Words of the form page read for probing a text field (the first
+/// `PROBE_WORDS` are sent).
 const SEED_WORDS: usize = 20;
 
 /// What an input became.
@@ -112,6 +129,13 @@ pub struct InducedSpec {
     pub unnamed: Vec<(String, Vec<String>)>,
     /// Every attribute with its first values, in the spec's order.
     pub samples: Vec<(String, Vec<String>)>,
+    /// The probes' answers (2xx only) with the requests that brought them:
+    /// a query of the gathering that sends the same request takes its
+    /// answer from here instead of asking again.
+    pub answers: Vec<(Request, crate::fetch::Response)>,
+    /// Lines of the answers left out because they repeat the query's own
+    /// words around a count ("41 openings for “analyst”"): one example each.
+    pub left_out: Vec<String>,
 }
 
 impl InducedSpec {
@@ -128,7 +152,11 @@ impl InducedSpec {
             };
             let _ = writeln!(out, "    {} ({}): {role}: {}", i.name, i.kind, i.why);
         }
-        let _ = writeln!(out, "  probes: {} queries", self.probes.len());
+        let _ = writeln!(
+            out,
+            "  probes: {} requests to the provider (besides the form page); an answer the gathering needs again is taken from them, not asked again",
+            self.probes.len()
+        );
         for p in &self.probes {
             let _ = writeln!(out, "    {}: {}", describe_values(&p.values), answer(p));
         }
@@ -141,6 +169,12 @@ impl InducedSpec {
                 "    {}: {}  e.g. {shown:?}{more}",
                 item.attribute.as_deref().unwrap_or("?"),
                 item.rule.as_deref().unwrap_or("?")
+            );
+        }
+        for line in &self.left_out {
+            let _ = writeln!(
+                out,
+                "    left out: a line that repeats the words of the query (the answer's summary), e.g. {line:?}"
             );
         }
         out
@@ -169,6 +203,23 @@ impl InducedSpec {
         }
         out
     }
+}
+
+/// The plan written in the comments of an induced spec's YAML
+/// ([`InducedSpec::to_yaml`]), for a run that takes the stored spec.
+pub fn plan_of_yaml(yaml: &str) -> String {
+    let mut out = String::new();
+    for line in yaml.lines().skip(1) {
+        let Some(line) = line.strip_prefix("# ") else {
+            break;
+        };
+        if line.starts_with("every slot is named") || line.starts_with("slots it could not name") {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 fn describe_values(values: &[(String, String)]) -> String {
@@ -237,6 +288,9 @@ struct Sent {
     status: u16,
     body: Vec<u8>,
     page: Page,
+    /// The request sent and its answer, for the gathering to take as the
+    /// answer of the same query.
+    answer: Option<(Request, crate::fetch::Response)>,
 }
 
 /// Fetches the form page, probes its inputs and induces the spec (see the
@@ -269,11 +323,8 @@ pub async fn induce_spec_from(
     };
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
     let seeds = crate::refine::learn::page_words(&page.text(), SEED_WORDS);
-    let (form, inputs) = all
-        .iter()
+    let (form, inputs) = surfaced_form(&all)
         .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
-        .filter(|(_, i)| !i.is_empty())
-        .max_by_key(|(f, i)| (i.len(), std::cmp::Reverse(f.index)))
         .ok_or_else(|| {
             form_error(
                 "no form has an input to query (a select, radio group or checkboxes with two or more values, or a text field)"
@@ -299,9 +350,11 @@ pub async fn induce_spec_from(
         .take(1)
         .map(|v| (inputs[0].name.clone(), v))
         .collect();
-    // First the form as it stands, the selects and the prefixes of the
-    // text fields; the words of the form page only when none of those
-    // brought a row.
+    // First the form as it stands, the selects and the first letter of
+    // the text fields with each wildcard; then, for a wildcard that
+    // brought rows, a second letter and a digit with it (a wildcard whose
+    // first letter brought nothing is judged and not tried again); the
+    // words of the form page only when none of those brought a row.
     let mut wanted: Vec<(Option<usize>, Pairs)> = vec![(None, Vec::new())];
     let mut words: Vec<(Option<usize>, Pairs)> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
@@ -317,29 +370,36 @@ pub async fn induce_spec_from(
     let mut rows: Vec<BTreeSet<String>> = Vec::new();
     let mut distinct: Vec<usize> = Vec::new();
     let mut reason = "";
-    for round in [wanted, words] {
-        if !round.is_empty() && rows.iter().all(BTreeSet::is_empty) {
-            for (input, values) in round {
-                let mut sending = values.clone();
-                if input != Some(0) {
-                    sending.extend(defaults.iter().cloned());
-                }
-                let query = plan.query_with(0, sending);
-                let answer = fetcher.fetch(&query.request).await?;
-                let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
-                sent.push(Sent {
-                    input,
-                    values,
-                    status: answer.status,
-                    body: answer.body.to_vec(),
-                    page,
-                });
-            }
+    let mut stage = 0;
+    let mut round = wanted;
+    loop {
+        if !round.is_empty() {
+            send_probes(fetcher, &plan, &defaults, round, &mut sent).await?;
             // 2. Rules, and the rows of every answer.
             let answers =
                 answers_rows(&sent).map_err(|e| SiteError::Induce(e, resp.url.clone()))?;
             (distinct, rows, reason) = (answers.distinct, answers.rows, answers.reason);
         }
+        // Letters with a wildcard that works are queries of the plan too
+        // (their answers are taken again), so more of them are sent until
+        // two answers show the rows a rule reads.
+        let more = if stage == 1 {
+            more_letters(&inputs, &sent, &rows)
+        } else {
+            Vec::new()
+        };
+        if !more.is_empty() {
+            round = more;
+            continue;
+        }
+        stage += 1;
+        round = match stage {
+            1 => prefix_follow_ups(&inputs, &sent, &rows),
+            2 if rows.iter().all(BTreeSet::is_empty) => std::mem::take(&mut words),
+            2 => Vec::new(),
+            3 => selects_beside_text(&inputs, &sent, &rows),
+            _ => break,
+        };
     }
     let nothing = |reason: &str, rows: &[BTreeSet<String>]| SiteError::Nothing {
         url: resp.url.clone(),
@@ -352,7 +412,7 @@ pub async fn induce_spec_from(
 
     // 3. Inputs chosen by what they return.
     let verdicts = judge(&inputs, &sent, &rows);
-    let chosen = choose(&inputs, &verdicts, &sent, &rows, &seeds);
+    let chosen = choose(&inputs, &verdicts, &sent, &rows);
     let Some(chosen) = chosen else {
         return Err(nothing("no probe brought a row", &rows));
     };
@@ -368,7 +428,10 @@ pub async fn induce_spec_from(
         .collect();
     for &i in &chosen.query {
         reports[i].role = Role::Query;
-        reports[i].why = format!("{}; {}", chosen.why, reports[i].why);
+        reports[i].why = match chosen.beside.iter().find(|(s, _)| *s == i) {
+            Some((_, why)) => why.clone(),
+            None => format!("{}; {}", chosen.why, reports[i].why),
+        };
     }
     for &i in &chosen.refine {
         reports[i].role = Role::Refine;
@@ -435,7 +498,13 @@ pub async fn induce_spec_from(
     let mut used: Vec<String> = Vec::new();
     let mut unnamed = Vec::new();
     let mut samples = Vec::new();
+    let mut left_out = Vec::new();
     for (n, slot) in induction.slots.iter().enumerate() {
+        if echoes_query(slot, &training_sent, &inputs) {
+            let shown = slot.values.iter().flatten().next().cloned();
+            left_out.push(shown.unwrap_or_default());
+            continue;
+        }
         let (slot, cut) = without_template_words(slot, &pages);
         let name = slot
             .name
@@ -476,13 +545,351 @@ pub async fn induce_spec_from(
             status: s.status,
         })
         .collect();
+    let answers = sent
+        .into_iter()
+        .filter_map(|s| s.answer)
+        .filter(|(_, a)| (200..300).contains(&a.status))
+        .collect();
     Ok(InducedSpec {
         spec,
         probes,
         inputs: reports,
         unnamed,
         samples,
+        answers,
+        left_out,
     })
+}
+
+/// Sends a round of probes (each input's values, the others at their
+/// defaults) and keeps their answers.
+async fn send_probes(
+    fetcher: &Fetcher,
+    plan: &QueryPlan,
+    defaults: &Pairs,
+    round: Vec<(Option<usize>, Pairs)>,
+    sent: &mut Vec<Sent>,
+) -> Result<(), SiteError> {
+    for (input, values) in round {
+        let mut sending = values.clone();
+        for (k, v) in defaults {
+            if !sending.iter().any(|(n, _)| n == k) {
+                sending.push((k.clone(), v.clone()));
+            }
+        }
+        let query = plan.query_with(0, sending);
+        let answer = fetcher.fetch(&query.request).await?;
+        let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
+        sent.push(Sent {
+            input,
+            values,
+            status: answer.status,
+            body: answer.body.to_vec(),
+            page,
+            answer: Some((query.request, answer)),
+        });
+    }
+    Ok(())
+}
+
+/// The second round of a text field's prefix probes: for each wildcard
+/// whose first letter brought rows, a second letter and a digit with it.
+fn prefix_follow_ups(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Vec<(Option<usize>, Pairs)> {
+    let mut out = Vec::new();
+    for (i, input) in inputs.iter().enumerate().filter(|(_, i)| i.text) {
+        for w in WILDCARDS {
+            if !wildcard_works(sent, rows, i, w) {
+                continue;
+            }
+            for c in PROBE_LETTERS[1..].iter().chain([&PROBE_DIGIT]) {
+                out.push((Some(i), vec![(input.name.clone(), format!("{c}{w}"))]));
+            }
+        }
+    }
+    out
+}
+
+/// Letters in the order they most often begin a word (English and
+/// German), for more prefix probes.
+const LETTER_ORDER: &str = "SMCPBATDRHFGLWKENOIUVJYZQX";
+/// Letters probed with one wildcard at most.
+const MOST_LETTERS: usize = 12;
+
+/// While no rule reads rows yet (a single answer with rows is too few),
+/// three more letters with each wildcard whose first letter brought a
+/// long answer.
+fn more_letters(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Vec<(Option<usize>, Pairs)> {
+    if !rows.iter().all(BTreeSet::is_empty) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, input) in inputs.iter().enumerate().filter(|(_, i)| i.text) {
+        for w in WILDCARDS {
+            if !wildcard_works(sent, rows, i, w) {
+                continue;
+            }
+            let tried: Vec<char> = LETTER_ORDER
+                .chars()
+                .filter(|c| sent_value(sent, i, &format!("{c}{w}")))
+                .collect();
+            if tried.len() >= MOST_LETTERS {
+                continue;
+            }
+            let next = LETTER_ORDER.chars().filter(|c| !tried.contains(c)).take(3);
+            for c in next {
+                out.push((Some(i), vec![(input.name.clone(), format!("{c}{w}"))]));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the first letter with wildcard `w` brought rows to text field
+/// `i`; before a rule reads rows, whether its answer is well longer than
+/// the shortest answer (one with rows stands out so).
+fn wildcard_works(sent: &[Sent], rows: &[BTreeSet<String>], i: usize, w: char) -> bool {
+    let first = format!("{}{w}", PROBE_LETTERS[0]);
+    if !rows.iter().all(BTreeSet::is_empty) {
+        return probe_rows(sent, rows, i, &first) > 0;
+    }
+    let shortest = sent
+        .iter()
+        .filter(|s| (200..300).contains(&s.status))
+        .map(|s| s.body.len())
+        .min()
+        .unwrap_or(0);
+    sent.iter().any(|s| {
+        s.input == Some(i)
+            && s.values.iter().any(|(_, v)| *v == first)
+            && (200..300).contains(&s.status)
+            && s.body.len() * 2 > shortest * 3
+    })
+}
+
+/// Whether a probe of input `i` sent `value`.
+fn sent_value(sent: &[Sent], i: usize, value: &str) -> bool {
+    sent.iter()
+        .any(|s| s.input == Some(i) && s.values.iter().any(|(_, v)| v == value))
+}
+
+/// The text probe that brought the most rows: its input and value.
+fn best_text_probe(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Option<(usize, String)> {
+    sent.iter()
+        .zip(rows)
+        .filter_map(|(s, r)| {
+            let t = s.input.filter(|&t| inputs[t].text)?;
+            let (_, value) = s.values.iter().find(|(k, _)| *k == inputs[t].name)?;
+            (!r.is_empty() && s.values.len() == 1).then(|| (r.len(), t, value.clone()))
+        })
+        .max_by_key(|(n, t, _)| (*n, std::cmp::Reverse(*t)))
+        .map(|(_, t, value)| (t, value))
+}
+
+/// A select with no "any" choice whose probes brought nothing while the
+/// text fields were empty is probed again with the text field filled
+/// (the value whose probe brought the most rows): a form that needs both
+/// (a section and the start of a name) answers only then. Only when no
+/// select partitions the rows on its own.
+fn selects_beside_text(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Vec<(Option<usize>, Pairs)> {
+    let verdicts = judge(inputs, sent, rows);
+    let partitions = |i: usize| !inputs[i].text && !inputs[i].any && verdicts[i].informative;
+    if (0..inputs.len()).any(partitions) {
+        return Vec::new();
+    }
+    let Some((t, value)) = best_text_probe(inputs, sent, rows) else {
+        return Vec::new();
+    };
+    // Each value of the select with each of the field's values that
+    // brought rows (up to three): with a wildcard, those are queries of
+    // the plan, whose answers are taken again.
+    let mut filled: Vec<String> = vec![value];
+    for (x, r) in sent.iter().zip(rows) {
+        if x.input == Some(t) && x.values.len() == 1 && !r.is_empty() {
+            let v = &x.values[0].1;
+            if !filled.contains(v) && filled.len() < 3 {
+                filled.push(v.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (s, input) in inputs.iter().enumerate() {
+        if input.text || input.any || verdicts[s].rows > 0 {
+            continue;
+        }
+        for v in &input.probes {
+            for f in &filled {
+                out.push((
+                    Some(s),
+                    vec![
+                        (input.name.clone(), v.clone()),
+                        (inputs[t].name.clone(), f.clone()),
+                    ],
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The selects that, with text field `t` filled, brought rows other than
+/// the text field's probe alone ([`selects_beside_text`]), each with why.
+fn beside_text(
+    inputs: &[Input],
+    t: usize,
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Vec<(usize, String)> {
+    let text = &inputs[t].name;
+    let mut out = Vec::new();
+    for s in 0..inputs.len() {
+        let filled: Vec<(&Sent, &BTreeSet<String>)> = sent
+            .iter()
+            .zip(rows)
+            .filter(|(x, _)| x.input == Some(s) && x.values.iter().any(|(k, _)| k == text))
+            .collect();
+        let Some((probe, found)) = filled.first() else {
+            continue;
+        };
+        let Some((_, value)) = probe.values.iter().find(|(k, _)| k == text) else {
+            continue;
+        };
+        // Other rows than the field alone brought (none at all, too), and
+        // not only more of them (a page size).
+        let alone = probe_rows_set(sent, rows, t, value);
+        if alone.is_some_and(|a| a != *found && !a.is_subset(found)) {
+            out.push((
+                s,
+                format!(
+                    "its answers were empty while {text} was; with {text}={value:?} its value {:?} brought {} rows, the field alone {}: its values partition the rows, queried together with {text}",
+                    probe.values[0].1,
+                    found.len(),
+                    alone.map_or(0, BTreeSet::len)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The rows of input `i`'s probe alone with `value`, when sent.
+fn probe_rows_set<'a>(
+    sent: &[Sent],
+    rows: &'a [BTreeSet<String>],
+    i: usize,
+    value: &str,
+) -> Option<&'a BTreeSet<String>> {
+    sent.iter()
+        .zip(rows)
+        .find(|(s, _)| s.input == Some(i) && s.values.len() == 1 && s.values[0].1 == value)
+        .map(|(_, r)| r)
+}
+
+/// Rows the probe of input `i` with `value` brought (0 when not sent).
+fn probe_rows(sent: &[Sent], rows: &[BTreeSet<String>], i: usize, value: &str) -> usize {
+    sent.iter()
+        .zip(rows)
+        .find(|(s, _)| s.input == Some(i) && s.values.iter().any(|(_, v)| v == value))
+        .map_or(0, |(_, r)| r.len())
+}
+
+/// The form of a page that surfacing probes, among those with an input to
+/// probe: not one that asks for a password (a login or registration), nor
+/// one that takes a message or an e-mail address (a contact form, a
+/// newsletter), before them; among the rest one that calls itself a
+/// search (a search field, a name, action or button saying so) first; then
+/// the one with the most inputs, then the first. `None` when no form has
+/// an input to probe.
+pub fn surfaced_form(all: &[Form]) -> Option<&Form> {
+    all.iter()
+        .map(|f| (f, inputs_of(f, 1, &[]).len()))
+        .filter(|(_, n)| *n > 0)
+        .max_by_key(|(f, n)| {
+            let (account, message, search) = looks(f);
+            (!account, !message, search, *n, std::cmp::Reverse(f.index))
+        })
+        .map(|(f, _)| f)
+}
+
+/// Words that name a search in a field, action or button.
+const SEARCH_WORDS: [&str; 12] = [
+    "q",
+    "query",
+    "search",
+    "keyword",
+    "keywords",
+    "suche",
+    "such",
+    "suchbegriff",
+    "stichwort",
+    "find",
+    "recherche",
+    "buscar",
+];
+
+/// What a form looks like: (asks for a password, takes a message or an
+/// e-mail address, calls itself a search).
+fn looks(form: &Form) -> (bool, bool, bool) {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let says_search = |text: &str| {
+        let lower = text.to_lowercase();
+        words(text)
+            .iter()
+            .any(|w| SEARCH_WORDS.contains(&w.as_str()))
+            || lower.contains("search")
+            || lower.contains("such")
+    };
+    let mut account = false;
+    let mut message = false;
+    let mut search = says_search(form.action.path())
+        || form.id.as_deref().is_some_and(says_search)
+        || form.name.as_deref().is_some_and(says_search);
+    for e in &form.elements {
+        let named = |w: &str| words(&e.name).iter().any(|n| n.contains(w));
+        match &e.kind {
+            ElementKind::Text { input_type, .. } => {
+                let t = input_type.to_ascii_lowercase();
+                account |= t == "password";
+                message |= t == "email" || named("mail");
+                search |= t == "search"
+                    || says_search(&e.name)
+                    || e.label.as_deref().is_some_and(says_search);
+            }
+            ElementKind::TextArea { .. } => message = true,
+            ElementKind::Submit { value, .. } => search |= says_search(value),
+            _ => {}
+        }
+    }
+    (account, message, search)
+}
+
+/// The inputs of a form that surfacing probes, by name, with their kind
+/// (`select`, `radio`, `checkboxes`, `text`, `text area`).
+pub fn probed_inputs(form: &Form) -> Vec<(String, &'static str)> {
+    inputs_of(form, 1, &[])
+        .into_iter()
+        .map(|i| (i.name, i.kind))
+        .collect()
 }
 
 /// Whether a page has a form with an input to probe (a select, radio
@@ -512,12 +919,10 @@ fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<Input> {
             _ => continue,
         };
         let probes = if text {
-            let mut p: Vec<String> = Vec::new();
-            for letter in PROBE_LETTERS {
-                for w in WILDCARDS {
-                    p.push(format!("{letter}{w}"));
-                }
-            }
+            let mut p: Vec<String> = WILDCARDS
+                .iter()
+                .map(|w| format!("{}{w}", PROBE_LETTERS[0]))
+                .collect();
             p.extend(seeds.iter().take(PROBE_WORDS).cloned());
             p
         } else {
@@ -734,6 +1139,9 @@ struct Chosen {
     refine: Vec<usize>,
     domains: Vec<(String, Values)>,
     why: String,
+    /// Selects queried together with a text field, with why
+    /// ([`beside_text`]).
+    beside: Vec<(usize, String)>,
 }
 
 fn choose(
@@ -741,7 +1149,6 @@ fn choose(
     verdicts: &[Verdict],
     sent: &[Sent],
     rows: &[BTreeSet<String>],
-    seeds: &[String],
 ) -> Option<Chosen> {
     let informative = |i: &usize| verdicts[*i].informative;
     let selects: Vec<usize> = (0..inputs.len()).filter(|&i| !inputs[i].text).collect();
@@ -771,15 +1178,20 @@ fn choose(
             refine,
             domains: Vec::new(),
             why,
+            beside: Vec::new(),
         });
     }
     if let Some(t) = (0..inputs.len()).find(|&i| inputs[i].text && verdicts[i].rows > 0) {
-        let (why, domain) = text_field(&inputs[t], t, sent, rows, seeds);
+        let (why, domain) = text_field(&inputs[t], t, sent, rows);
+        let beside = beside_text(inputs, t, sent, rows);
+        let mut query: Vec<usize> = beside.iter().map(|(s, _)| *s).collect();
+        query.push(t);
         return Some(Chosen {
-            query: vec![t],
+            query,
             refine: filters,
             domains: vec![(inputs[t].name.clone(), domain)],
             why,
+            beside,
         });
     }
     let best = selects
@@ -792,6 +1204,7 @@ fn choose(
         refine: filters.into_iter().filter(|&i| i != best).collect(),
         domains: Vec::new(),
         why: "its answers vary the most among the informative inputs".into(),
+        beside: Vec::new(),
     })
 }
 
@@ -803,36 +1216,44 @@ fn text_field(
     t: usize,
     sent: &[Sent],
     rows: &[BTreeSet<String>],
-    seeds: &[String],
 ) -> (String, Values) {
-    let rows_of = |value: &str| {
-        sent.iter()
-            .zip(rows)
-            .find(|(s, _)| s.input == Some(t) && s.values.iter().any(|(_, v)| v == value))
-            .map_or(0, |(_, r)| r.len())
-    };
+    let rows_of = |value: &str| probe_rows(sent, rows, t, value);
     for w in WILDCARDS {
-        let found: Vec<(String, usize)> = PROBE_LETTERS
+        let found: Vec<(String, usize)> = sent
             .iter()
-            .map(|l| format!("{l}{w}"))
+            .filter(|s| s.input == Some(t) && s.values.len() == 1)
+            .map(|s| s.values[0].1.clone())
+            .filter(|p| p.chars().count() == 2 && p.ends_with(w))
             .map(|p| {
                 let n = rows_of(&p);
                 (p, n)
             })
             .collect();
-        if found.iter().any(|(_, n)| *n > 0) {
+        let letters = found
+            .iter()
+            .any(|(p, n)| *n > 0 && !p.starts_with(PROBE_DIGIT));
+        if letters {
+            let digits = rows_of(&format!("{PROBE_DIGIT}{w}")) > 0;
             let shown: Vec<String> = found.iter().map(|(p, n)| format!("{p} {n} rows")).collect();
             let escaped = if w == '*' {
                 "\\*".to_string()
             } else {
                 w.to_string()
             };
+            let (class, queried) = if digits {
+                ("A-Z0-9", "every letter and digit".to_string())
+            } else {
+                (
+                    "A-Z",
+                    format!("every letter ({PROBE_DIGIT}{w} brought no row, so the digits are left out)"),
+                )
+            };
             return (
                 format!(
-                    "a prefix search: {}; queried with every letter and digit followed by {w}",
+                    "a prefix search: {}; queried with {queried} followed by {w}",
                     shown.join(", ")
                 ),
-                Values::One(format!("/[A-Z0-9]{escaped}/")),
+                Values::One(format!("/[{class}]{escaped}/")),
             );
         }
     }
@@ -841,23 +1262,14 @@ fn text_field(
         .iter()
         .filter(|p| !p.ends_with(WILDCARDS) && rows_of(p) > 0)
         .collect();
-    let failed: Vec<&String> = input
-        .probes
-        .iter()
-        .filter(|p| !p.ends_with(WILDCARDS) && rows_of(p) == 0)
-        .collect();
-    let mut domain: Vec<String> = working.iter().map(|w| w.to_string()).collect();
-    for s in seeds {
-        if !domain.contains(s) && !failed.contains(&s) {
-            domain.push(s.clone());
-        }
-    }
+    // The page's words that were not probed are left to the learner: it
+    // ranks them with the words of the answers, by the rows they promise.
+    let domain: Vec<String> = working.iter().map(|w| w.to_string()).collect();
     let shown: Vec<String> = working.iter().map(|w| format!("{w:?}")).collect();
     (
         format!(
-            "a keyword field: the words {} brought rows, prefixes with % or * did not; seeded with {} words of the form page, further words are learned from the answers",
+            "a keyword field: the words {} of the form page brought rows, prefixes with % or * did not; queried with those, further words are learned from the answers",
             shown.join(", "),
-            domain.len()
         ),
         Values::List(domain),
     )
@@ -893,6 +1305,41 @@ fn tried(inputs: &[Input], sent: &[Sent], rows: &[BTreeSet<String>]) -> String {
         );
     }
     out.trim_end().to_string()
+}
+
+/// Whether a slot, one value per answer, is the answer's summary: on
+/// every answer to a text field's value its value holds that value (the
+/// query's words) but is more than it ("41 openings for “analyst”"). Such
+/// a line is new on every answer, and would make every query look as if
+/// it found something.
+fn echoes_query(slot: &Slot, sent: &[&Sent], inputs: &[Input]) -> bool {
+    if slot.rule.contains("[*]") || slot.rule.contains(":*]") {
+        return false;
+    }
+    let mut seen = false;
+    for (values, s) in slot.values.iter().zip(sent) {
+        let texts: Vec<String> = s
+            .values
+            .iter()
+            .filter(|(k, _)| inputs.iter().any(|i| i.text && i.name == *k))
+            .map(|(_, v)| v.to_lowercase())
+            .filter(|v| !v.is_empty())
+            .collect();
+        if texts.is_empty() {
+            continue;
+        }
+        for v in values {
+            let lower = v.to_lowercase();
+            if texts
+                .iter()
+                .any(|t| lower == *t || !lower.contains(t.as_str()))
+            {
+                return false;
+            }
+            seen = true;
+        }
+    }
+    seen
 }
 
 /// Names the slots that show a probe's value (module docs, point 5).
@@ -1070,6 +1517,13 @@ fn name_on_page(pages: &[Page], slot: &Slot) -> Option<String> {
         .filter(|&c| page.label_of(c) != PCDATA)
         .collect();
     let at = siblings.iter().position(|&c| c == cell)?;
+    // A two-column table of facts: the cell before the value names it.
+    if page.label_name(cell) == "td" && siblings.len() == 2 && at == 1 {
+        let label = page.text_of(siblings[0]);
+        if !label.is_empty() && label.chars().count() <= 40 {
+            return Some(label);
+        }
+    }
     if page.label_name(cell) == "dd" {
         return siblings[..at]
             .iter()
@@ -1196,6 +1650,7 @@ mod tests {
             status: 200,
             body: Vec::new(),
             page: Page::parse("<html></html>"),
+            answer: None,
         }
     }
 
@@ -1246,12 +1701,77 @@ mod tests {
         let answers = [sent(None), sent(Some(0)), sent(Some(1))];
         let found = [rows(&["a", "b"]), rows(&["c", "d"]), rows(&["a"])];
         let verdicts = judge(&inputs, &answers, &found);
-        let chosen = choose(&inputs, &verdicts, &answers, &found, &[]).unwrap();
+        let chosen = choose(&inputs, &verdicts, &answers, &found).unwrap();
         assert_eq!(chosen.query, vec![0]);
         assert_eq!(chosen.refine, vec![1]);
         // Nothing brought a row: nothing is chosen.
         let empty = [rows(&[]), rows(&[]), rows(&[])];
         let verdicts = judge(&inputs, &answers, &empty);
-        assert!(choose(&inputs, &verdicts, &answers, &empty, &[]).is_none());
+        assert!(choose(&inputs, &verdicts, &answers, &empty).is_none());
+    }
+
+    fn page_forms(html: &str) -> Vec<Form> {
+        let url = Url::parse("http://shop.example/").unwrap();
+        forms(&Page::parse(html), &url, encoding_rs::UTF_8).unwrap()
+    }
+
+    #[test]
+    fn the_search_form_is_picked_over_login_contact_and_newsletter_forms() {
+        let html = r#"<html><body>
+            <form action="/login" method="post"><input name="user"><input name="remember" type="text"><input type="password" name="pw"></form>
+            <form action="/contact" method="post"><input name="name"><input name="subject"><textarea name="msg"></textarea></form>
+            <form action="/news"><input name="your_email"><input name="first"></form>
+            <form action="/catalogue"><input name="term"><button>Go</button></form>
+            <form action="/find"><input type="search" name="q"></form>
+            </body></html>"#;
+        let all = page_forms(html);
+        assert_eq!(all.len(), 5);
+        // The one that calls itself a search (a search field) wins over
+        // forms with more inputs that ask for a password, a message or an
+        // e-mail address, and over a form that says nothing of a search.
+        assert_eq!(surfaced_form(&all).map(|f| f.index), Some(4));
+        assert_eq!(probed_inputs(&all[4]), vec![("q".to_string(), "text")]);
+        // Without it, the plain form before the account and message forms.
+        assert_eq!(surfaced_form(&all[..4]).map(|f| f.index), Some(3));
+        // A login form alone is still the only form there is.
+        assert_eq!(surfaced_form(&all[..1]).map(|f| f.index), Some(0));
+    }
+
+    #[test]
+    fn a_line_repeating_the_query_words_around_a_count_is_the_answers_summary() {
+        let inputs = [Input {
+            name: "keywords".into(),
+            kind: "text",
+            probes: Vec::new(),
+            choices: Vec::new(),
+            any: false,
+            text: true,
+        }];
+        let with = |value: &str| Sent {
+            values: vec![("keywords".into(), value.into())],
+            ..sent(Some(0))
+        };
+        let answers = [with("analyst"), with("energy")];
+        let refs: Vec<&Sent> = answers.iter().collect();
+        let slot = |rule: &str, values: [&str; 2]| Slot {
+            name: None,
+            rule: rule.into(),
+            values: values.iter().map(|v| vec![v.to_string()]).collect(),
+            precision: 1.0,
+        };
+        let summary = slot(
+            "html->p[0].txt",
+            ["41 openings for “analyst”", "34 openings for “Energy”"],
+        );
+        assert!(echoes_query(&summary, &refs, &inputs));
+        // The value itself (a heading naming what was asked) is data.
+        let heading = slot("html->h2[0].txt", ["analyst", "energy"]);
+        assert!(!echoes_query(&heading, &refs, &inputs));
+        // A row rule is never the summary.
+        let rows = slot(
+            "html->article[*].h3.txt",
+            ["Lead Data Analyst", "Energy Analyst"],
+        );
+        assert!(!echoes_query(&rows, &refs, &inputs));
     }
 }

@@ -141,16 +141,21 @@ impl Query {
     /// A key that identifies the query across runs: the SHA-256 (hex) of
     /// method, URL and body.
     pub fn key(&self) -> String {
-        let mut h = Sha256::new();
-        h.update(self.request.method.to_string().as_bytes());
-        h.update(b"\n");
-        h.update(self.request.url.as_str().as_bytes());
-        h.update(b"\n");
-        if let Some(body) = &self.request.body {
-            h.update(body);
-        }
-        format!("{:x}", h.finalize())
+        request_key(&self.request)
     }
+}
+
+/// The key of a query that sends `request` ([`Query::key`]).
+pub fn request_key(request: &Request) -> String {
+    let mut h = Sha256::new();
+    h.update(request.method.to_string().as_bytes());
+    h.update(b"\n");
+    h.update(request.url.as_str().as_bytes());
+    h.update(b"\n");
+    if let Some(body) = &request.body {
+        h.update(body);
+    }
+    format!("{:x}", h.finalize())
 }
 
 /// Why no plan can be made.

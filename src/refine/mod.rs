@@ -565,7 +565,14 @@ impl Refiner {
         let mut showing = 0usize;
         for answer in answers {
             let rows = std::iter::once((String::new(), answer.shown));
-            for (rule, count) in rows.chain(answer.counts.iter().cloned()) {
+            // A rule with one value a page (a heading) counts pages, not
+            // rows: its count betrays no cap.
+            let per_row = answer
+                .counts
+                .iter()
+                .filter(|(_, count)| *count > answer.pages.max(1))
+                .cloned();
+            for (rule, count) in rows.chain(per_row) {
                 match counts.iter_mut().find(|(r, _)| *r == rule) {
                     Some((_, list)) => list.push(count),
                     None => counts.push((rule, vec![count])),

@@ -291,3 +291,20 @@ fn an_open_text_field_named_like_an_attribute_takes_its_gathered_values() {
     let other = Refiner::new(Some(&form()), &metadata(&[("DB.QueryElement", "region")]));
     assert!(other.text_attributes().is_empty());
 }
+
+#[test]
+fn a_heading_counted_once_a_page_betrays_no_cap() {
+    // Answers of one or two pages, each page with one heading: the
+    // heading's count is the number of pages, not a cap on the rows.
+    let silent = Refiner::new(None, &metadata(&[("DB.QueryElement", "q")]));
+    let walk = |pages: u64, rows: u64| Answer {
+        shown: rows,
+        pages,
+        counts: vec![("section".into(), pages), ("name".into(), rows)],
+        ..Answer::default()
+    };
+    let answers = [walk(2, 9), walk(2, 12), walk(2, 10), walk(1, 3), walk(1, 8)];
+    let census = silent.census(&answers);
+    assert!(census.caps.is_empty(), "{census:?}");
+    assert_eq!(silent.truncation(&walk(2, 9), &census), None);
+}

@@ -88,6 +88,11 @@ pub struct Source {
     /// The metadata entries in the order they were read (page, then file),
     /// for `gather spec`.
     pub entries: Vec<Entry>,
+    /// Answers already received for some of the plan's requests (the
+    /// probes of a surfaced form, by [`crate::plan::request_key`]): the
+    /// gatherer takes a query's first page from here instead of asking
+    /// again.
+    pub answered: Vec<(String, Response)>,
 }
 
 /// A provider that runs a summarizer (seed §2–§3, metadata.md §4).
@@ -595,6 +600,7 @@ async fn build(
             form,
             plan,
             fetched,
+            answered: Vec::new(),
             entries,
         }),
         _ => Err(SourceError::Invalid {
@@ -762,7 +768,7 @@ pub async fn surface(
             e => SourceError::Surface(e.to_string()),
         })?;
     let name = format!("the spec induced for {}", response.url);
-    let source = spec_source(
+    let mut source = spec_source(
         Path::new(&name),
         &induced.spec,
         response.clone(),
@@ -770,7 +776,25 @@ pub async fn surface(
         limits,
     )
     .await?;
+    source.answered = induced
+        .answers
+        .iter()
+        .map(|(request, answer)| (crate::plan::request_key(request), answer.clone()))
+        .collect();
     Ok((source, induced))
+}
+
+/// Builds the source of a form surfaced by an earlier gathering from the
+/// spec it stored (YAML), without probing again.
+pub async fn surfaced_before(
+    response: &Response,
+    yaml: &str,
+    fetcher: &Fetcher,
+    limits: &Limits,
+) -> Result<Source, SourceError> {
+    let name = format!("the spec induced for {} (stored)", response.url);
+    let spec = Spec::from_yaml(yaml, &name).map_err(SourceError::Spec)?;
+    spec_source(Path::new(&name), &spec, response.clone(), fetcher, limits).await
 }
 
 /// Builds a source from a YAML spec: fetches the form page (and the

@@ -619,6 +619,18 @@ impl Store {
         on_backend!(mut self, b => b.set_rules(source, rules))
     }
 
+    /// The spec gather induced by probing the form at `url` (YAML), when
+    /// a gathering stored it ([`Store::set_surfaced_spec`]).
+    pub fn surfaced_spec(&self, url: &str) -> Result<Option<String>, StoreError> {
+        on_backend!(self, b => b.surfaced_spec(url))
+    }
+
+    /// Records the spec induced by probing a source's form, so that a
+    /// resumed gathering does not probe again.
+    pub fn set_surfaced_spec(&mut self, source: SourceId, spec: &str) -> Result<(), StoreError> {
+        on_backend!(mut self, b => b.set_surfaced_spec(source, spec))
+    }
+
     /// Starts a source over: its queries, their pages and every value found
     /// by a query are removed (listed values and the source stay).
     pub fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {

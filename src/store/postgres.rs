@@ -39,10 +39,10 @@ use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
 
 /// The schema version this gather writes (table `gather_schema`).
-const VERSION: i64 = 4;
+const VERSION: i64 = 5;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4)];
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5)];
 
 /// Taken while the schema is created or migrated, so that workers starting
 /// at once do not race.
@@ -76,6 +76,12 @@ CREATE TABLE host_waits (
     updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (origin, worker)
 );
+";
+
+/// The spec induced by probing a form without metadata (see the SQLite
+/// schema's V7).
+const V5: &str = "
+ALTER TABLE sources ADD COLUMN surfaced_spec TEXT;
 ";
 
 /// The planners among the workers: workers wait for the queries a live
@@ -666,6 +672,24 @@ impl Postgres {
             Some(row) => Ok(row.get(0)),
             None => Err(self.unknown(source)),
         }
+    }
+
+    pub fn surfaced_spec(&self, url: &str) -> Result<Option<String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the spec induced for {url}"),
+            "SELECT surfaced_spec FROM sources WHERE url = $1",
+            &[&url],
+        )?;
+        Ok(rows.first().and_then(|row| row.get(0)))
+    }
+
+    pub fn set_surfaced_spec(&mut self, source: SourceId, spec: &str) -> Result<(), StoreError> {
+        self.execute(
+            &format!("recording the spec induced for source {source}"),
+            "UPDATE sources SET surfaced_spec = $2 WHERE id = $1",
+            &[&source, &spec],
+        )?;
+        Ok(())
     }
 
     pub fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {

@@ -1,10 +1,18 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 6;
+pub const VERSION: i64 = 7;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6)];
+pub const MIGRATIONS: &[(i64, &str)] = &[
+    (1, V1),
+    (2, V2),
+    (3, V3),
+    (4, V4),
+    (5, V5),
+    (6, V6),
+    (7, V7),
+];
 
 const V1: &str = "
 CREATE TABLE sources (
@@ -142,4 +150,11 @@ ALTER TABLE queries ADD COLUMN answer TEXT;
 ALTER TABLE queries ADD COLUMN query_values TEXT;
 ALTER TABLE queries ADD COLUMN parent TEXT;
 ALTER TABLE queries ADD COLUMN learned INTEGER NOT NULL DEFAULT 0;
+";
+
+/// The spec gather induced by probing a form without metadata (YAML, with
+/// the plan it chose in its comments), so that a resumed gathering takes
+/// it instead of probing the form again.
+const V7: &str = "
+ALTER TABLE sources ADD COLUMN surfaced_spec TEXT;
 ";

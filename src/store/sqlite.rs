@@ -184,6 +184,36 @@ impl Sqlite {
             .ok_or_else(|| self.unknown(source))
     }
 
+    /// The spec induced by probing the form at `url`, when stored.
+    pub fn surfaced_spec(&self, url: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT surfaced_spec FROM sources WHERE url = ?1",
+                [url],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(sql_err(
+                &self.path,
+                format!("reading the spec induced for {url}"),
+            ))
+    }
+
+    /// Records the spec induced by probing a source's form.
+    pub fn set_surfaced_spec(&mut self, source: SourceId, spec: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE sources SET surfaced_spec = ?2 WHERE id = ?1",
+                params![source, spec],
+            )
+            .map_err(sql_err(
+                &self.path,
+                format!("recording the spec induced for source {source}"),
+            ))?;
+        Ok(())
+    }
+
     /// Records the rules a source is gathered with.
     pub fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {
         self.conn

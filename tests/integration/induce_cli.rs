@@ -219,11 +219,12 @@ fn the_benchmark_scores_induced_rules_on_pages_it_did_not_learn_from() {
 /// The attributes a reader of each surfacing provider's result pages names,
 /// which surfacing must name the same from the page (a header, a label, a
 /// definition term, a heading's template words, a select's choices).
-const NAMED: [(&str, &[&str]); 4] = [
+const NAMED: [(&str, &[&str]); 5] = [
     ("films", &["genre", "title", "year", "director", "country"]),
     ("buecherei", &["verfasser", "erschienen", "medium"]),
     ("jobs", &["company", "location", "salary"]),
     ("ferien", &["kreis", "ort", "betten"]),
+    ("nursery", &["height", "hardiness"]),
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -316,7 +317,7 @@ async fn inputs_are_chosen_by_what_they_return() {
     assert_eq!(spec.query_element.as_deref(), Some("stichwort"), "{text}");
     assert_eq!(
         spec.domains.get("stichwort"),
-        Some(&gather::spec::Values::One("/[A-Z0-9]\\*/".into())),
+        Some(&gather::spec::Values::One("/[A-Z]\\*/".into())),
         "{text}"
     );
     assert_eq!(
@@ -375,6 +376,170 @@ async fn a_gathering_that_finds_nothing_is_an_error_naming_what_was_tried() {
         stderr(&outs[1]).contains("no result rule"),
         "{}",
         stderr(&outs[1])
+    );
+    site.shutdown().await;
+}
+
+/// The requests the demo site received under `prefix` since `from`.
+fn requests_under(site: &DemoSite, prefix: &str, from: usize) -> Vec<String> {
+    site.requests()
+        .into_iter()
+        .skip(from)
+        .map(|r| r.target)
+        .filter(|t| t.starts_with(prefix))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn probe_answers_are_the_gatherings_first_answers_and_a_resumed_run_does_not_probe() {
+    let site = site().await;
+    for provider in ["films", "buecherei"] {
+        let url = site
+            .base_url()
+            .join(&format!("/surface/{provider}/"))
+            .unwrap();
+        let prefix = format!("/surface/{provider}/");
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.sqlite");
+        let run = |extra: &'static [&'static str]| {
+            let (shown, db_file) = (url.to_string(), db.to_str().unwrap().to_string());
+            tokio::task::spawn_blocking(move || {
+                let mut args = vec![shown.as_str(), "--db", db_file.as_str()];
+                args.extend_from_slice(extra);
+                gather(&args)
+            })
+        };
+        let before = site.requests().len();
+        let out = run(&[]).await.unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{provider}: {err}");
+        let first = requests_under(&site, &prefix, before);
+        // No request is sent twice: a query whose request a probe sent
+        // takes the probe's answer.
+        let distinct: BTreeSet<&String> = first.iter().collect();
+        assert_eq!(distinct.len(), first.len(), "{provider}: {first:#?}");
+        assert!(
+            err.contains("answers taken from the probes"),
+            "{provider}: {err}"
+        );
+        assert!(err.contains("probes: "), "{provider}: {err}");
+        let values = gathering::stored_values(&db, url.as_str());
+        let expected = gather::demo::surface::expected(provider).unwrap();
+        for (attribute, want) in &expected {
+            assert!(
+                values.values().any(|got| got == want),
+                "{provider}: {attribute} not gathered whole\n{err}"
+            );
+        }
+
+        // Again on the same database: the spec the probes induced is
+        // stored; only the form page is fetched, no probe, no query.
+        let before = site.requests().len();
+        let out = run(&[]).await.unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{provider}: {err}");
+        assert_eq!(
+            requests_under(&site, &prefix, before),
+            vec![prefix.clone()],
+            "{provider}: {err}"
+        );
+        assert!(err.contains("surfaced before"), "{provider}: {err}");
+        assert!(err.contains("query element"), "{provider}: {err}");
+
+        // --fresh probes again.
+        let before = site.requests().len();
+        let out = run(&["--fresh"]).await.unwrap();
+        assert_eq!(out.status.code(), Some(0), "{provider}: {}", stderr(&out));
+        assert!(
+            requests_under(&site, &prefix, before).len() > 2,
+            "{provider}"
+        );
+    }
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_probe_leaves_a_form_without_metadata_unqueried_and_metadata_is_never_probed() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let bare = site.base_url().join("/surface/ferien/").unwrap();
+    let described = site.base_url().join("/surface/ferien/meta/").unwrap();
+    let (d1, d2) = (dir.path().join("1.sqlite"), dir.path().join("2.sqlite"));
+    let before = site.requests().len();
+    let (b, db1) = (bare.to_string(), d1.to_str().unwrap().to_string());
+    let out = tokio::task::spawn_blocking(move || {
+        gather(&[&b, "--db", &db1, "--no-probe", "--crawl-limit", "1"])
+    })
+    .await
+    .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // The form page only: no probe, no query.
+    assert_eq!(
+        requests_under(&site, "/surface/ferien/", before),
+        vec!["/surface/ferien/".to_string()],
+        "{err}"
+    );
+    assert!(!err.contains("probes: "), "{err}");
+
+    // With DB.* metadata the form is gathered as described: every request
+    // is a query of its plan (kreis), none a probe of another input.
+    let before = site.requests().len();
+    let (m, db2) = (described.to_string(), d2.to_str().unwrap().to_string());
+    let out = tokio::task::spawn_blocking(move || gather(&[&m, "--db", &db2]))
+        .await
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("probes: "), "{err}");
+    let searches: Vec<String> = requests_under(&site, "/surface/ferien/search", before);
+    assert!(!searches.is_empty(), "{err}");
+    assert!(
+        searches
+            .iter()
+            .all(|t| t.contains("kreis=") && !t.contains("kreis=&")),
+        "{searches:#?}"
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_select_that_answers_only_beside_a_text_field_is_queried_with_it() {
+    let site = site().await;
+    let nursery = site
+        .base_url()
+        .join("/surface/nursery/")
+        .unwrap()
+        .to_string();
+    let out = tokio::task::spawn_blocking(move || gather(&["spec", "--induce", &nursery]))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let spec = Spec::from_yaml(&text, "nursery.yaml").unwrap();
+    // The section alone, and the name field alone at the form's default
+    // section, show only part of the plants: both are queried, the
+    // section by its values, the name by its first letter.
+    assert_eq!(
+        spec.query_elements,
+        Some(gather::spec::Values::List(vec![
+            "sect".into(),
+            "latin".into()
+        ])),
+        "{text}"
+    );
+    assert_eq!(
+        spec.domains.get("latin"),
+        Some(&gather::spec::Values::One("/[A-Z]%/".into())),
+        "{text}"
+    );
+    assert!(text.contains("queried together with latin"), "{text}");
+    // The section, shown in bold above the plants, is read too.
+    assert!(
+        spec.results
+            .iter()
+            .any(|r| r.attribute.as_deref() == Some("sect")),
+        "{text}"
     );
     site.shutdown().await;
 }

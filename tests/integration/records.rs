@@ -482,6 +482,7 @@ fn a_database_from_before_records_gets_the_records_table() {
          ALTER TABLE queries DROP COLUMN query_values;
          ALTER TABLE queries DROP COLUMN parent;
          ALTER TABLE queries DROP COLUMN learned;
+         ALTER TABLE sources DROP COLUMN surfaced_spec;
          PRAGMA user_version = 4;",
     )
     .unwrap();
@@ -494,7 +495,7 @@ fn a_database_from_before_records_gets_the_records_table() {
     let records: i64 = raw
         .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
         .unwrap();
-    assert_eq!((version, records), (6, 3));
+    assert_eq!((version, records), (7, 3));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
