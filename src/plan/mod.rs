@@ -149,7 +149,7 @@ impl Query {
         if let Some(body) = &self.request.body {
             h.update(body);
         }
-        format!("{:x}", h.finalize())
+        crate::digest::hex(&h.finalize())
     }
 }
 
