@@ -26,6 +26,7 @@ pub mod boilerplate;
 pub mod charset;
 #[cfg(feature = "demo")]
 pub mod demo;
+mod digest;
 pub mod fetch;
 pub mod form;
 pub mod fragment;

@@ -79,7 +79,7 @@ fn multipart(pairs: &[(String, String)], encoding: &'static Encoding) -> (Vec<u8
         hasher.update(v);
         hasher.update([0]);
     }
-    let digest = format!("{:x}", hasher.finalize());
+    let digest = crate::digest::hex(&hasher.finalize());
     let mut boundary = format!("----gather{}", &digest[..24]);
     let mut salt = 0u32;
     while parts

@@ -155,7 +155,7 @@ pub fn request_key(request: &Request) -> String {
     if let Some(body) = &request.body {
         h.update(body);
     }
-    format!("{:x}", h.finalize())
+    crate::digest::hex(&h.finalize())
 }
 
 /// Why no plan can be made.

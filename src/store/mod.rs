@@ -150,7 +150,7 @@ impl PageRecord {
             url: url.to_string(),
             status,
             bytes: body.len() as u64,
-            sha256: format!("{:x}", Sha256::digest(body)),
+            sha256: crate::digest::hex(&Sha256::digest(body)),
             fetched_at: now(),
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
             kept: None,
