@@ -1376,6 +1376,7 @@ impl QueryWork {
             records: Vec::new(),
             cut_short: false,
             checkpoint: None,
+            walk_links: Vec::new(),
             fresh: !resumed,
             answer: None,
             values: (!matches!(origin, Origin::Claimed { .. }))
@@ -1463,9 +1464,7 @@ impl QueryWork {
             navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
             if navigator.has_next() {
-                outcome.checkpoint = navigator
-                    .checkpoint()
-                    .and_then(|cp| serde_json::to_string(&cp).ok());
+                (outcome.checkpoint, outcome.walk_links) = saved_walk(&navigator);
                 if outcome.checkpoint.is_some() {
                     let saved = self
                         .record(&outcome)
@@ -1481,6 +1480,11 @@ impl QueryWork {
                     match saved {
                         Ok(new) => {
                             run.new_values += new;
+                            // A walk saved twice (the records file
+                            // failed after the database took the page)
+                            // lists links twice, which resuming reads once.
+                            navigator.saved();
+                            outcome.walk_links.clear();
                             outcome.pages.clear();
                             outcome.fragment = IndexFragment::new();
                             outcome.records.clear();
@@ -1517,11 +1521,9 @@ impl QueryWork {
         }
         // A failed or interrupted walk continues from where it stood; a done
         // one is done.
-        outcome.checkpoint = match outcome.state {
-            QueryState::Failed | QueryState::Pending => navigator
-                .checkpoint()
-                .and_then(|cp| serde_json::to_string(&cp).ok()),
-            QueryState::Done => None,
+        (outcome.checkpoint, outcome.walk_links) = match outcome.state {
+            QueryState::Failed | QueryState::Pending => saved_walk(&navigator),
+            QueryState::Done => (None, Vec::new()),
         };
         // An empty answer is no sign of a wrong rule where the provider
         // says it found nothing, or for a refined query (most prefixes
@@ -1732,6 +1734,18 @@ pub fn reextract(
     let values = store.replace_query_values(source, &by_query)?;
     store.set_rules(source, &rules_json(rules, header_rows))?;
     Ok((pages.len() as u64, values))
+}
+
+/// What the store keeps of where a walk stands: the checkpoint (JSON)
+/// and the links found since the walk was last saved.
+fn saved_walk(navigator: &Navigator) -> (Option<String>, Vec<String>) {
+    match navigator.checkpoint() {
+        Some(mut checkpoint) => {
+            let links = std::mem::take(&mut checkpoint.links);
+            (serde_json::to_string(&checkpoint).ok(), links)
+        }
+        None => (None, Vec::new()),
+    }
 }
 
 /// The store's record of a fetched page.

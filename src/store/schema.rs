@@ -1,10 +1,18 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 6;
+pub const VERSION: i64 = 7;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-pub const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6)];
+pub const MIGRATIONS: &[(i64, &str)] = &[
+    (1, V1),
+    (2, V2),
+    (3, V3),
+    (4, V4),
+    (5, V5),
+    (6, V6),
+    (7, V7),
+];
 
 const V1: &str = "
 CREATE TABLE sources (
@@ -142,4 +150,18 @@ ALTER TABLE queries ADD COLUMN answer TEXT;
 ALTER TABLE queries ADD COLUMN query_values TEXT;
 ALTER TABLE queries ADD COLUMN parent TEXT;
 ALTER TABLE queries ADD COLUMN learned INTEGER NOT NULL DEFAULT 0;
+";
+
+/// The links a query's walk found (`crate::navigate::Checkpoint::links`),
+/// in the order found (`id`), kept apart from the query's checkpoint so
+/// that saving a result page adds the links it found instead of writing
+/// the whole walk again. A checkpoint of version 6 holds its links itself
+/// and is read as it is; the next page of its walk moves them here.
+const V7: &str = "
+CREATE TABLE walk_links (
+    id       INTEGER PRIMARY KEY,
+    query_id INTEGER NOT NULL REFERENCES queries (id) ON DELETE CASCADE,
+    link     TEXT NOT NULL
+);
+CREATE INDEX walk_links_by_query ON walk_links (query_id);
 ";

@@ -841,13 +841,34 @@ fn query_progress_round_trip(mut store: gather::store::Store) {
         &[("item", "a"), ("item", "b")],
     );
     first.checkpoint = Some(r#"{"next":3}"#.into());
+    first.walk_links = vec!["http://provider.test/r?q=a&page=3".into()];
     first.records = vec![record(1, "a"), record(2, "b")];
     let recorded = store.record_query_new(source, &first).unwrap();
     assert_eq!(recorded.new_values, 2);
     assert_eq!(recorded.new_records, first.records);
+    let checkpoint = |store: &gather::store::Store| -> serde_json::Value {
+        serde_json::from_str(&store.checkpoints(source).unwrap()["k"]).unwrap()
+    };
     assert_eq!(
-        store.checkpoints(source).unwrap()["k"],
-        r#"{"next":3}"#.to_string()
+        checkpoint(&store),
+        serde_json::json!({"next": 3, "links": ["http://provider.test/r?q=a&page=3"]})
+    );
+    // The walk's links are added to with each page, in the order found.
+    let mut step = crate::support::query_outcome("k", "q=a", QueryState::Pending, vec![], &[]);
+    step.fresh = false;
+    step.checkpoint = Some(r#"{"next":4}"#.into());
+    step.walk_links = vec![
+        "seen http://provider.test/r?q=a&page=3&x=1".into(),
+        "http://provider.test/r?q=a&page=4".into(),
+    ];
+    store.record_query_new(source, &step).unwrap();
+    assert_eq!(
+        checkpoint(&store),
+        serde_json::json!({"next": 4, "links": [
+            "http://provider.test/r?q=a&page=3",
+            "seen http://provider.test/r?q=a&page=3&x=1",
+            "http://provider.test/r?q=a&page=4",
+        ]})
     );
 
     let mut next = crate::support::query_outcome(
