@@ -1337,10 +1337,13 @@ impl QueryWork {
     }
 
     /// Sends one query (`key` is its [`Query::key`]) and walks its result
-    /// pages, or continues the walk from `checkpoint`. Every page after the
-    /// first is recorded as it comes, with the navigator's checkpoint, so a
-    /// killed run loses at most the page in flight. A failure keeps what the
-    /// pages before it gave.
+    /// pages, or continues the walk from `checkpoint`. The query's own page
+    /// is recorded at once, the next ones as they come,
+    /// [`SAVE_EVERY_PAGES`] at a time or after [`SAVE_EVERY`], each time
+    /// with the navigator's checkpoint in the
+    /// same transaction: a killed run loses at most the pages since the
+    /// last save, which the next run fetches again from that checkpoint.
+    /// An interrupted run (Ctrl-C) and a failure keep every page fetched.
     async fn run(
         &self,
         key: String,
@@ -1400,6 +1403,8 @@ impl QueryWork {
         // The query's own page has answered (in this run or before).
         let mut answered = resumed;
         let mut lost = None;
+        // Pages fetched since the walk was last saved, and when it was.
+        let (mut unsaved, mut saved_at) = (0usize, Instant::now());
         while navigator.has_next() {
             // Interrupted: a walk that can be continued stops between two
             // pages; the query's own page is always fetched to its end.
@@ -1463,7 +1468,14 @@ impl QueryWork {
             outcome.records.extend(extracted.records);
             navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
-            if navigator.has_next() {
+            unsaved += 1;
+            // The query's own answer is saved at once: the query is never
+            // sent again.
+            let due =
+                !answered_before || unsaved >= SAVE_EVERY_PAGES || saved_at.elapsed() >= SAVE_EVERY;
+            if navigator.has_next() && due {
+                unsaved = 0;
+                saved_at = Instant::now();
                 (outcome.checkpoint, outcome.walk_links) = saved_walk(&navigator);
                 if outcome.checkpoint.is_some() {
                     let saved = self
@@ -1735,6 +1747,15 @@ pub fn reextract(
     store.set_rules(source, &rules_json(rules, header_rows))?;
     Ok((pages.len() as u64, values))
 }
+
+/// A walk is saved after this many result pages (with their values,
+/// records and checkpoint, in one transaction), or after [`SAVE_EVERY`]:
+/// one transaction per page cost a commit (the full-text index flushed,
+/// some 30 writes to the WAL) per page.
+const SAVE_EVERY_PAGES: usize = 8;
+
+/// A walk is saved at least this often (a slow provider's pages).
+const SAVE_EVERY: Duration = Duration::from_secs(2);
 
 /// What the store keeps of where a walk stands: the checkpoint (JSON)
 /// and the links found since the walk was last saved.
