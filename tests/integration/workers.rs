@@ -372,7 +372,8 @@ async fn a_killed_worker_s_queries_are_free_at_once_and_status_shows_it_dead() {
     assert_eq!(status["sources"][0]["done"], 12, "{status}");
     assert_eq!(status["sources"][0]["leased"], 0, "{status}");
     // No query done before the kill was sent again after it; the pages
-    // sent twice are at most the killed worker's pages in flight.
+    // sent twice are at most the killed worker's pages since its last
+    // saves (8 and the page in flight per query it held: it held two).
     let after = &site.requests()[log_before..];
     for r in after {
         assert!(
@@ -382,7 +383,7 @@ async fn a_killed_worker_s_queries_are_free_at_once_and_status_shows_it_dead() {
         );
     }
     let twice = sent_twice(&site);
-    assert!(twice.len() <= 2, "sent twice: {twice:?}");
+    assert!(twice.len() <= 2 * 9, "sent twice: {twice:?}");
     assert_eq!(site.requests().len() - twice.len(), 72);
 }
 
