@@ -9,6 +9,12 @@
 //! size and mode runs under `strace -f -c` (system calls per page) and under
 //! callgrind (instructions per page, the figure that shows changes below
 //! the noise of CPU time).
+//!
+//! With `--scrapy PYTHON`, a Scrapy spider (`benches/scrapy/paged.py`,
+//! written into the benchmark's temporary directory) gathers the same guide
+//! in a child process of its own, alternated with the gatherer's runs: the
+//! same queries (one per region of the form), the same result pages and
+//! the same values, parsed with lxml and XPath, stored nowhere.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -46,7 +52,15 @@ pub struct PagesBenchArgs {
     /// way, its runs alternated with this one's, its rows beside this one's.
     #[arg(long, value_name = "EXECUTABLE")]
     pub baseline: Option<PathBuf>,
+    /// A Python with Scrapy installed (`pip install scrapy`): a Scrapy
+    /// spider gathers the same guide, its runs alternated with the
+    /// gatherer's, its rows beside the gatherer's.
+    #[arg(long, value_name = "PYTHON")]
+    pub scrapy: Option<PathBuf>,
 }
+
+/// The Scrapy spider `--scrapy` runs.
+const SCRAPY_SPIDER: &str = include_str!("../../benches/scrapy/paged.py");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum KeepMode {
@@ -86,11 +100,13 @@ pub fn run(args: &PagesBenchArgs) -> ExitCode {
 }
 
 /// One kind of gathering the benchmark measures: which executable, and
-/// whether it keeps the result pages.
+/// whether it keeps the result pages (a Scrapy spider keeps nothing).
 struct Arm {
     label: String,
     exe: PathBuf,
     keep: bool,
+    /// The spider file, for the Scrapy arm.
+    spider: Option<PathBuf>,
 }
 
 fn bench(args: &PagesBenchArgs) -> Result<(), String> {
@@ -119,11 +135,24 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
                 label: label.clone(),
                 exe: exe.clone(),
                 keep,
+                spider: None,
             })
         })
         .collect();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut arms = arms;
+    if let Some(python) = &args.scrapy {
+        let spider = dir.path().join("paged_spider.py");
+        std::fs::write(&spider, SCRAPY_SPIDER)
+            .map_err(|e| format!("cannot write the Scrapy spider: {e}"))?;
+        arms.push(Arm {
+            label: "scrapy".into(),
+            exe: python.clone(),
+            keep: false,
+            spider: Some(spider),
+        });
+    }
     println!(
         "size   gatherer  kept  result pages  CPU ms/page (user + system)  peak RSS MiB  wall s  (medians of {} runs, alternated)",
         args.runs.max(1)
@@ -145,7 +174,10 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
             for (at, arm) in arms.iter().enumerate() {
                 n += 1;
                 let db = dir.path().join(format!("run-{n}.sqlite"));
-                samples[at].push(gather_once(&[], &arm.exe, url.as_str(), &db, arm.keep)?);
+                samples[at].push(match &arm.spider {
+                    Some(spider) => scrape_once(&arm.exe, spider, url.as_str())?,
+                    None => gather_once(&[], &arm.exe, url.as_str(), &db, arm.keep)?,
+                });
             }
         }
         for (at, arm) in arms.iter().enumerate() {
@@ -156,7 +188,11 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
             println!(
                 "{size:>5}  {:<8}  {:<4}  {pages:>12.0}  {:>6.3} ({:.3} + {:.3})         {:>12.1}  {:>6.2}",
                 arm.label,
-                if arm.keep { "yes" } else { "no" },
+                match (&arm.spider, arm.keep) {
+                    (Some(_), _) => "-",
+                    (None, true) => "yes",
+                    (None, false) => "no",
+                },
                 cpu * 1000.0,
                 ms(m(|s| s.user)),
                 ms(m(|s| s.system)),
@@ -165,7 +201,7 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
             );
             per_page.push((at, size, cpu));
         }
-        for arm in &arms {
+        for arm in arms.iter().filter(|a| a.spider.is_none()) {
             let what = format!(
                 "{size:>5} pages, {}, {}",
                 arm.label,
@@ -237,23 +273,27 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
             }
         }
     }
-    if exes.len() > 1 {
-        for (at, arm) in arms.iter().enumerate().filter(|(_, a)| a.label == "this") {
-            let Some(base) = arms
-                .iter()
-                .position(|b| b.label == "baseline" && b.keep == arm.keep)
-            else {
+    // This build against the baseline (< 1: cheaper) and Scrapy against
+    // this build (> 1: this build is cheaper), per size.
+    let scrapy = arms.iter().position(|a| a.spider.is_some());
+    let rows = |at: usize| per_page.iter().filter(move |r| r.0 == at);
+    for (at, arm) in arms.iter().enumerate().filter(|(_, a)| a.label == "this") {
+        let baseline = arms
+            .iter()
+            .position(|b| b.label == "baseline" && b.keep == arm.keep);
+        for (other, name) in [(baseline, "this / baseline"), (scrapy, "Scrapy / this")] {
+            let Some(other) = other else {
                 continue;
             };
-            for (&(_, size, this), &(_, _, old)) in per_page
-                .iter()
-                .filter(|r| r.0 == at)
-                .zip(per_page.iter().filter(|r| r.0 == base))
-            {
+            for (&(_, size, this), &(_, _, theirs)) in rows(at).zip(rows(other)) {
+                let ratio = if Some(other) == scrapy {
+                    theirs / this
+                } else {
+                    this / theirs
+                };
                 println!(
-                    "{size:>5} pages, kept {}: CPU per result page this / baseline: {:.3}",
+                    "{size:>5} pages, kept {}: CPU per result page {name}: {ratio:.3}",
                     if arm.keep { "yes" } else { "no" },
-                    this / old
                 );
             }
         }
@@ -282,6 +322,38 @@ fn gather_once(
     if !keep {
         command.arg("--no-keep-pages");
     }
+    let (report, usage, wall) = run_child(&mut command, "the gatherer")?;
+    let pages: f64 = report["sources"]
+        .as_array()
+        .map(|s| s.iter().filter_map(|s| s["pages"].as_f64()).sum())
+        .unwrap_or_default();
+    Ok(sample(&usage, pages, &report, wall))
+}
+
+/// Gathers `url` with the Scrapy spider in a child process: its resources
+/// and result pages (from the line of JSON it prints at its end).
+fn scrape_once(python: &Path, spider: &Path, start: &str) -> Result<Sample, String> {
+    let mut command = Command::new(python);
+    command
+        .args(["-m", "scrapy", "runspider"])
+        .arg(spider)
+        .arg("-a")
+        .arg(format!("start={start}"));
+    let (report, usage, wall) = run_child(&mut command, "the Scrapy spider")?;
+    Ok(sample(
+        &usage,
+        report["pages"].as_f64().unwrap_or_default(),
+        &report,
+        wall,
+    ))
+}
+
+/// Runs `command` (`who`, for messages) to its end: the summary (JSON) it
+/// printed, what it used and its wall time.
+fn run_child(
+    command: &mut Command,
+    who: &str,
+) -> Result<(serde_json::Value, libc::rusage, f64), String> {
     let started = Instant::now();
     let mut child = command
         .stdin(Stdio::null())
@@ -293,32 +365,31 @@ fn gather_once(
     if let Some(mut stdout) = child.stdout.take() {
         stdout
             .read_to_end(&mut out)
-            .map_err(|e| format!("cannot read the gatherer's summary: {e}"))?;
+            .map_err(|e| format!("cannot read the summary of {who}: {e}"))?;
     }
     let (status, usage) = wait_with_usage(child.id())?;
     let wall = started.elapsed().as_secs_f64();
     if !status {
-        return Err(format!(
-            "the gatherer failed: {:?}",
-            String::from_utf8_lossy(&out)
-        ));
+        return Err(format!("{who} failed: {:?}", String::from_utf8_lossy(&out)));
     }
-    let report: serde_json::Value = serde_json::from_slice(&out)
-        .map_err(|e| format!("cannot read the gatherer's summary: {e}"))?;
-    let pages: f64 = report["sources"]
-        .as_array()
-        .map(|s| s.iter().filter_map(|s| s["pages"].as_f64()).sum())
-        .unwrap_or_default();
+    let report = serde_json::from_slice(&out)
+        .map_err(|e| format!("cannot read the summary of {who}: {e}"))?;
+    Ok((report, usage, wall))
+}
+
+/// A gathering's figures from its resources and its summary
+/// (`peak_rss_bytes`).
+fn sample(usage: &libc::rusage, pages: f64, report: &serde_json::Value, wall: f64) -> Sample {
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    Ok(Sample {
+    Sample {
         pages,
         user: secs(usage.ru_utime),
         system: secs(usage.ru_stime),
-        // The gatherer's own figure: `ru_maxrss` of a child counts the
+        // The child's own figure: `ru_maxrss` of a child counts the
         // memory of this process, which holds the demo site, as its own.
         peak_rss_mib: report["peak_rss_bytes"].as_f64().unwrap_or(f64::NAN) / (1024.0 * 1024.0),
         wall,
-    })
+    }
 }
 
 /// Waits for the child `pid`: whether it exited with success, and what it

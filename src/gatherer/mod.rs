@@ -1424,10 +1424,13 @@ impl QueryWork {
     }
 
     /// Sends one query (`key` is its [`Query::key`]) and walks its result
-    /// pages, or continues the walk from `checkpoint`. Every page after the
-    /// first is recorded as it comes, with the navigator's checkpoint, so a
-    /// killed run loses at most the page in flight. A failure keeps what the
-    /// pages before it gave.
+    /// pages, or continues the walk from `checkpoint`. The query's own page
+    /// is recorded at once, the next ones as they come,
+    /// [`SAVE_EVERY_PAGES`] at a time or after [`SAVE_EVERY`], each time
+    /// with the navigator's checkpoint in the
+    /// same transaction: a killed run loses at most the pages since the
+    /// last save, which the next run fetches again from that checkpoint.
+    /// An interrupted run (Ctrl-C) and a failure keep every page fetched.
     async fn run(
         &self,
         key: String,
@@ -1463,6 +1466,7 @@ impl QueryWork {
             records: Vec::new(),
             cut_short: false,
             checkpoint: None,
+            walk_links: Vec::new(),
             fresh: !resumed,
             answer: None,
             values: (!matches!(origin, Origin::Claimed { .. }))
@@ -1486,6 +1490,8 @@ impl QueryWork {
         // The query's own page has answered (in this run or before).
         let mut answered = resumed;
         let mut lost = None;
+        // Pages fetched since the walk was last saved, and when it was.
+        let (mut unsaved, mut saved_at) = (0usize, Instant::now());
         while navigator.has_next() {
             // Interrupted: a walk that can be continued stops between two
             // pages; the query's own page is always fetched to its end.
@@ -1549,10 +1555,15 @@ impl QueryWork {
             outcome.records.extend(extracted.records);
             navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
-            if navigator.has_next() {
-                outcome.checkpoint = navigator
-                    .checkpoint()
-                    .and_then(|cp| serde_json::to_string(&cp).ok());
+            unsaved += 1;
+            // The query's own answer is saved at once: the query is never
+            // sent again.
+            let due =
+                !answered_before || unsaved >= SAVE_EVERY_PAGES || saved_at.elapsed() >= SAVE_EVERY;
+            if navigator.has_next() && due {
+                unsaved = 0;
+                saved_at = Instant::now();
+                (outcome.checkpoint, outcome.walk_links) = saved_walk(&navigator);
                 if outcome.checkpoint.is_some() {
                     let saved = self
                         .record(&outcome)
@@ -1568,6 +1579,11 @@ impl QueryWork {
                     match saved {
                         Ok(new) => {
                             run.new_values += new;
+                            // A walk saved twice (the records file
+                            // failed after the database took the page)
+                            // lists links twice, which resuming reads once.
+                            navigator.saved();
+                            outcome.walk_links.clear();
                             outcome.pages.clear();
                             outcome.fragment = IndexFragment::new();
                             outcome.records.clear();
@@ -1604,11 +1620,9 @@ impl QueryWork {
         }
         // A failed or interrupted walk continues from where it stood; a done
         // one is done.
-        outcome.checkpoint = match outcome.state {
-            QueryState::Failed | QueryState::Pending => navigator
-                .checkpoint()
-                .and_then(|cp| serde_json::to_string(&cp).ok()),
-            QueryState::Done => None,
+        (outcome.checkpoint, outcome.walk_links) = match outcome.state {
+            QueryState::Failed | QueryState::Pending => saved_walk(&navigator),
+            QueryState::Done => (None, Vec::new()),
         };
         // An empty answer is no sign of a wrong rule where the provider
         // says it found nothing, or for a refined query (most prefixes
@@ -1819,6 +1833,27 @@ pub fn reextract(
     let values = store.replace_query_values(source, &by_query)?;
     store.set_rules(source, &rules_json(rules, header_rows))?;
     Ok((pages.len() as u64, values))
+}
+
+/// A walk is saved after this many result pages (with their values,
+/// records and checkpoint, in one transaction), or after [`SAVE_EVERY`]:
+/// one transaction per page cost a commit (the full-text index flushed,
+/// some 30 writes to the WAL) per page.
+const SAVE_EVERY_PAGES: usize = 8;
+
+/// A walk is saved at least this often (a slow provider's pages).
+const SAVE_EVERY: Duration = Duration::from_secs(2);
+
+/// What the store keeps of where a walk stands: the checkpoint (JSON)
+/// and the links found since the walk was last saved.
+fn saved_walk(navigator: &Navigator) -> (Option<String>, Vec<String>) {
+    match navigator.checkpoint() {
+        Some(mut checkpoint) => {
+            let links = std::mem::take(&mut checkpoint.links);
+            (serde_json::to_string(&checkpoint).ok(), links)
+        }
+        None => (None, Vec::new()),
+    }
 }
 
 /// The store's record of a fetched page.

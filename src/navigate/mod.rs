@@ -35,7 +35,10 @@
 //!
 //! A walk can be saved between two pages ([`Navigator::checkpoint`]) and
 //! continued from there in a later run ([`Navigator::resume`]), so that a
-//! long query killed half-way does not start over.
+//! long query killed half-way does not start over. What is saved with each
+//! page does not grow with the walk: the links found are saved once, as
+//! they are found ([`Checkpoint::links`]), and the checkpoint itself only
+//! counts how many of them the walk has taken.
 //! Links are resolved against the URL the page was fetched from (after
 //! redirects); a `<base href>` is not looked at.
 
@@ -200,23 +203,55 @@ pub struct Navigator {
     /// The last page read links a next page ("next", "weiter", "»") of the
     /// query's own script that the walk does not follow.
     unread_next: bool,
+    /// Links queued (or keys seen) since the walk was last saved
+    /// ([`Navigator::saved`]), as [`Checkpoint::links`] lists them.
+    unsaved: Vec<String>,
+    /// Links taken from the front of the queue so far (fetched or passed
+    /// over): the queue is the rest of the links queued, in order.
+    taken: u64,
+    /// The `href`s, as written, that lead from a page at `known_base` (a
+    /// URL without its query) to a page fetched or queued: the pager of a
+    /// long query lists every page on every page, and these are passed
+    /// over without being resolved again.
+    known: HashSet<String>,
+    known_base: String,
 }
 
 /// Where a walk stands between two pages: what [`Navigator::resume`]
-/// continues from. Stored as JSON with the query.
+/// continues from. Stored as JSON with the query, except its
+/// [`Checkpoint::links`], which the store keeps as a list appended to with
+/// each page, so that saving a page does not write the whole walk again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
-    /// Result pages found and not fetched yet, in order.
+    /// A checkpoint written before the walk's links were saved apart
+    /// (gather 0.x, SQLite schema version 7 and before): the result pages found
+    /// and not fetched yet, in order. Empty in the checkpoints written now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub queue: Vec<String>,
-    /// Keys of the pages fetched (those of the queued pages are left out:
-    /// the queue gives them; a checkpoint of earlier versions lists them
-    /// too, which does no harm).
+    /// As `queue`, from a checkpoint written before: keys of the pages
+    /// fetched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seen: Vec<String>,
     /// Pages fetched so far, the query's own included.
     pub fetched: u64,
     /// The pagination shape detected so far.
     shape: Option<(String, Vec<String>)>,
+    /// How many of the queued links of [`Checkpoint::links`] the walk has
+    /// taken (fetched or passed over): the others are its queue.
+    #[serde(default)]
+    pub taken: u64,
+    /// The walk's links: each result page queued (its URL), in the order
+    /// found, and each other page fetched (`seen ` and its key: a page
+    /// reached through a redirect). From [`Navigator::checkpoint`], the
+    /// links found since the walk was last saved ([`Navigator::saved`]);
+    /// for [`Navigator::resume`], all of them.
+    #[serde(default, skip_serializing)]
+    pub links: Vec<String>,
 }
+
+/// The prefix of a [`Checkpoint::links`] entry that is a page seen, not
+/// queued (a URL holds no space).
+const SEEN: &str = "seen ";
 
 impl Navigator {
     /// A navigator for the query `first`, fetching at most `max_pages` pages
@@ -248,6 +283,10 @@ impl Navigator {
             answered: false,
             other_hosts: Vec::new(),
             unread_next: false,
+            unsaved: Vec::new(),
+            taken: 0,
+            known: HashSet::new(),
+            known_base: String::new(),
         }
     }
 
@@ -263,14 +302,40 @@ impl Navigator {
         navigator.first = None;
         navigator.answered = true;
         navigator.fetched = checkpoint.fetched;
-        navigator.seen = checkpoint.seen.into_iter().collect();
-        navigator.queue = checkpoint
-            .queue
-            .iter()
-            .filter_map(|u| Url::parse(u).ok())
-            .collect();
-        for url in &navigator.queue {
-            navigator.seen.insert(page_key(url));
+        navigator.taken = checkpoint.taken;
+        let mut queued = 0u64;
+        for link in &checkpoint.links {
+            if let Some(key) = link.strip_prefix(SEEN) {
+                navigator.seen.insert(key.to_string());
+                continue;
+            }
+            let Ok(url) = Url::parse(link) else {
+                continue;
+            };
+            // The walk never queues a page twice: a link listed twice was
+            // saved twice.
+            if !navigator.seen.insert(page_key(&url)) {
+                continue;
+            }
+            queued += 1;
+            if queued > checkpoint.taken {
+                navigator.queue.push_back(url);
+            }
+        }
+        // A checkpoint of an earlier version: its queue follows the links
+        // (there are none), and is saved as links with the next page.
+        for key in checkpoint.seen {
+            if navigator.seen.insert(key.clone()) {
+                navigator.unsaved.push(format!("{SEEN}{key}"));
+            }
+        }
+        for link in &checkpoint.queue {
+            let Ok(url) = Url::parse(link) else {
+                continue;
+            };
+            navigator.seen.insert(page_key(&url));
+            navigator.unsaved.push(url.to_string());
+            navigator.queue.push_back(url);
         }
         if let (Walk::Detect(shape), Some((path, params))) = (&mut navigator.walk, checkpoint.shape)
         {
@@ -296,19 +361,20 @@ impl Navigator {
             Walk::Detect(Some(shape)) => Some((shape.path.clone(), shape.params.clone())),
             _ => None,
         };
-        // Saved with every result page: what the queue says is not repeated.
-        let queued: HashSet<String> = self.queue.iter().map(page_key).collect();
         Some(Checkpoint {
-            queue: self.queue.iter().map(Url::to_string).collect(),
-            seen: self
-                .seen
-                .iter()
-                .filter(|key| !queued.contains(*key))
-                .cloned()
-                .collect(),
+            queue: Vec::new(),
+            seen: Vec::new(),
             fetched: self.fetched,
             shape,
+            taken: self.taken,
+            links: self.unsaved.clone(),
         })
+    }
+
+    /// The last [`Navigator::checkpoint`] was saved: the next one lists
+    /// only the links found after it.
+    pub fn saved(&mut self) {
+        self.unsaved.clear();
     }
 
     /// The page handed out last could not be fetched: it goes back to the
@@ -319,6 +385,7 @@ impl Navigator {
         if let Some(url) = self.last.take() {
             self.queue.push_front(url);
             self.fetched = self.fetched.saturating_sub(1);
+            self.taken = self.taken.saturating_sub(1);
         }
     }
 
@@ -340,6 +407,7 @@ impl Navigator {
         }
         let url = self.queue.pop_front()?;
         self.fetched += 1;
+        self.taken += 1;
         self.last = Some(url.clone());
         Some(Request::get(url))
     }
@@ -378,18 +446,34 @@ impl Navigator {
     pub fn result_page_with_pagers(&mut self, url: &Url, links: &[Link], pagers: &[Link]) {
         self.last = None;
         self.answered = true;
-        self.seen.insert(page_key(url));
+        let key = page_key(url);
+        if !self.seen.contains(&key) {
+            self.unsaved.push(format!("{SEEN}{key}"));
+            self.seen.insert(key);
+        }
+        // Links to pages fetched or queued lead nowhere new (while the
+        // pagination shape is being found, all links count).
+        let base = &url[..url::Position::AfterPath];
+        if self.known_base != base {
+            self.known.clear();
+            self.known_base = base.to_string();
+        }
+        let shape_known = !matches!(self.walk, Walk::Detect(None));
+        let unknown: Vec<&Link> = links
+            .iter()
+            .filter(|link| !(shape_known && self.known.contains(link.href.trim())))
+            .collect();
         let found: Vec<Url> = match &mut self.walk {
             Walk::Off | Walk::Pattern(None) => return,
-            Walk::Pattern(Some(pattern)) => links
+            Walk::Pattern(Some(pattern)) => unknown
                 .iter()
                 .filter(|link| !matches!(label(&link.text), Label::Page(1) | Label::Previous))
                 .filter_map(|link| absolute(url, &link.href))
                 .filter(|target| pattern.matches(target))
                 .collect(),
-            Walk::Detect(shape) => detect(&self.query_url, url, links, pagers, shape),
+            Walk::Detect(shape) => detect(&self.query_url, url, &unknown, pagers, shape),
         };
-        self.unread_next = links.iter().any(|link| {
+        self.unread_next = unknown.iter().any(|link| {
             label(&link.text) == Label::Next
                 && absolute(url, &link.href).is_some_and(|target| {
                     target.path() == self.query_url.path()
@@ -419,7 +503,14 @@ impl Navigator {
             if self.seen.insert(key) {
                 let mut target = target;
                 target.set_fragment(None);
+                self.unsaved.push(target.to_string());
                 self.queue.push_back(target);
+            }
+        }
+        for link in unknown {
+            let href = link.href.trim();
+            if absolute(url, href).is_some_and(|target| self.seen.contains(&page_key(&target))) {
+                self.known.insert(href.to_string());
             }
         }
     }
@@ -646,7 +737,7 @@ fn label(text: &str) -> Label {
 fn detect(
     query: &Url,
     page: &Url,
-    links: &[Link],
+    links: &[&Link],
     pagers: &[Link],
     shape: &mut Option<Shape>,
 ) -> Vec<Url> {
@@ -654,7 +745,7 @@ fn detect(
     // Looked up for every link that is neither a number nor "next".
     let pagers: HashSet<&Link> = pagers.iter().collect();
     let mut candidates: Vec<(Url, Label)> = Vec::new();
-    for link in links {
+    for &link in links {
         let Some(target) = absolute(page, &link.href) else {
             continue;
         };

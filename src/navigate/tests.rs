@@ -300,19 +300,28 @@ fn a_walk_saved_between_pages_continues_where_it_stood() {
         nav.result_page(&request.url, &site(&request.url));
     }
     let checkpoint = nav.checkpoint().unwrap();
-    // The pages fetched are listed; the queued ones only in the queue.
-    assert_eq!(checkpoint.queue.len(), 2, "{:?}", checkpoint.queue);
-    assert_eq!(checkpoint.seen.len(), 2, "{:?}", checkpoint.seen);
-    // Saved as JSON with the query, read back in a later run.
+    // The links queued are listed once, in the order found; the checkpoint
+    // counts those the walk took.
+    assert!(checkpoint.queue.is_empty() && checkpoint.seen.is_empty());
+    assert_eq!(checkpoint.links, [2, 3, 4].map(usedom_page));
+    assert_eq!(checkpoint.taken, 1);
+    // Saved as JSON with the query, the links apart; read back in a later
+    // run.
     let json = serde_json::to_string(&checkpoint).unwrap();
-    let checkpoint: Checkpoint = serde_json::from_str(&json).unwrap();
-    let mut resumed = Navigator::resume(NavigationMode::Detect, query(), None, checkpoint);
+    assert!(!json.contains("page=3"), "links written twice: {json}");
+    let mut saved: Checkpoint = serde_json::from_str(&json).unwrap();
+    saved.links = checkpoint.links.clone();
+    let mut resumed = Navigator::resume(NavigationMode::Detect, query(), None, saved);
     let rest = walk(&mut resumed, site);
     assert_eq!(
         rest,
         [3, 4, 5].map(|p| format!("http://hotels.example/search?region=Usedom&page={p}"))
     );
     assert_eq!(resumed.pages_fetched(), 5);
+}
+
+fn usedom_page(p: u32) -> String {
+    format!("http://hotels.example/search?region=Usedom&page={p}")
 }
 
 #[test]
@@ -323,8 +332,74 @@ fn a_page_that_failed_is_fetched_again_from_the_checkpoint() {
     let second = nav.next_request().unwrap();
     nav.give_back();
     let checkpoint = nav.checkpoint().unwrap();
-    assert_eq!(checkpoint.queue[0], second.url.to_string());
+    assert_eq!(checkpoint.links[0], second.url.to_string());
+    assert_eq!(checkpoint.taken, 0);
     assert_eq!(checkpoint.fetched, 1);
+    let mut resumed = Navigator::resume(NavigationMode::Detect, query(), None, checkpoint);
+    assert_eq!(resumed.next_request().unwrap().url, second.url);
+}
+
+/// A walk in `Detect` mode that has read the query's own page of `site`.
+fn past_the_first_page(site: &impl Fn(&Url) -> Vec<Link>) -> Navigator {
+    let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
+    let first = nav.next_request().unwrap();
+    nav.result_page(&first.url, &site(&first.url));
+    nav
+}
+
+#[test]
+fn a_saved_walk_lists_only_the_links_found_since() {
+    let site = paged_site(6);
+    let mut nav = past_the_first_page(&site);
+    assert_eq!(nav.checkpoint().unwrap().links, [2, 3].map(usedom_page));
+    nav.saved();
+    let second = nav.next_request().unwrap();
+    nav.result_page(&second.url, &site(&second.url));
+    let checkpoint = nav.checkpoint().unwrap();
+    assert_eq!(checkpoint.links, [usedom_page(4)]);
+    assert_eq!(checkpoint.taken, 1);
+    // A page reached through a redirect is listed as seen.
+    nav.saved();
+    let third = nav.next_request().unwrap();
+    let moved = url("http://hotels.example/search?region=Usedom&page=3&moved=1");
+    nav.result_page(&moved, &site(&third.url));
+    assert_eq!(
+        nav.checkpoint().unwrap().links,
+        [format!("seen {moved}"), usedom_page(5)]
+    );
+}
+
+#[test]
+fn a_link_saved_twice_is_walked_once() {
+    let site = paged_site(5);
+    let nav = past_the_first_page(&site);
+    let mut checkpoint = nav.checkpoint().unwrap();
+    let links = checkpoint.links.clone();
+    checkpoint.links.extend(links);
+    let mut resumed = Navigator::resume(NavigationMode::Detect, query(), None, checkpoint);
+    assert_eq!(walk(&mut resumed, site), [2, 3, 4, 5].map(usedom_page));
+}
+
+#[test]
+fn a_checkpoint_of_the_previous_version_continues_and_is_saved_as_links() {
+    let json = format!(
+        r#"{{"queue":["{}"],"seen":["http://hotels.example/search?region=Usedom","{}"],"fetched":2,"shape":null}}"#,
+        usedom_page(3),
+        usedom_page(2)
+    );
+    let old: Checkpoint = serde_json::from_str(&json).unwrap();
+    let mut nav = Navigator::resume(NavigationMode::Detect, query(), None, old);
+    // Saved again, it lists its pages as links.
+    let checkpoint = nav.checkpoint().unwrap();
+    assert!(checkpoint.queue.is_empty() && checkpoint.seen.is_empty());
+    assert_eq!(checkpoint.taken, 0);
+    assert!(checkpoint.links.contains(&usedom_page(3)));
+    assert!(checkpoint
+        .links
+        .contains(&format!("seen {}", usedom_page(2))));
+    let mut again = Navigator::resume(NavigationMode::Detect, query(), None, checkpoint);
+    assert_eq!(walk(&mut again, paged_site(5)), [3, 4, 5].map(usedom_page));
+    assert_eq!(walk(&mut nav, paged_site(5)), [3, 4, 5].map(usedom_page));
 }
 
 #[test]

@@ -198,6 +198,11 @@ pub struct QueryOutcome {
     /// Where the query's navigator stands, for a query that is not done:
     /// a later run continues from there ([`Store::checkpoints`]).
     pub checkpoint: Option<String>,
+    /// The links its walk found since it was last recorded (see
+    /// [`crate::navigate::Checkpoint::links`]): added to those recorded
+    /// before, or to none when the outcome is `fresh`; all are dropped
+    /// when the outcome has no checkpoint.
+    pub walk_links: Vec<String>,
     /// The query was started from its first page in this run: pages an
     /// earlier attempt recorded are replaced. A record that continues a
     /// walk (after a checkpoint) adds its pages to those recorded before.
@@ -779,7 +784,8 @@ impl Store {
     }
 
     /// The checkpoints of the source's queries that are not done: query key
-    /// → where its navigator stood ([`QueryOutcome::checkpoint`]).
+    /// → where its navigator stood ([`QueryOutcome::checkpoint`]), with
+    /// the links its walk found as the checkpoint's `links` (a JSON list).
     pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
         on_backend!(self, b => b.checkpoints(source))
     }
@@ -851,6 +857,22 @@ impl Store {
     /// prefix. A term with no word in it finds nothing.
     pub fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError> {
         on_backend!(self, b => b.search(term))
+    }
+}
+
+/// A stored checkpoint (a JSON object) with the links its walk found,
+/// in the order found, as its `links` list: what [`Store::checkpoints`]
+/// gives back. A text that is no JSON object is given back as it is.
+fn with_links(checkpoint: String, links: Vec<String>) -> String {
+    if links.is_empty() {
+        return checkpoint;
+    }
+    match serde_json::from_str::<serde_json::Value>(&checkpoint) {
+        Ok(serde_json::Value::Object(mut object)) => {
+            object.insert("links".into(), links.into());
+            serde_json::Value::Object(object).to_string()
+        }
+        _ => checkpoint,
     }
 }
 

@@ -30,19 +30,26 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use super::{
-    now, pack, unpack, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage, PageRecord, PlannedQuery,
-    QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
-    SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
+    now, pack, unpack, with_links, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage, PageRecord,
+    PlannedQuery, QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind,
+    SourceRecord, SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
     TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
 
 /// The schema version this gather writes (table `gather_schema`).
-const VERSION: i64 = 5;
+const VERSION: i64 = 6;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5)];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, V1),
+    (2, V2),
+    (3, V3),
+    (4, V4),
+    (5, V5),
+    (6, V6),
+];
 
 /// Taken while the schema is created or migrated, so that workers starting
 /// at once do not race.
@@ -56,6 +63,7 @@ const MIGRATION_LOCK: i64 = 0x6761_7468;
 /// server every session ended, so the time-based lease decides until the
 /// worker is back. How long the workers waited for a free slot of a host
 /// (`host_waits`, per worker, in total).
+
 const V4: &str = "
 ALTER TABLE workers ADD COLUMN session_lock BIGINT;
 ALTER TABLE workers ADD COLUMN server_start TIMESTAMPTZ;
@@ -82,6 +90,14 @@ CREATE TABLE host_waits (
 /// schema's V7).
 const V5: &str = "
 ALTER TABLE sources ADD COLUMN surfaced_spec TEXT;
+";
+
+/// The links a query's walk found (`crate::navigate::Checkpoint::links`),
+/// one a line in the order found, added to with each page instead of
+/// written again in the checkpoint. A checkpoint written before this
+/// version holds its links itself and is read as it is.
+const V6: &str = "
+ALTER TABLE queries ADD COLUMN walk TEXT;
 ";
 
 /// The planners among the workers: workers wait for the queries a live
@@ -903,11 +919,14 @@ impl Postgres {
     pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
         let rows = self.rows(
             &format!("reading the checkpoints of source {source}"),
-            "SELECT key, checkpoint FROM queries
+            "SELECT key, checkpoint, walk FROM queries
              WHERE source_id = $1 AND state != 'done' AND checkpoint IS NOT NULL",
             &[&source],
         )?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), with_links(r.get(1), walk_from_lines(r.get(2)))))
+            .collect())
     }
 
     /// Records a query's progress or result; with `patient` false, a lost
@@ -1026,6 +1045,7 @@ async fn try_record_query(
                 &records.pages,
                 &records.ordinals,
                 &records.fields,
+                &walk_lines(&outcome.walk_links),
             ],
         )
         .await?;
@@ -1474,15 +1494,18 @@ const FORGET_RECORDS: &str = "DELETE FROM records WHERE source_id = $1
 /// the worker whose lease it needs, whether it started over, its answer,
 /// element values, parent and whether it was learned), its pages (`$18` to
 /// `$25`, [`PageRows`]) with their kept bodies, its values (`$26` to
-/// `$28`, [`ValueRows`]) and records (`$29` to `$31`, [`RecordRows`]).
+/// `$28`, [`ValueRows`]) and records (`$29` to `$31`, [`RecordRows`]),
+/// and the links its walk found since it was last recorded (`$32`, one a
+/// line).
 /// Returns the query's id (`NULL`: another worker holds its lease, and
 /// nothing was written), how many values were new, and the fields of the
 /// new records.
 const RECORD_QUERY: &str = "WITH q AS (
      INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
                           started_at, finished_at, cut_short, checkpoint,
-                          answer, query_values, parent, learned)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16, $17)
+                          answer, query_values, parent, learned, walk)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16, $17,
+             CASE WHEN $11::text IS NOT NULL THEN $32::text END)
      ON CONFLICT (source_id, key) DO UPDATE SET
        ordinal = excluded.ordinal, description = excluded.description,
        state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
@@ -1491,6 +1514,10 @@ const RECORD_QUERY: &str = "WITH q AS (
        answer = coalesce(excluded.answer, queries.answer),
        query_values = coalesce(excluded.query_values, queries.query_values),
        parent = coalesce(excluded.parent, queries.parent),
+       -- The walk's links: added to, or gone with a walk started over or ended.
+       walk = CASE WHEN excluded.checkpoint IS NULL THEN NULL
+                   WHEN $13 THEN excluded.walk
+                   ELSE coalesce(queries.walk, '') || excluded.walk END,
        leased_by = CASE WHEN excluded.state = 'pending' THEN queries.leased_by END,
        lease_until = CASE WHEN excluded.state = 'pending' THEN queries.lease_until END
      -- A worker writes a query only while it holds its lease.
@@ -1528,6 +1555,18 @@ const RECORD_QUERY: &str = "WITH q AS (
      RETURNING fields)
  SELECT (SELECT id FROM q), (SELECT count(*) FROM new_values),
         coalesce((SELECT array_agg(fields) FROM new_records), '{}')";
+
+/// A walk's links as the `walk` column holds them: one a line (a link is
+/// a URL or `seen ` and a URL, which hold no line break).
+fn walk_lines(links: &[String]) -> String {
+    links.iter().map(|link| format!("{link}\n")).collect()
+}
+
+/// The links of a `walk` column, in order.
+fn walk_from_lines(walk: Option<String>) -> Vec<String> {
+    walk.map(|w| w.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
 
 /// A query's pages as statement parameters, with the kept bodies (DEFLATE)
 /// the budget allows.
@@ -1859,7 +1898,7 @@ macro_rules! claim_sql {
              UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
              FROM next WHERE q.id = next.id
              RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
-                       q.parent, q.learned, q.query_values"
+                       q.parent, q.learned, q.query_values, q.walk"
         )
     };
 }
@@ -2152,7 +2191,9 @@ impl SharedPlan {
                     parent: r.get(6),
                     learned: r.get(7),
                 },
-                checkpoint: r.get(5),
+                checkpoint: r
+                    .get::<_, Option<String>>(5)
+                    .map(|checkpoint| with_links(checkpoint, walk_from_lines(r.get(9)))),
             };
             let at = (ordinal, claim.source);
             (claim, at)

@@ -1,7 +1,7 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 7;
+pub const VERSION: i64 = 8;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -12,6 +12,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (5, V5),
     (6, V6),
     (7, V7),
+    (8, V8),
 ];
 
 const V1: &str = "
@@ -157,4 +158,19 @@ ALTER TABLE queries ADD COLUMN learned INTEGER NOT NULL DEFAULT 0;
 /// it instead of probing the form again.
 const V7: &str = "
 ALTER TABLE sources ADD COLUMN surfaced_spec TEXT;
+";
+
+/// The links a query's walk found (`crate::navigate::Checkpoint::links`),
+/// in the order found (`id`), kept apart from the query's checkpoint so
+/// that saving a result page adds the links it found instead of writing
+/// the whole walk again. A checkpoint written before this version holds its
+/// links itself and is read as it is; the next page of its walk moves them
+/// here.
+const V8: &str = "
+CREATE TABLE walk_links (
+    id       INTEGER PRIMARY KEY,
+    query_id INTEGER NOT NULL REFERENCES queries (id) ON DELETE CASCADE,
+    link     TEXT NOT NULL
+);
+CREATE INDEX walk_links_by_query ON walk_links (query_id);
 ";

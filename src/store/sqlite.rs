@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
 use super::{
-    now, pack, schema, unpack, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome, QueryState,
-    Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status, StatusSource,
-    StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
+    now, pack, schema, unpack, with_links, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome,
+    QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status,
+    StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
@@ -438,6 +438,20 @@ impl Sqlite {
                 .and_then(|mut stmt| stmt.execute([query_id]))
                 .map_err(err)?;
         }
+        // The walk's links: those of a walk started over or ended go.
+        if outcome.fresh || outcome.checkpoint.is_none() {
+            tx.prepare_cached("DELETE FROM walk_links WHERE query_id = ?1")
+                .and_then(|mut stmt| stmt.execute([query_id]))
+                .map_err(err)?;
+        }
+        if outcome.checkpoint.is_some() && !outcome.walk_links.is_empty() {
+            let mut insert = tx
+                .prepare_cached("INSERT INTO walk_links (query_id, link) VALUES (?1, ?2)")
+                .map_err(err)?;
+            for link in &outcome.walk_links {
+                insert.execute(params![query_id, link]).map_err(err)?;
+            }
+        }
         for page in &outcome.pages {
             let page_id = insert_page(&tx, &path, source, Some(query_id), page)?;
             if let Some(kept) = &page.kept {
@@ -546,14 +560,32 @@ impl Sqlite {
     /// The checkpoints of the source's queries that are not done: query key
     /// → where its navigator stood ([`QueryOutcome::checkpoint`]).
     pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
+        let context = format!("reading the checkpoints of source {source}");
         let rows = self.rows(
-            &format!("reading the checkpoints of source {source}"),
+            &context,
             "SELECT key, checkpoint FROM queries
              WHERE source_id = ?1 AND state != 'done' AND checkpoint IS NOT NULL",
             [source],
             |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
         )?;
-        Ok(rows.into_iter().collect())
+        let mut links: HashMap<String, Vec<String>> = HashMap::new();
+        for (key, link) in self.rows(
+            &context,
+            "SELECT q.key, w.link FROM walk_links w JOIN queries q ON q.id = w.query_id
+             WHERE q.source_id = ?1 AND q.state != 'done' AND q.checkpoint IS NOT NULL
+             ORDER BY w.id",
+            [source],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        )? {
+            links.entry(key).or_default().push(link);
+        }
+        Ok(rows
+            .into_iter()
+            .map(|(key, checkpoint)| {
+                let found = links.remove(&key).unwrap_or_default();
+                (key, with_links(checkpoint, found))
+            })
+            .collect())
     }
 
     /// Records values outside a query (values the provider lists, a

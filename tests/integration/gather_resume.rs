@@ -47,17 +47,23 @@ async fn first_pages(url: &url::Url) -> HashMap<String, String> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn killed_gathering_resumes_without_resending_finished_queries() {
+/// The demo's paged guide with `hotels` hotels, 10 to a page, and a
+/// directory for the databases.
+async fn paged_guide(hotels: usize) -> (DemoSite, url::Url, tempfile::TempDir) {
     let site = DemoSite::start(DemoConfig {
-        hotels: 700,
+        hotels,
         page_size: 10,
         ..DemoConfig::default()
     })
     .await
     .unwrap();
     let url = site.url(Variant::Paged);
-    let dir = tempfile::tempdir().unwrap();
+    (site, url, tempfile::tempdir().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_gathering_resumes_without_resending_finished_queries() {
+    let (site, url, dir) = paged_guide(700).await;
     let db = dir.path().join("killed.sqlite");
 
     let mut child = gather_command(&url, &db).spawn().unwrap();
@@ -123,4 +129,85 @@ fn store_source_id(store: &Store, url: &url::Url) -> gather::store::SourceId {
         .find(|s| s.info.url == url.as_str())
         .expect("the killed run stored its source")
         .id
+}
+
+/// A store of the previous schema (version 6) whose walk of a long query
+/// was saved in its checkpoint alone (the queue and the pages seen): the
+/// next run migrates it, continues the walk from its third page, sends
+/// nothing else, and ends the query.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
+    let (site, url, dir) = paged_guide(300).await;
+    let db = dir.path().join("v6.sqlite");
+    assert!(gather_command(&url, &db).status().unwrap().success());
+
+    // The longest query's result pages, in the order fetched.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (query_id, key): (i64, String) = conn
+        .query_row(
+            "SELECT q.id, q.key FROM queries q JOIN pages p ON p.query_id = q.id
+             GROUP BY q.id ORDER BY count(*) DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let mut stmt = conn
+        .prepare("SELECT url FROM pages WHERE query_id = ?1 ORDER BY id")
+        .unwrap();
+    let urls: Vec<String> = stmt
+        .query_map([query_id], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    drop(stmt);
+    assert!(urls.len() >= 4, "{urls:?}");
+    // As version 6 left a walk killed after its second page.
+    let checkpoint = serde_json::json!({
+        "queue": urls[2..],
+        "seen": urls[..2],
+        "fetched": 2,
+        "shape": null,
+    });
+    conn.execute_batch(
+        "DROP TABLE walk_links;
+         PRAGMA user_version = 6;",
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE queries SET state = 'pending', finished_at = NULL, checkpoint = ?1 WHERE id = ?2",
+        rusqlite::params![checkpoint.to_string(), query_id],
+    )
+    .unwrap();
+    drop(conn);
+
+    let before = site.requests().len();
+    assert!(gather_command(&url, &db).status().unwrap().success());
+    let sent: Vec<String> = site.requests()[before..]
+        .iter()
+        .map(|r| r.target.clone())
+        .filter(|t| t.contains(".pl"))
+        .collect();
+    let rest: Vec<String> = urls[2..]
+        .iter()
+        .map(|u| {
+            let u = url::Url::parse(u).unwrap();
+            format!("{}?{}", u.path(), u.query().unwrap_or(""))
+        })
+        .collect();
+    assert_eq!(sent, rest, "only the pages the walk had not fetched");
+
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 8);
+    let store = Store::open(&db).unwrap();
+    let source = store_source_id(&store, &url);
+    assert!(store.finished_queries(source).unwrap().contains(&key));
+    assert!(store.checkpoints(source).unwrap().is_empty());
+    let links: i64 = conn
+        .query_row("SELECT count(*) FROM walk_links", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(links, 0, "a walk that ended keeps no links");
+    site.shutdown().await;
 }

@@ -478,6 +478,7 @@ fn a_database_from_before_records_gets_the_records_table() {
     let raw = rusqlite::Connection::open(&db).unwrap();
     raw.execute_batch(
         "DROP TABLE records;
+         DROP TABLE walk_links;
          ALTER TABLE queries DROP COLUMN answer;
          ALTER TABLE queries DROP COLUMN query_values;
          ALTER TABLE queries DROP COLUMN parent;

@@ -216,7 +216,7 @@ fn a_newer_schema_is_refused() {
             err,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 7,
+                supported: 8,
                 ..
             }
         ),

@@ -237,6 +237,7 @@ pub fn query_outcome(
         records: Vec::new(),
         cut_short: false,
         checkpoint: None,
+        walk_links: Vec::new(),
         fresh: true,
         answer: None,
         values: None,
