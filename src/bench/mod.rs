@@ -12,6 +12,7 @@ use gather::demo::{DemoConfig, DemoSite, Variant};
 use gather::hel::Rule;
 use gather::page::Page;
 
+mod ceiling;
 mod forms;
 mod induce;
 mod page_cost;
@@ -719,6 +720,68 @@ fn foreign_providers(runtime: &tokio::runtime::Runtime, site: &DemoSite) -> Resu
     Ok(())
 }
 
+/// The coverage curve of a keyword search whose words are learned: the
+/// rows (distinct values of `rows`) reached after each query, in the order
+/// the queries were sent, at 200 and 500 queries and every 50, beside the
+/// `ceiling`: the rows the greedy choice reaches knowing the whole database.
+fn keyword_curve(
+    what: &str,
+    gathered: Gathered,
+    rows: &str,
+    total: usize,
+    ceiling: &[usize],
+) -> Result<(), String> {
+    let s = &gathered.report.sources[0];
+    let conn = rusqlite::Connection::open(gathered._dir.path().join("bench.sqlite"))
+        .map_err(|e| e.to_string())?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT count(v.id) FROM queries q
+             LEFT JOIN attribute_values v ON v.query_key = q.key AND v.attribute = ?1
+             GROUP BY q.id ORDER BY q.ordinal, q.id",
+        )
+        .map_err(|e| e.to_string())?;
+    let new_rows: Vec<usize> = stmt
+        .query_map([rows], |r| r.get(0))
+        .map_err(|e| e.to_string())?
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let requests = gathered
+        .sent
+        .iter()
+        .filter(|r| r.target.contains('?'))
+        .count();
+    println!(
+        "{what}: {} queries ({} learned), {requests} requests, stopped: {}",
+        new_rows.len(),
+        s.queries_learned,
+        s.learning_stopped.as_deref().unwrap_or("-")
+    );
+    let share = |rows: usize| rows as f64 / total as f64;
+    let at = |n: usize| ceiling.get(n - 1).or(ceiling.last()).copied().unwrap_or(0);
+    let mut reached = 0;
+    for (n, gained) in new_rows.iter().enumerate() {
+        reached += gained;
+        let n = n + 1;
+        if n == 3 || n % 50 == 0 || n == new_rows.len() {
+            println!(
+                "  after {n:>3} queries: {reached:>5} rows ({:.1}%); knowing the database: {:>5} ({:.1}%)",
+                100.0 * share(reached),
+                at(n),
+                100.0 * share(at(n))
+            );
+        }
+        if n == 200 || n == 500 {
+            println!(
+                "  coverage at {n} queries: {:.3} (knowing the database: {:.3})",
+                share(reached),
+                share(at(n))
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Share of `expected` in `got`, per attribute, as a percentage.
 fn coverage(got: &AttributeValues, expected: &AttributeValues) -> Vec<(String, f64)> {
     expected
@@ -866,59 +929,57 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
 
     foreign_providers(&runtime, &site)?;
 
-    // The keyword archive: words learned from the answers, within 500
+    // The keyword searches: words learned from the answers, within 500
     // queries; the coverage curve from the order the queries were sent.
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let db = dir.path().join("archive.sqlite");
-    let options = gather::gatherer::Options {
-        db: db.clone(),
-        max_queries: Some(500),
-        ..gather::gatherer::Options::default()
-    };
-    let report = runtime
-        .block_on(gather::gatherer::gather(
-            &[gather::gatherer::Start::Url(site.url(Variant::Archive))],
-            &options,
-        ))
-        .map_err(|e| e.to_string())?;
-    let s = &report.sources[0];
     let total = site.expected(Variant::Archive)["nr"].len();
-    let conn = rusqlite::Connection::open(&db).map_err(|e| e.to_string())?;
-    let mut stmt = conn
-        .prepare(
-            "SELECT q.ordinal, count(v.id) FROM queries q
-             LEFT JOIN attribute_values v ON v.query_key = q.key AND v.attribute = 'nr'
-             GROUP BY q.id ORDER BY q.ordinal, q.id",
-        )
-        .map_err(|e| e.to_string())?;
-    let new_rows: Vec<i64> = stmt
-        .query_map([], |r| r.get(1))
-        .map_err(|e| e.to_string())?
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    println!(
-        "Archive ({total} articles, 100 shown per query, 3 seed words): {} queries ({} learned), stopped: {}",
-        new_rows.len(),
-        s.queries_learned,
-        s.learning_stopped.as_deref().unwrap_or("-")
+    let articles = site.archive_articles().map_err(|e| e.to_string())?;
+    let words = |text: &str| -> Vec<String> { text.split(' ').map(str::to_lowercase).collect() };
+    let rows: Vec<Vec<String>> = articles.iter().map(|(_, t)| words(t)).collect();
+    let archive_ceiling = ceiling::greedy_ceiling(
+        &rows,
+        gather::demo::ARCHIVE_MAX_SHOWN,
+        500,
+        200,
+        30,
+        |query, matches| {
+            let wanted = query.join(" ");
+            matches
+                .sort_by_cached_key(|&at| gather::demo::archive_relevance(&wanted, articles[at].0));
+        },
     );
-    let mut rows = 0;
-    for (n, gained) in new_rows.iter().enumerate() {
-        rows += gained;
-        let n = n + 1;
-        if n == 3 || n % 50 == 0 || n == new_rows.len() {
-            println!(
-                "  after {n:>3} queries: {rows:>5} rows ({:.1}%)",
-                100.0 * rows as f64 / total as f64
-            );
-        }
-        if n == 200 || n == 500 {
-            println!(
-                "  coverage at {n} queries: {:.3}",
-                rows as f64 / total as f64
-            );
-        }
-    }
+    keyword_curve(
+        &format!("Archive ({total} articles, the 100 best matches shown per query, 3 seed words, German)"),
+        gather_fresh(&runtime, &site, &site.url(Variant::Archive), Some(500))?,
+        "nr",
+        total,
+        &archive_ceiling,
+    )?;
+    let pictures = gather::demo::pictures::PICTURES;
+    let rows: Vec<Vec<String>> = gather::demo::pictures::pictures()
+        .iter()
+        .map(|p| words(&p.caption))
+        .collect();
+    // Most recent (highest number, last) first.
+    let pictures_ceiling = ceiling::greedy_ceiling(
+        &rows,
+        gather::demo::pictures::MAX_SHOWN,
+        500,
+        200,
+        30,
+        |_, matches| matches.reverse(),
+    );
+    keyword_curve(
+        &format!("Picture library ({pictures} captions, the 50 most recent matches listed, 3 seed words, English, topics)"),
+        gather_fresh(
+            &runtime,
+            &site,
+            &site.base_url().join(gather::demo::pictures::PATH).map_err(|e| e.to_string())?,
+            Some(500),
+        )?,
+        "no",
+        pictures,
+        &pictures_ceiling,
+    )?;
     runtime.block_on(site.shutdown());
     Ok(())
 }

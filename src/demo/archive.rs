@@ -110,14 +110,18 @@ pub(crate) fn search(conn: &Connection, word: &str) -> rusqlite::Result<(u64, Ve
                     .all(|w| title.iter().any(|t| t == w))
         })
         .collect();
-    hits.sort_by_cached_key(|(id, _)| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (&wanted, id).hash(&mut h);
-        h.finish()
-    });
+    hits.sort_by_cached_key(|(id, _)| relevance(&wanted, *id));
     let count = hits.len() as u64;
     hits.truncate(MAX_SHOWN);
     Ok((count, hits))
+}
+
+/// Where an article stands in the archive's order for a search (lower
+/// first): an order of its own for every search text (lower case).
+pub(crate) fn relevance(wanted: &str, id: i64) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (wanted, &id).hash(&mut h);
+    h.finish()
 }
 
 /// The search form, with its metadata.

@@ -1,8 +1,9 @@
 //! Providers built unlike the CityWorld services, each in a file of its
 //! own, for the ways real providers hide their databases: a cap no single
 //! count shows ([`super::shelf`]), pager links that carry a refined
-//! query's parameters ([`super::stellen`]), and a form that ignores its
-//! parameters ([`super::events`]).
+//! query's parameters ([`super::stellen`]), a form that ignores its
+//! parameters ([`super::events`]), and a keyword search that lists only
+//! its most recent matches ([`super::pictures`]).
 
 use axum::http::{header, Uri};
 use axum::response::{IntoResponse, Response};
@@ -16,6 +17,7 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .merge(super::stellen::routes())
         .merge(super::events::routes())
         .merge(super::fewo::routes())
+        .merge(super::pictures::routes())
 }
 
 /// The value (trimmed) of a parameter of a query string, empty when absent.

@@ -19,7 +19,7 @@
 //! | `/limited/` | [`Variant::Limited`]: `/paged/` with a `DB.MaxPages` the largest regions exceed |
 //! | `/archiv/` | [`Variant::Archive`]: the press archive, keyword search with three seed words, 100 articles at most per search (`/cgi-bin/archiv.pl`) |
 //! | `/katalog/` | [`Variant::Catalogue`]: the library catalogue, 50 titles at most per search (`/cgi-bin/katalog.pl`) |
-//! | `/shelf/`, `/stellen/`, `/fewo/`, `/events/` | [`shelf`], [`stellen`], [`fewo`], [`events`]: providers built unlike the ones above (a cap only a sentence and one rule show; pager links with a refined query's parameters; an open text field to refine by; a form that ignores its parameters), routed by `foreign.rs` |
+//! | `/shelf/`, `/stellen/`, `/fewo/`, `/events/`, `/pictures/` | [`shelf`], [`stellen`], [`fewo`], [`events`], [`pictures`]: providers built unlike the ones above (a cap only a sentence and one rule show; pager links with a refined query's parameters; an open text field to refine by; a form that ignores its parameters; a keyword search listing its 50 newest matches), routed by `foreign.rs` |
 //! | `/coop/` | form page with `DB.Summarizer` + `DB.ConfigFile` (`/cgi-bin/cityworld.txt`) |
 //! | `/plain/` | the form without any `DB.*` tag (not linked from the start page), for `gather spec --induce` |
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |
@@ -52,6 +52,7 @@ pub mod jobs;
 pub mod listing;
 pub mod magazine;
 mod pages;
+pub mod pictures;
 pub mod postgres;
 mod server;
 pub mod shelf;
@@ -71,6 +72,16 @@ use tokio::task::JoinHandle;
 use url::Url;
 
 pub use db::generate_database;
+
+/// The press archive's order for a search text (lower case): where the
+/// article `id` stands, lower first; the first
+/// [`ARCHIVE_MAX_SHOWN`] are shown.
+pub fn archive_relevance(wanted: &str, id: i64) -> u64 {
+    archive::relevance(wanted, id)
+}
+
+/// The most articles one archive search shows.
+pub const ARCHIVE_MAX_SHOWN: usize = archive::MAX_SHOWN;
 
 /// How to run the demo site.
 #[derive(Debug, Clone)]
@@ -352,6 +363,17 @@ impl DemoSite {
     /// The provider's SQLite file.
     pub fn database_path(&self) -> &Path {
         &self.database
+    }
+
+    /// The press archive's articles (number, title), for measuring a
+    /// gathering against the whole archive.
+    pub fn archive_articles(&self) -> anyhow::Result<Vec<(i64, String)>> {
+        let conn = rusqlite::Connection::open(&self.database)?;
+        let mut stmt = conn.prepare("SELECT id, titel FROM artikel ORDER BY id")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
     }
 
     /// Attribute → the exact values a correct gatherer finds for a variant,

@@ -185,7 +185,8 @@ pub fn search(subject: &str, format: &str, decade: &str) -> Vec<&'static Book> {
     found
 }
 
-fn grouped(n: usize) -> String {
+/// A count with a thousands comma: `1,234`.
+pub(crate) fn grouped(n: usize) -> String {
     if n >= 1000 {
         format!("{},{:03}", n / 1000, n % 1000)
     } else {

@@ -75,6 +75,8 @@ struct Learning {
     unprofitable: usize,
     /// The keys of the round in flight.
     sent: Vec<String>,
+    /// The words of the round in flight, by key.
+    words: HashMap<String, String>,
 }
 
 impl<'s> Rounds<'s> {
@@ -186,6 +188,20 @@ impl<'s> Rounds<'s> {
             } else {
                 0
             };
+        }
+        // What each word brought, in rows (values that hold a word): its
+        // kind of query is judged by it.
+        let mut rows: HashMap<&str, u64> = HashMap::new();
+        for (key, value) in &found {
+            if learn::has_words(value) {
+                *rows.entry(key.as_str()).or_default() += 1;
+            }
+        }
+        for key in &learning.sent {
+            if let Some(word) = learning.words.get(key) {
+                let brought = rows.get(key.as_str()).copied().unwrap_or(0);
+                learning.ranking.gained(word, brought);
+            }
         }
         learning
             .ranking
@@ -452,6 +468,7 @@ impl<'s> Rounds<'s> {
             ranking,
             unprofitable: 0,
             sent: Vec::new(),
+            words: HashMap::new(),
         }))
     }
 }
@@ -494,14 +511,17 @@ impl Learning {
         if words.is_empty() {
             return Ok(Err("no untried word is left in the answers".into()));
         }
+        self.words.clear();
         let queries: Batch = words
             .into_iter()
             .map(|word| {
                 self.tried.insert(word.to_lowercase());
                 self.ranking.sent(&word);
-                let query = source
-                    .plan
-                    .query_with(source.plan.len() + stored, vec![(element.clone(), word)]);
+                let query = source.plan.query_with(
+                    source.plan.len() + stored,
+                    vec![(element.clone(), word.clone())],
+                );
+                self.words.insert(query.key(), word);
                 (query.key(), query, None, Origin::Learned)
             })
             .collect();

@@ -10,8 +10,12 @@
 //! capped word is narrowed by a second word once a probe shows that the
 //! form combines words ([`WordRanking::candidates`]).
 //! Words already sent, stop words, numbers and words of fewer than three
-//! letters are skipped. The ranking depends only on what is stored, so a
-//! resumed gathering continues the same sequence.
+//! letters are skipped. Each kind of query (one word or two, under the cap
+//! or above it) has its estimates corrected by the new rows the queries of
+//! that kind brought in this run ([`WordRanking::gained`]): where the
+//! sample misleads (a provider that lists its newest matches, whatever the
+//! word), the kind that does not pay falls behind. Otherwise the ranking
+//! depends only on what is stored, and no word is sent twice.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -71,7 +75,29 @@ pub struct WordRanking {
     combines: Option<bool>,
     /// The probe is sent.
     probed: bool,
+    /// Queries sent (lower case) whose new rows are still to be told: the
+    /// kind of query and the new rows it was expected to bring.
+    promised: BTreeMap<String, (Kind, f64)>,
+    /// Per kind of query: the new rows expected and brought, of the
+    /// queries told ([`Self::gained`]).
+    record: [(f64, f64); 4],
 }
+
+/// Kinds of query whose estimates are corrected by what they brought:
+/// one word or two, expected under the cap or above it. A provider that
+/// lists the same newest rows for every capped word, or whose words keep
+/// to topics, brings far less from some kinds than the sample promises.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    Word = 0,
+    CappedWord = 1,
+    Pair = 2,
+    CappedPair = 3,
+}
+
+/// How many rows of expectation the correction of a kind starts from: the
+/// first queries of a kind are taken at their estimate.
+const PRIOR_ROWS: f64 = 50.0;
 
 /// How many words of a value count toward the pairs of words.
 const PAIR_WORDS: usize = 8;
@@ -81,8 +107,12 @@ const PAIR_WORDS: usize = 8;
 pub struct Candidate {
     /// The query text: one word, or two separated by a space.
     pub text: String,
-    /// Expected new rows: `min(estimated hits, cap) × (1 − fraction gathered)`.
+    /// Expected new rows: `min(estimated hits, cap) × (1 − fraction
+    /// gathered)`, times what queries of its kind brought against what
+    /// they were expected to bring.
     pub expected: f64,
+    /// The kind of query.
+    pub kind: Kind,
 }
 
 impl WordRanking {
@@ -170,15 +200,18 @@ impl WordRanking {
 
     /// Database rows per gathered value: the hit counts the pages stated
     /// for the words sent against how often the gathered values held them
-    /// when they were sent (the median over the words), at least 1; `None`
-    /// before a hit count is known.
+    /// when they were sent (the median over the words that found anything),
+    /// at least 1; `None` before a hit count is known.
     fn scale(&self) -> Option<f64> {
         let mut ratios: Vec<f64> = self
             .answers
             .iter()
             .filter_map(|(key, &(hits, _))| {
                 let &(values, found) = self.chosen.get(key)?;
-                (found > 0).then(|| hits as f64 * values as f64 / found as f64)
+                // A word that finds nothing stands where the search does
+                // not look (a field it does not cover): it tells nothing
+                // of the database's size.
+                (found > 0 && hits > 0).then(|| hits as f64 * values as f64 / found as f64)
             })
             .map(|size| size / self.values.max(1) as f64)
             .collect();
@@ -206,12 +239,26 @@ impl WordRanking {
             .iter()
             .filter(|(w, _)| !tried.contains(*w))
             .map(|(w, &f)| {
+                let hits = f as f64 * scale.unwrap_or(1.0);
                 let expected = match scale {
-                    Some(s) => (f as f64 * s).min(cap) * (1.0 - 1.0 / s),
-                    None => (f as f64).min(cap),
+                    Some(s) => hits.min(cap) * (1.0 - 1.0 / s),
+                    None => hits.min(cap),
+                };
+                let kind = if hits >= cap {
+                    Kind::CappedWord
+                } else {
+                    Kind::Word
                 };
                 let text = self.spelling[w].clone();
-                (Candidate { text, expected }, f)
+                let expected = expected * self.correction(kind);
+                (
+                    Candidate {
+                        text,
+                        expected,
+                        kind,
+                    },
+                    f,
+                )
             })
             .collect();
         if self.combines == Some(true) {
@@ -254,8 +301,20 @@ impl WordRanking {
                 let f = self.frequency.get(first).copied().unwrap_or(1).max(1) as f64;
                 let estimate = hits as f64 * both as f64 / f;
                 let gathered = share(first, hits);
-                let expected = estimate.min(cap) * (1.0 - gathered);
-                out.push((Candidate { text, expected }, both));
+                let kind = if estimate >= cap {
+                    Kind::CappedPair
+                } else {
+                    Kind::Pair
+                };
+                let expected = estimate.min(cap) * (1.0 - gathered) * self.correction(kind);
+                out.push((
+                    Candidate {
+                        text,
+                        expected,
+                        kind,
+                    },
+                    both,
+                ));
             }
         }
         out
@@ -273,13 +332,32 @@ impl WordRanking {
                 out.push(probe);
             }
         }
-        out.extend(
-            self.candidates(tried)
-                .into_iter()
-                .take(n - out.len())
-                .map(|c| c.text),
-        );
+        for c in self.candidates(tried).into_iter().take(n - out.len()) {
+            self.promised.insert(
+                c.text.to_lowercase(),
+                (c.kind, c.expected / self.correction(c.kind)),
+            );
+            out.push(c.text);
+        }
         out
+    }
+
+    /// Tells how many new rows (values that hold a word) a query sent by
+    /// [`Self::next`] brought: the estimates of its kind are corrected by
+    /// it from then on.
+    pub fn gained(&mut self, query: &str, rows: u64) {
+        if let Some((kind, expected)) = self.promised.remove(&query.to_lowercase()) {
+            let record = &mut self.record[kind as usize];
+            record.0 += expected;
+            record.1 += rows as f64;
+        }
+    }
+
+    /// What queries of a kind brought against what they were expected to
+    /// bring, starting from their estimate ([`PRIOR_ROWS`]).
+    fn correction(&self, kind: Kind) -> f64 {
+        let (expected, brought) = self.record[kind as usize];
+        (brought + PRIOR_ROWS) / (expected + PRIOR_ROWS)
     }
 
     /// The probe of whether the form combines words, once an answer is
@@ -329,6 +407,12 @@ pub fn page_words(text: &str, n: usize) -> Vec<String> {
         .take(n)
         .map(|(_, _, word)| word)
         .collect()
+}
+
+/// Whether a value holds a word worth a query (a value the ranking
+/// counts).
+pub fn has_words(value: &str) -> bool {
+    words(value).next().is_some()
 }
 
 /// The words of a value worth a query.
@@ -456,5 +540,51 @@ mod tests {
             .iter()
             .all(|c| !c.text.contains(' ')));
         assert!(!ranking.next(&tried, 5).iter().any(|w| w.contains(' ')));
+    }
+
+    #[test]
+    fn a_word_that_finds_nothing_does_not_make_every_word_look_gathered() {
+        let mut ranking = WordRanking::new(["Alpha Beta", "Gamma Delta", "REF 1", "REF 2"]);
+        ranking.sent("REF");
+        // REF stands in a field the search does not look at.
+        ranking.answered("REF", Some(0), 0);
+        ranking.sent("Alpha");
+        ranking.answered("Alpha", Some(30), 30);
+        // 30 hits for a word one of the 4 values holds: the database is
+        // 30 times the sample (the median of 30, not of 0 and 30).
+        let tried: HashSet<String> = ["ref".to_string(), "alpha".to_string()].into();
+        assert!(ranking.candidates(&tried).iter().all(|c| c.expected > 20.0));
+    }
+
+    #[test]
+    fn a_kind_of_query_that_brings_less_than_expected_falls_behind() {
+        let values = [
+            "Alpha Beta",
+            "Alpha Gamma",
+            "Delta Beta",
+            "Delta Gamma",
+            "Epsilon Zeta",
+        ];
+        let mut ranking = WordRanking::new(values);
+        ranking.sent("Alpha");
+        ranking.answered("Alpha", Some(40), 30);
+        let mut tried: HashSet<String> = ["alpha".to_string()].into();
+        // Beta, Gamma, Delta (2 values, 40 hits expected) are capped;
+        // Epsilon (20) is not.
+        let first = ranking.candidates(&tried);
+        assert_eq!(first[0].text, "Beta");
+        assert_eq!(first[0].kind, Kind::CappedWord);
+        // Capped words bring nothing new (the provider lists its newest
+        // rows for every word): they fall behind the words under the cap.
+        // (The first query is the probe of whether the form combines words.)
+        for word in ranking.next(&tried, 2) {
+            ranking.gained(&word, 0);
+            tried.insert(word.to_lowercase());
+        }
+        let next = ranking.candidates(&tried);
+        let epsilon = next.iter().position(|c| c.text == "Epsilon").unwrap();
+        let delta = next.iter().position(|c| c.text == "Delta").unwrap();
+        assert_eq!(next[delta].kind, Kind::CappedWord);
+        assert!(epsilon < delta, "{next:?}");
     }
 }

@@ -526,3 +526,68 @@ fn urlencoding_eq(encoded: &str, text: &str) -> bool {
     }
     want.eq_ignore_ascii_case(encoded)
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_english_keyword_search_listing_its_newest_matches_is_narrowed_by_word_pairs() {
+    use gather::demo::pictures;
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.base_url().join(pictures::PATH).unwrap();
+    let mut options = gathering::options(&db);
+    options.max_queries = Some(200);
+    let report = gathering::gather_url(&url, &options).await;
+    let source = &report.sources[0];
+    assert_eq!(source.queries_planned, 3, "report:\n{report}");
+    assert_eq!(source.queries_learned, 197, "report:\n{report}");
+    assert_eq!(source.completeness.state(), "unknown", "report:\n{report}");
+
+    // The library names no hit count rule and no cap: both are read from
+    // "Found 1,234 pictures matching …" above a list of 50. Words whose
+    // answer was capped are then narrowed by a second word, and only
+    // those: a word whose every match was listed needs no second word.
+    let sent: Vec<String> = sent_to(&site, pictures::SCRIPT)
+        .into_iter()
+        .map(|r| {
+            let query = r.target.split_once('?').map_or("", |(_, q)| q);
+            url::form_urlencoded::parse(query.as_bytes())
+                .find(|(name, _)| name == "q")
+                .map(|(_, value)| value.into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(sent.len(), 200);
+    let distinct: BTreeSet<&String> = sent.iter().collect();
+    assert_eq!(distinct.len(), sent.len(), "a query was sent twice");
+    let pairs: Vec<&String> = sent.iter().filter(|q| q.contains(' ')).collect();
+    assert!(
+        pairs.len() >= 10,
+        "{} pairs of words: {sent:?}",
+        pairs.len()
+    );
+    for pair in &pairs {
+        let (first, _) = pair.split_once(' ').unwrap();
+        assert!(
+            pictures::search(first).len() > pictures::MAX_SHOWN,
+            "{pair:?} narrows {first:?}, whose answer was whole"
+        );
+        let at = sent.iter().position(|q| q == *pair).unwrap();
+        assert!(
+            sent[..at].iter().any(|q| q == first),
+            "{pair:?} before {first:?}"
+        );
+    }
+
+    // What was gathered is the library's, and within 200 queries most of it.
+    let expected = pictures::expected();
+    let found = gathering::stored_values(&db, url.as_str());
+    assert!(found["no"].is_subset(&expected["no"]));
+    let share = found["no"].len() as f64 / expected["no"].len() as f64;
+    assert!(
+        share >= 0.45,
+        "{} of {} pictures",
+        found["no"].len(),
+        expected["no"].len()
+    );
+    site.shutdown().await;
+}
