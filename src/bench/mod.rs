@@ -16,6 +16,7 @@ mod induce;
 mod page_cost;
 mod pages;
 mod surface;
+mod swde;
 mod text;
 mod workers;
 
