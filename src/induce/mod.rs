@@ -524,8 +524,8 @@ impl Induction {
                 .filter(|((l, _), c)| *l == most && tightness(c) == most_tight)
                 .collect();
             finalists.sort_by(|a, b| {
-                label_anchored(&b.1.rule)
-                    .cmp(&label_anchored(&a.1.rule))
+                found_by_label(&b.1.rule)
+                    .cmp(&found_by_label(&a.1.rule))
                     .then(training_order(b, a))
             });
             finalists.truncate(MAX_FINALISTS);
@@ -608,14 +608,20 @@ fn tight(value: &str, text: &str) -> bool {
     value.len() <= 2 * text.len() + 16
 }
 
-/// A rule found by a field's label or by the kind of the data's own
-/// element (see [`crate::locate::by_label`], [`crate::locate::by_own_label`]).
+/// A rule found by a field's label (see [`crate::locate::by_label`]).
 fn label_anchored(rule: &str) -> bool {
+    rule.contains("html->pcdata[v]") || rule.contains(", match/^")
+}
+
+/// A rule found by the field's label or by the data's own element (see
+/// [`crate::locate::by_own_label`]): always among the rules tried on the
+/// unnamed pages.
+fn found_by_label(rule: &str) -> bool {
     static OWN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let own = OWN.get_or_init(|| {
         regex::Regex::new(r"^html->[a-z][a-z0-9]*\[[0-9]+\]\.txt$").expect("a valid regex")
     });
-    rule.contains("html->pcdata[v]") || rule.contains(", match/^") || own.is_match(rule)
+    label_anchored(rule) || own.is_match(rule)
 }
 
 /// What a value looks like, for comparing values of one field across
