@@ -27,9 +27,21 @@ use super::median_secs;
 #[derive(Debug, clap::Args)]
 pub struct InduceBenchArgs {
     /// A directory of result pages of one site (`*.html`, `*.htm`).
-    pub dir: PathBuf,
+    #[arg(required_unless_present = "swde")]
+    pub dir: Option<PathBuf>,
     /// A JSON file: page file name → attribute → expected values.
-    pub expected: PathBuf,
+    #[arg(required_unless_present = "swde")]
+    pub expected: Option<PathBuf>,
+    /// Instead of DIR and EXPECTED: the SWDE corpus (Hao et al. 2011), a
+    /// directory holding `groundtruth/VERTICAL/*.txt` and the sites' pages
+    /// (`VERTICAL/VERTICAL-SITE(N)/NNNN.htm` or `…-SITE-N/`); every site with
+    /// pages is measured.
+    #[arg(long, value_name = "DIR")]
+    pub swde: Option<PathBuf>,
+    /// Pages per site with --swde: the training pages and the pages to test
+    /// on, the first ones in name order.
+    #[arg(long, default_value_t = 303)]
+    pub pages: usize,
     /// How many pages to induce on (spread evenly over the pages).
     #[arg(long, default_value_t = 3)]
     pub train: usize,
@@ -54,12 +66,25 @@ pub struct InduceBenchArgs {
 type Expected = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 
 pub fn run(args: &InduceBenchArgs) -> ExitCode {
+    if let Some(corpus) = &args.swde {
+        return match super::swde::measure(corpus, args.pages, args.train) {
+            Ok(()) => crate::cli::exit(crate::cli::OK),
+            Err(e) => {
+                eprintln!("gather bench induce: {e}");
+                crate::cli::exit(crate::cli::BAD_INPUT)
+            }
+        };
+    }
+    let (Some(dir), Some(expected)) = (&args.dir, &args.expected) else {
+        eprintln!("gather bench induce: DIR and EXPECTED are needed without --swde");
+        return crate::cli::exit(crate::cli::BAD_INPUT);
+    };
     let written = if let Some(n) = args.write_listings {
-        write_listings(&args.dir, &args.expected, n).map(|()| (n, "product-listing pages"))
+        write_listings(dir, expected, n).map(|()| (n, "product-listing pages"))
     } else if args.write_demo {
-        write_demo(args).map(|n| (n, "result pages of the demo site"))
+        write_demo(args, dir, expected).map(|n| (n, "result pages of the demo site"))
     } else {
-        return match measure(args) {
+        return match measure(args, dir, expected) {
             Ok(()) => crate::cli::exit(crate::cli::OK),
             Err(e) => {
                 eprintln!("gather bench induce: {e}");
@@ -71,8 +96,8 @@ pub fn run(args: &InduceBenchArgs) -> ExitCode {
         Ok((n, what)) => {
             println!(
                 "wrote {n} {what} to {} and their values to {}",
-                args.dir.display(),
-                args.expected.display()
+                dir.display(),
+                expected.display()
             );
             crate::cli::exit(crate::cli::OK)
         }
@@ -83,13 +108,13 @@ pub fn run(args: &InduceBenchArgs) -> ExitCode {
     }
 }
 
-fn measure(args: &InduceBenchArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&args.expected)
-        .map_err(|e| format!("cannot read {}: {e}", args.expected.display()))?;
+fn measure(args: &InduceBenchArgs, dir: &Path, expected_path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(expected_path)
+        .map_err(|e| format!("cannot read {}: {e}", expected_path.display()))?;
     let expected: Expected = serde_json::from_str(&text).map_err(|e| {
         format!(
             "{}: not a JSON object of page → attribute → values: {e}",
-            args.expected.display()
+            expected_path.display()
         )
     })?;
     let names: Vec<&String> = expected.keys().collect();
@@ -102,7 +127,7 @@ fn measure(args: &InduceBenchArgs) -> Result<(), String> {
     }
     let mut bytes = Vec::new();
     for name in &names {
-        let path = args.dir.join(name);
+        let path = dir.join(name);
         bytes.push(
             std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?,
         );
@@ -238,7 +263,7 @@ fn measure(args: &InduceBenchArgs) -> Result<(), String> {
 
 /// The demo's result pages: per region, all its hotels, and for each first
 /// letter of its towns, the hotels of the towns that begin with it.
-fn write_demo(args: &InduceBenchArgs) -> Result<usize, String> {
+fn write_demo(args: &InduceBenchArgs, dir: &Path, expected: &Path) -> Result<usize, String> {
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async {
         let site = DemoSite::start(DemoConfig {
@@ -247,7 +272,7 @@ fn write_demo(args: &InduceBenchArgs) -> Result<usize, String> {
         })
         .await
         .map_err(|e| e.to_string())?;
-        let result = write_pages(&site, &args.dir, &args.expected).await;
+        let result = write_pages(&site, dir, expected).await;
         site.shutdown().await;
         result
     })

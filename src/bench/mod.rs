@@ -18,6 +18,7 @@ mod induce;
 mod page_cost;
 mod pages;
 mod surface;
+mod swde;
 mod text;
 mod workers;
 

@@ -17,6 +17,11 @@ pub struct InduceArgs {
     /// several pages); only named slots are printed.
     #[arg(long = "name", value_name = "NAME=TEXT")]
     pub names: Vec<String>,
+    /// A further page of the same site, not induced on and without named
+    /// texts: the rules for the named slots are chosen by what they read
+    /// there too (repeat for several pages).
+    #[arg(long = "unlabelled", value_name = "PAGE")]
+    pub unlabelled: Vec<String>,
     /// Map the pages with the restricted top-down tree edit distance
     /// instead of its faster approximation.
     #[arg(long)]
@@ -69,6 +74,13 @@ pub fn run_induce(args: &InduceArgs) -> ExitCode {
             return super::exit(super::FAILED);
         }
     };
+    let unlabelled = match read_pages(&args.unlabelled) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("gather induce: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
     let algorithm = if args.exact {
         Algorithm::Restricted
     } else {
@@ -94,7 +106,7 @@ pub fn run_induce(args: &InduceArgs) -> ExitCode {
     } else {
         let mut named = Vec::new();
         for (name, texts) in &names {
-            match induction.name(&pages, name, texts) {
+            match induction.name_generalising(&pages, &unlabelled, name, texts) {
                 Ok(slot) => named.push(slot),
                 Err(e) => {
                     eprintln!("gather induce: --name {name}: {e}");

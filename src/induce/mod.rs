@@ -395,6 +395,25 @@ impl Induction {
         name: &str,
         texts: &[String],
     ) -> Result<Slot, InduceError> {
+        self.name_generalising(pages, &[], name, texts)
+    }
+
+    /// [`Induction::name`], with the rules also found by the field's label
+    /// (the text the page puts before the value: "ISBN-13:"), and chosen by
+    /// how they behave on the pages the texts are not on — `unlabelled`
+    /// pages of the same site, and those of `pages` where none of the texts
+    /// occurs. Among the rules that give the texts, with values not much
+    /// longer than them, the one that reads a value of the same kind on
+    /// most of those pages is kept: one value where the named pages had
+    /// one, the same shape (digits stay digits, a short text stays short),
+    /// not the same value on most pages (a menu entry, not data).
+    pub fn name_generalising(
+        &mut self,
+        pages: &[Page],
+        unlabelled: &[Page],
+        name: &str,
+        texts: &[String],
+    ) -> Result<Slot, InduceError> {
         let wanted: Vec<String> = texts
             .iter()
             .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -404,7 +423,8 @@ impl Induction {
         for (i, d) in self.data.iter().enumerate() {
             by_text[d.page].entry(d.text.as_str()).or_default().push(i);
         }
-        // Where each text occurs; the wizard's rules for it join the candidates.
+        // Where each text occurs; the wizard's rules for it join the
+        // candidates, and so do the rules by its label.
         let mut occurs: Vec<Vec<usize>> = Vec::new();
         let mut extra = Vec::new();
         for text in &wanted {
@@ -417,6 +437,10 @@ impl Induction {
                 for loc in found.into_iter().take(4) {
                     extra.extend(loc.alternatives);
                     extra.push(loc.path);
+                }
+                for node in crate::locate::nodes_holding(page, text).into_iter().take(8) {
+                    extra.extend(crate::locate::by_label(page, node, text));
+                    extra.extend(crate::locate::by_own_label(page, node));
                 }
             }
             if on.is_empty() {
@@ -445,7 +469,15 @@ impl Induction {
                 .iter()
                 .any(|&p| c.values[p].iter().any(|v| v.contains(wanted[k].as_str())))
         };
-        let best = self
+        // … within a value not much longer than the text (not a whole block).
+        let gives_tightly = |c: &Candidate, k: usize| {
+            occurs[k].iter().any(|&p| {
+                c.values[p]
+                    .iter()
+                    .any(|v| v.contains(wanted[k].as_str()) && tight(v, &wanted[k]))
+            })
+        };
+        let scored: Vec<Scored> = self
             .candidates
             .values()
             .map(|c| {
@@ -453,7 +485,10 @@ impl Induction {
                 let loose = (0..wanted.len()).filter(|&k| gives(c, k)).count();
                 ((loose, exact), c)
             })
-            .max_by(|((la, ea), a), ((lb, eb), b)| {
+            .collect();
+        let training_order =
+            |((la, ea), a): &((usize, usize), &Candidate),
+             ((lb, eb), b): &((usize, usize), &Candidate)| {
                 la.cmp(lb)
                     .then(ea.cmp(eb))
                     .then(a.covers.len().cmp(&b.covers.len()))
@@ -462,9 +497,64 @@ impl Induction {
                     .then(a.precision().total_cmp(&b.precision()))
                     .then(b.rule.len().cmp(&a.rule.len()))
                     .then(b.rule.cmp(&a.rule))
+            };
+        // The pages to judge the rules on: those no text was named on.
+        let named: HashSet<usize> = occurs.iter().flatten().copied().collect();
+        let others: Vec<&Page> = pages
+            .iter()
+            .enumerate()
+            .filter(|(p, _)| !named.contains(p))
+            .map(|(_, p)| p)
+            .chain(unlabelled)
+            .collect();
+        let best = if others.is_empty() {
+            scored.iter().max_by(|a, b| training_order(a, b))
+        } else {
+            let most = scored.iter().map(|((l, _), _)| *l).max().unwrap_or(0);
+            let tightness =
+                |c: &Candidate| (0..wanted.len()).filter(|&k| gives_tightly(c, k)).count();
+            let most_tight = scored
+                .iter()
+                .filter(|((l, _), _)| *l == most)
+                .map(|(_, c)| tightness(c))
+                .max()
+                .unwrap_or(0);
+            let mut finalists: Vec<&Scored> = scored
+                .iter()
+                .filter(|((l, _), c)| *l == most && tightness(c) == most_tight)
+                .collect();
+            finalists.sort_by(|a, b| {
+                found_by_label(&b.1.rule)
+                    .cmp(&found_by_label(&a.1.rule))
+                    .then(training_order(b, a))
             });
+            finalists.truncate(MAX_FINALISTS);
+            let judged: Vec<(u32, &Scored)> = finalists
+                .into_iter()
+                .map(|f| {
+                    let named_values: Vec<&String> = named
+                        .iter()
+                        .flat_map(|&p| f.1.values[p].iter())
+                        .filter(|v| wanted.iter().any(|w| v.contains(w.as_str())))
+                        .collect();
+                    let one_each = named.iter().all(|&p| f.1.values[p].len() <= 1);
+                    let score = generalises(&f.1.rule, &named_values, one_each, &others);
+                    ((score * 50.0).round() as u32, f)
+                })
+                .collect();
+
+            judged
+                .into_iter()
+                .max_by(|(sa, a), (sb, b)| {
+                    sa.cmp(sb)
+                        .then(a.0 .1.cmp(&b.0 .1))
+                        .then(label_anchored(&a.1.rule).cmp(&label_anchored(&b.1.rule)))
+                        .then(training_order(a, b))
+                })
+                .map(|(_, f)| f)
+        };
         match best {
-            Some(((n, _), c)) if n == wanted.len() => Ok(slot_of(c, Some(name))),
+            Some(((n, _), c)) if *n == wanted.len() => Ok(slot_of(c, Some(name))),
             Some((_, c)) => {
                 let missing = (0..wanted.len())
                     .find(|&k| !gives(c, k))
@@ -504,6 +594,81 @@ impl Induction {
     pub fn data_count(&self) -> usize {
         self.data.len()
     }
+}
+
+/// A candidate with how many of the named texts it gives (within a value,
+/// as a whole value).
+type Scored<'a> = ((usize, usize), &'a Candidate);
+
+/// How many of the best rules on the named pages are tried on the others.
+const MAX_FINALISTS: usize = 40;
+
+/// A value not much longer than the text it holds.
+fn tight(value: &str, text: &str) -> bool {
+    value.len() <= 2 * text.len() + 16
+}
+
+/// A rule found by a field's label (see [`crate::locate::by_label`]).
+fn label_anchored(rule: &str) -> bool {
+    rule.contains("html->pcdata[v]") || rule.contains(", match/^")
+}
+
+/// A rule found by the field's label or by the data's own element (see
+/// [`crate::locate::by_own_label`]): always among the rules tried on the
+/// unnamed pages.
+fn found_by_label(rule: &str) -> bool {
+    static OWN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let own = OWN.get_or_init(|| {
+        regex::Regex::new(r"^html->[a-z][a-z0-9]*\[[0-9]+\]\.txt$").expect("a valid regex")
+    });
+    label_anchored(rule) || own.is_match(rule)
+}
+
+/// What a value looks like, for comparing values of one field across
+/// pages: without letters (an ISBN, a year, a price in figures) or with
+/// them; and its length.
+fn kind(value: &str) -> (u8, usize) {
+    let letters = value.chars().any(char::is_alphabetic);
+    (u8::from(letters), value.chars().count())
+}
+
+/// The share of `others` on which the rule reads what it read on the
+/// named pages: a value (one, where the named pages had one), of the
+/// same kind and of a like length, and not one value that most pages
+/// share while the named pages' values differed.
+fn generalises(rule: &str, named: &[&String], one_each: bool, others: &[&Page]) -> f64 {
+    let Ok(rule) = Rule::parse(rule) else {
+        return 0.0;
+    };
+    if others.is_empty() || named.is_empty() {
+        return 0.0;
+    }
+    let kinds: Vec<(u8, usize)> = named.iter().map(|v| kind(v)).collect();
+    let shortest = kinds.iter().map(|k| k.1).min().unwrap_or(0);
+    let longest = kinds.iter().map(|k| k.1).max().unwrap_or(0);
+    let fits = |v: &String| {
+        let (k, len) = kind(v);
+        kinds.iter().any(|n| n.0 == k) && len * 3 + 6 >= shortest && len <= longest * 3 + 12
+    };
+    let mut good = 0;
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for page in others {
+        let values = rule.eval(page).flatten();
+        if values.is_empty() || (one_each && values.len() > 1) {
+            continue;
+        }
+        if values.iter().all(fits) {
+            good += 1;
+            *seen.entry(values[0].clone()).or_default() += 1;
+        }
+    }
+    let mut share = good as f64 / others.len() as f64;
+    let distinct: HashSet<&String> = named.iter().copied().collect();
+    let commonest = seen.values().copied().max().unwrap_or(0);
+    if distinct.len() > 1 && others.len() >= 4 && commonest * 2 > others.len() {
+        share *= 1.0 - commonest as f64 / others.len() as f64;
+    }
+    share
 }
 
 fn slot_of(c: &Candidate, name: Option<&str>) -> Slot {

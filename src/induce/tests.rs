@@ -229,3 +229,69 @@ fn a_rule_for_one_row_is_also_tried_for_every_row() {
             .all(|r| !r.contains("[v][*]") && !r.contains("tr[v][*]"))
     );
 }
+
+/// A book's detail page of a shop whose layout shifts from page to page:
+/// a promotion block above the details on some pages, an "Edition:" line
+/// before the ISBN on others, the reviews box with an id right before the
+/// list.
+fn detail(i: usize, promo: bool, edition: bool) -> Page {
+    let promo = if promo {
+        "<div class=promo><p>Summer sale</p><p>All books -10%</p></div>"
+    } else {
+        ""
+    };
+    let edition = if edition {
+        "<li><b>Edition:</b> 2nd</li>"
+    } else {
+        ""
+    };
+    Page::parse(&format!(
+        "<html><body><div id=head><a href=/>Shop</a></div>{promo}\
+         <div class=detail><h1>Book number {i}</h1><div id=reviews>{} reviews</div>\
+         <ul><li><b>Publisher:</b> Verlag {}</li>{edition}\
+         <li><b>ISBN-13:</b> 978{:010}</li><li><b>Pages:</b> {}</li></ul></div>\
+         <div id=foot>(c) Shop</div></body></html>",
+        i % 7,
+        ["Nord", "Süd", "Ost"][i % 3],
+        i * 7919,
+        100 + i
+    ))
+}
+
+#[test]
+fn a_named_field_is_read_by_its_label_on_pages_laid_out_otherwise() {
+    // Three training pages of one layout; the pages the rule must hold on
+    // have a promotion block, an extra line before the ISBN, or both.
+    let named: Vec<Page> = (0..3).map(|i| detail(i, false, false)).collect();
+    let unlabelled: Vec<Page> = (3..9).map(|i| detail(i, i % 2 == 0, i % 3 != 0)).collect();
+    let unseen: Vec<(usize, Page)> = (10..20)
+        .map(|i| (i, detail(i, i % 2 == 1, i % 3 == 1)))
+        .collect();
+    let texts: Vec<String> = (0..3).map(|i| format!("978{:010}", i * 7919)).collect();
+    let mut induction = induce(&named, Algorithm::Approximate).unwrap();
+    let slot = induction
+        .name_generalising(&named, &unlabelled, "isbn", &texts)
+        .unwrap();
+    for (i, page) in &unseen {
+        let got = rule_values(&slot.rule, page);
+        assert_eq!(got.len(), 1, "{} on page {i}: {got:?}", slot.rule);
+        assert!(
+            got[0].ends_with(&format!("978{:010}", i * 7919)),
+            "{} on page {i}: {got:?}",
+            slot.rule
+        );
+    }
+    assert!(slot.rule.contains("ISBN-13:"), "{}", slot.rule);
+
+    // Named on some pages and not on others: the pages given without a
+    // text are judged on the same way.
+    let mut pages = named.clone();
+    pages.extend(unlabelled.iter().cloned());
+    let mut induction = induce(&pages, Algorithm::Approximate).unwrap();
+    let slot = induction.name(&pages, "isbn", &texts).unwrap();
+    for (i, page) in &unseen {
+        let got = rule_values(&slot.rule, page);
+        assert_eq!(got.len(), 1, "{} on page {i}: {got:?}", slot.rule);
+        assert!(got[0].ends_with(&format!("978{:010}", i * 7919)));
+    }
+}

@@ -363,6 +363,145 @@ fn by_preceding_anchor(page: &Page, node: NodeId) -> Option<String> {
     ))
 }
 
+/// The deepest nodes holding `text` (white space collapsed; ignoring case
+/// where it occurs nowhere as written), widened to their element.
+pub(crate) fn nodes_holding(page: &Page, text: &str) -> Vec<NodeId> {
+    let needle = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    let mut found = find(page, |t| t.contains(&needle));
+    if found.is_empty() {
+        let lower = needle.to_lowercase();
+        found = find(page, |t| t.to_lowercase().contains(&lower));
+    }
+    found
+        .into_iter()
+        .map(|n| widest_with_same_text(page, n, &page.text_of(n)))
+        .collect()
+}
+
+/// The longest a field's label may be ("ISBN-13:", "Publisher", "Preis
+/// pro Nacht").
+const MAX_LABEL: usize = 40;
+
+/// Rules that find `node`, which holds `text`, by the label the page puts
+/// before it: the text just before it (`<b>Publisher:</b> <a>Zebra</a>`,
+/// `<td>ISBN</td><td>978…</td>`), or the start of its own text or of the
+/// element around both (`<li>ISBN-13: 978…</li>`), with the label cut
+/// off by `match`. A label stays with its field when blocks above or
+/// around it come and go, which an element merely near the text does not.
+/// Each rule is verified on the page.
+pub(crate) fn by_label(page: &Page, node: NodeId, text: &str) -> Vec<String> {
+    let wanted = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = Vec::new();
+    let label_like = |l: &str| {
+        !l.is_empty() && l.chars().count() <= MAX_LABEL && l.chars().any(char::is_alphabetic)
+    };
+    // The text node just before the node's own text.
+    let end_of_label = page
+        .before(node)
+        .rev()
+        .filter(|&n| !page.ancestors(node).any(|a| a == n))
+        .find(|&n| {
+            page.label_of(n) == PCDATA
+                && !page
+                    .ancestors(n)
+                    .any(|a| matches!(page.label_of(a), SCRIPT | STYLE))
+                && !page.text_of(n).is_empty()
+        });
+    if let Some(label) = end_of_label {
+        let l = page.text_of(label);
+        if label_like(&l) && l != wanted {
+            if let (Some(lit), Some(k)) = (
+                quote(&l),
+                page.following(label, page.label_of(node))
+                    .iter()
+                    .position(|&x| x == node),
+            ) {
+                out.push(format!(
+                    "html->pcdata[v]->{}[{k}].txt WHERE html->pcdata[v].txt = {lit}",
+                    page.label_name(node)
+                ));
+            }
+            // The element that holds both the label and the value.
+            if let Some(both) = page
+                .ancestors(node)
+                .find(|&a| page.subtree_end(a) > label && a < label)
+            {
+                out.extend(label_cut(page, both, &wanted));
+            }
+        }
+    }
+    // The label at the start of the node's own text.
+    out.extend(label_cut(page, node, &wanted));
+    out.retain(|r| gives_within(page, r, &wanted));
+    out.dedup();
+    out
+}
+
+/// The rules that read the node as the k-th element of its label on the
+/// page (`html->h1[0].txt`), for it and for the elements inside it that
+/// hold the same text: a heading or another element the page has few of
+/// stays where blocks around it come and go. Verified on the page.
+pub(crate) fn by_own_label(page: &Page, node: NodeId) -> Vec<String> {
+    let text = page.text_of(node);
+    let mut out = Vec::new();
+    let mut cur = Some(node);
+    while let Some(n) = cur {
+        if page.label_of(n) != PCDATA {
+            if let Some(k) = page
+                .with_label(page.label_of(n))
+                .iter()
+                .position(|&x| x == n)
+            {
+                let rule = format!("html->{}[{k}].txt", page.label_name(n));
+                if gives(page, &rule, &text) {
+                    out.push(rule);
+                }
+            }
+        }
+        // Down into the only child that holds anything, while it is an
+        // element with the same text.
+        let mut holding = page
+            .children(n)
+            .filter(|&c| page.label_of(c) != PCDATA || !page.text_of(c).is_empty());
+        cur = match (holding.next(), holding.next()) {
+            (Some(c), None) if page.label_of(c) != PCDATA && page.text_of(c) == text => Some(c),
+            _ => None,
+        };
+    }
+    out
+}
+
+/// `html->LABEL[v].txt, match/^PREFIX\s*(.+)$/ WHERE …` for an element
+/// whose text is a short label and then the value.
+fn label_cut(page: &Page, element: NodeId, wanted: &str) -> Option<String> {
+    let whole = page.text_of(element);
+    let at = whole.find(wanted)?;
+    let prefix = whole[..at].trim_end();
+    if prefix.is_empty()
+        || prefix.chars().count() > MAX_LABEL
+        || !prefix.chars().any(char::is_alphabetic)
+        || prefix.contains('/')
+    {
+        return None;
+    }
+    let re = regex::escape(prefix);
+    if re.contains('\'') || re.contains('"') {
+        return None;
+    }
+    let label = page.label_name(element);
+    Some(format!(
+        "html->{label}[v].txt, match/^{re}\\s*(.+)$/ WHERE html->{label}[v].txt =~ '^{re}'"
+    ))
+}
+
+/// Whether `rule` gives, on the page, a value that holds `value`.
+fn gives_within(page: &Page, rule: &str, value: &str) -> bool {
+    Rule::parse(rule).is_ok_and(|r| r.eval(page).flatten().iter().any(|s| s.contains(value)))
+}
+
 /// A HEL literal for `s`.
 fn quote(s: &str) -> Option<String> {
     if s.contains('\\') && (s.contains('\'') || s.contains('"')) {
