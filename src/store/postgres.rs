@@ -42,14 +42,7 @@ use crate::record::{Fields, Record};
 const VERSION: i64 = 6;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-const MIGRATIONS: &[(i64, &str)] = &[
-    (1, V1),
-    (2, V2),
-    (3, V3),
-    (4, V4),
-    (5, V5),
-    (6, V6),
-];
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6)];
 
 /// Taken while the schema is created or migrated, so that workers starting
 /// at once do not race.
