@@ -56,7 +56,6 @@ const MIGRATION_LOCK: i64 = 0x6761_7468;
 /// server every session ended, so the time-based lease decides until the
 /// worker is back. How long the workers waited for a free slot of a host
 /// (`host_waits`, per worker, in total).
-
 const V4: &str = "
 ALTER TABLE workers ADD COLUMN session_lock BIGINT;
 ALTER TABLE workers ADD COLUMN server_start TIMESTAMPTZ;
