@@ -743,8 +743,9 @@ fn keyword_curve(
         )
         .map_err(|e| e.to_string())?;
     let new_rows: Vec<usize> = stmt
-        .query_map([rows], |r| r.get(0))
+        .query_map([rows], |r| r.get::<_, i64>(0))
         .map_err(|e| e.to_string())?
+        .map(|n| n.map(|n| usize::try_from(n).unwrap_or(0)))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
     let requests = gathered
