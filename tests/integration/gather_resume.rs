@@ -161,7 +161,8 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
         .unwrap();
     drop(stmt);
     assert!(urls.len() >= 4, "{urls:?}");
-    // As version 6 left a walk killed after its second page.
+    // As version 7 (before the walk's links were saved apart) left a walk
+    // killed after its second page.
     let checkpoint = serde_json::json!({
         "queue": urls[2..],
         "seen": urls[..2],
@@ -170,7 +171,7 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
     });
     conn.execute_batch(
         "DROP TABLE walk_links;
-         PRAGMA user_version = 6;",
+         PRAGMA user_version = 7;",
     )
     .unwrap();
     conn.execute(

@@ -496,7 +496,7 @@ fn a_database_from_before_records_gets_the_records_table() {
     let records: i64 = raw
         .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
         .unwrap();
-    assert_eq!((version, records), (7, 3));
+    assert_eq!((version, records), (8, 3));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
