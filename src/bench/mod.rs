@@ -17,6 +17,7 @@ mod forms;
 mod induce;
 mod page_cost;
 mod pages;
+mod plan;
 mod surface;
 mod swde;
 mod text;
@@ -62,6 +63,9 @@ pub enum BenchWhat {
     /// How surfacing reads real search forms (the Formasaurus corpus): the
     /// form it picks on a page, the inputs it would probe.
     Forms(forms::FormsBenchArgs),
+    /// Peak memory as the queries planned for one source grow (1,000,
+    /// 10,000, 100,000), first run and resumed, beside a baseline.
+    Plan(plan::PlanBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -112,6 +116,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         BenchWhat::Hel(a) => run_hel_bench(a),
         BenchWhat::Gather(a) => run_gather_bench(a),
         BenchWhat::Pages(a) => page_cost::run(a),
+        BenchWhat::Plan(a) => plan::run(a),
         BenchWhat::Workers(a) => workers::run(a),
         BenchWhat::Refine(a) => match run_refine_bench(a) {
             Ok(()) => crate::cli::exit(crate::cli::OK),
@@ -226,6 +231,21 @@ fn gather_once(url: &url::Url, run: usize) -> Result<Sample, String> {
         peak_rss_mib: number("peak_rss_bytes").unwrap_or(f64::NAN) / (1024.0 * 1024.0),
         pages,
     })
+}
+
+/// This executable, and the `--baseline` one when given: (label, path).
+fn executables(baseline: Option<&PathBuf>) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut exes = vec![(
+        "this".to_string(),
+        std::env::current_exe().map_err(|e| e.to_string())?,
+    )];
+    if let Some(path) = baseline {
+        if !path.is_file() {
+            return Err(format!("--baseline {}: no such executable", path.display()));
+        }
+        exes.push(("baseline".to_string(), path.clone()));
+    }
+    Ok(exes)
 }
 
 pub fn median(mut xs: Vec<f64>) -> f64 {

@@ -118,16 +118,7 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
         KeepMode::Kept => vec![true],
         KeepMode::NotKept => vec![false],
     };
-    let mut exes = vec![(
-        "this".to_string(),
-        std::env::current_exe().map_err(|e| e.to_string())?,
-    )];
-    if let Some(path) = &args.baseline {
-        if !path.is_file() {
-            return Err(format!("--baseline {}: no such executable", path.display()));
-        }
-        exes.push(("baseline".to_string(), path.clone()));
-    }
+    let exes = super::executables(args.baseline.as_ref())?;
     let arms: Vec<Arm> = keeps
         .iter()
         .flat_map(|&keep| {
@@ -350,7 +341,7 @@ fn scrape_once(python: &Path, spider: &Path, start: &str) -> Result<Sample, Stri
 
 /// Runs `command` (`who`, for messages) to its end: the summary (JSON) it
 /// printed, what it used and its wall time.
-fn run_child(
+pub(super) fn run_child(
     command: &mut Command,
     who: &str,
 ) -> Result<(serde_json::Value, libc::rusage, f64), String> {

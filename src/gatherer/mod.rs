@@ -890,31 +890,61 @@ impl Manager<'_> {
         }
 
         // The plan is generated lazily, query by query: it may be far larger
-        // than memory. Queries done in an earlier run are passed over; a
-        // query a killed run left half-walked continues where it stood.
-        let finished = self.store().finished_queries(id)?;
+        // than memory. Queries done in an earlier run are passed over (the
+        // store is asked batch by batch, so that memory stays flat however
+        // many queries are done); a query a killed run left half-walked
+        // continues where it stood.
+        let done_before = self.store().finished_count(id)?;
         let mut checkpoints = self.store().checkpoints(id)?;
         self.tell(Progress::Source {
             url: source.url.clone(),
             queries: source.plan.len(),
-            done_before: finished.len() as u64,
+            done_before,
         });
         let mut skipped = 0u64;
+        let mut lookup: Option<StoreError> = None;
         let interrupt = self.options.interrupt.clone();
-        let pending = source
+        let store = Arc::clone(&self.store);
+        let mut planned = source
             .plan
             .queries()
             .take_while(move |_| !interrupt.is_set());
-        let pending = pending.filter_map(|query| {
-            let key = query.key();
-            if finished.contains(&key) {
-                skipped += 1;
+        let pending = std::iter::from_fn(|| {
+            if lookup.is_some() {
                 return None;
             }
-            let checkpoint = take_checkpoint(&mut checkpoints, &key);
-            Some((key, query, checkpoint, Origin::Planned))
-        });
+            let batch: Vec<(String, Query)> = planned
+                .by_ref()
+                .take(crate::store::ANSWER_BATCH)
+                .map(|query| (query.key(), query))
+                .collect();
+            if batch.is_empty() {
+                return None;
+            }
+            let keys: Vec<String> = batch.iter().map(|(key, _)| key.clone()).collect();
+            let finished = match lock(&store).finished_among(id, &keys) {
+                Ok(finished) => finished,
+                Err(e) => {
+                    lookup = Some(e);
+                    return None;
+                }
+            };
+            let mut open = Vec::with_capacity(batch.len());
+            for (key, query) in batch {
+                if finished.contains(&key) {
+                    skipped += 1;
+                    continue;
+                }
+                let checkpoint = take_checkpoint(&mut checkpoints, &key);
+                open.push((key, query, checkpoint, Origin::Planned));
+            }
+            Some(open)
+        })
+        .flatten();
         self.run_queries(&work, source, pending, &mut line).await?;
+        if let Some(e) = lookup {
+            return Err(e.into());
+        }
         let mut rounds = Rounds::new(Arc::clone(&work), source, checkpoints);
         self.run_rounds(&mut rounds, &mut line).await?;
         let refined = rounds.refined;

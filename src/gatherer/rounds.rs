@@ -14,7 +14,7 @@ use super::GatherError;
 use super::{describe_values, take_checkpoint, ElementValues, Manager, Origin, QueryWork};
 use crate::navigate::Checkpoint;
 use crate::plan::{Cap, Query};
-use crate::refine::{learn, Answer, Census, Refiner, Truncation};
+use crate::refine::{learn, Answer, Census, CensusTally, Refiner, Truncation};
 use crate::source::Source;
 
 /// Refined queries in a row that show rows but no new value, after which
@@ -227,9 +227,34 @@ impl<'s> Rounds<'s> {
         let source = self.source;
         let cap = source.plan.cap();
         let interrupted = manager.options.interrupt.is_set();
-        let answers = answered_queries(manager, id)?;
-        let census = self.refiner.census(answers.iter().map(|a| &a.2));
-        self.pay(manager, &answers, &census)?;
+        // The answers are read from the store in batches, twice: once for
+        // what they reveal together, once for the truncated ones. Only
+        // those, and the tree of refined queries, are held.
+        let census = census(manager, id, &self.refiner)?;
+        let mut truncated: Vec<(Answered, Truncation)> = Vec::new();
+        let mut parents: HashMap<String, String> = HashMap::new();
+        let mut planned_hits: Option<u64> = Some(0);
+        let mut planned_any = false;
+        manager.store().each_answered::<GatherError>(id, |q| {
+            let Some(answered) = parse_answered(q) else {
+                return Ok(());
+            };
+            let (key, _, answer, parent) = &answered;
+            match parent {
+                Some(parent) => {
+                    parents.insert(key.clone(), parent.clone());
+                }
+                None => {
+                    planned_any = true;
+                    planned_hits = planned_hits.and_then(|sum| Some(sum + census.hits(answer)?));
+                }
+            }
+            if let Some(truncation) = self.refiner.truncation(answer, &census) {
+                truncated.push((answered, truncation));
+            }
+            Ok(())
+        })?;
+        self.pay(manager, &census)?;
         let attributes: Vec<String> = self
             .refiner
             .text_attributes()
@@ -244,15 +269,16 @@ impl<'s> Rounds<'s> {
                     .gathered(&attribute, known.into_iter().collect());
             }
         }
-        let finished = manager.store().finished_queries(id)?;
-        let context = Context::new(&answers, &census, &finished);
+        let finished_count = manager.store().finished_count(id)?;
+        let context = Context {
+            parents: &parents,
+            census: &census,
+        };
         let mut refined = Refined::default();
         let mut next = Vec::new();
         let mut seen = HashSet::new();
-        for (key, values, answer, parent) in &answers {
-            let Some(truncation) = self.refiner.truncation(answer, &census) else {
-                continue;
-            };
+        for ((key, values, answer, parent), truncation) in &truncated {
+            let truncation = *truncation;
             if self.refining_stopped.is_some()
                 || parent.as_ref().is_some_and(|p| self.barren.contains(p))
             {
@@ -268,10 +294,14 @@ impl<'s> Rounds<'s> {
                     .push((describe_values(values), truncation, "no way to refine it"));
                 continue;
             }
+            let children: Vec<Query> = children
+                .into_iter()
+                .map(|child| source.plan.query_with(self.ordinal, child))
+                .collect();
+            let keys: Vec<String> = children.iter().map(Query::key).collect();
+            let finished = manager.store().finished_among(id, &keys)?;
             let mut open = false;
-            for child in children {
-                let query = source.plan.query_with(self.ordinal, child);
-                let child_key = query.key();
+            for (mut query, child_key) in children.into_iter().zip(keys) {
                 if finished.contains(&child_key) {
                     continue;
                 }
@@ -279,6 +309,7 @@ impl<'s> Rounds<'s> {
                 if self.refinements_sent.contains(&child_key) || !seen.insert(child_key.clone()) {
                     continue;
                 }
+                query.ordinal = self.ordinal;
                 self.ordinal += 1;
                 let checkpoint = take_checkpoint(&mut self.checkpoints, &child_key);
                 next.push((child_key, query, checkpoint, Origin::Refined(key.clone())));
@@ -289,15 +320,8 @@ impl<'s> Rounds<'s> {
         }
         // The provider's hit counts of the planned queries add up to its
         // size where the plan covers the database once.
-        let planned: Vec<&Answer> = answers
-            .iter()
-            .filter(|(.., parent)| parent.is_none())
-            .map(|(_, _, a, _)| a)
-            .collect();
-        let hits: Vec<Option<u64>> = planned.iter().map(|a| census.hits(a)).collect();
-        refined.estimate = (!hits.is_empty() && hits.iter().all(Option::is_some))
-            .then(|| hits.iter().flatten().sum());
-        let room = cap.limit.saturating_sub(finished.len() as u64);
+        refined.estimate = planned_hits.filter(|_| planned_any);
+        let room = cap.limit.saturating_sub(finished_count);
         if next.len() as u64 > room {
             next.truncate(room as usize);
             refined.budget = Some(cap);
@@ -350,7 +374,7 @@ impl<'s> Rounds<'s> {
             return Ok(self.refiner.children(values, answer));
         }
         let all = self.refiner.children(values, answer);
-        let tree = context.tree(key);
+        let tree = context.tree(manager, self.work.source, key)?;
         let nearby: HashSet<String> = manager
             .store()
             .values_found_by(self.work.source, &tree)?
@@ -367,11 +391,14 @@ impl<'s> Rounds<'s> {
             .iter()
             .map(|child| self.source.plan.query_with(0, child.clone()).key())
             .collect();
-        if !keys.iter().all(|k| context.finished.contains(k)) {
+        let finished = manager.store().finished_among(self.work.source, &keys)?;
+        if !keys.iter().all(|k| finished.contains(k)) {
             return Ok(first);
         }
-        let sum: Option<u64> = keys.iter().map(|k| context.hits(k)).sum();
-        let covered = matches!((context.hits(key), sum), (Some(hits), Some(sum)) if sum >= hits);
+        let hits = context.hits(manager, self.work.source, &keys)?;
+        let sum: Option<u64> = keys.iter().map(|k| hits.get(k).copied().flatten()).sum();
+        let own = context.census.hits(answer);
+        let covered = matches!((own, sum), (Some(hits), Some(sum)) if sum >= hits);
         Ok(if covered { first } else { all })
     }
 
@@ -384,12 +411,7 @@ impl<'s> Rounds<'s> {
     /// up to no more than the parent's, narrowed it: that pays even without
     /// a new value (its first rows were its parent's: results sorted by the
     /// refined field).
-    fn pay(
-        &mut self,
-        manager: &Manager<'_>,
-        answers: &[Answered],
-        census: &Census,
-    ) -> Result<(), GatherError> {
+    fn pay(&mut self, manager: &Manager<'_>, census: &Census) -> Result<(), GatherError> {
         if self.refining.is_empty() {
             return Ok(());
         }
@@ -400,6 +422,17 @@ impl<'s> Rounds<'s> {
         for (key, _) in &found {
             *gains.entry(key.as_str()).or_default() += 1;
         }
+        // The answers of the round and of the queries it refines.
+        let mut wanted = keys.clone();
+        wanted.extend(round.iter().map(|(_, parent)| parent.clone()));
+        wanted.sort_unstable();
+        wanted.dedup();
+        let answers: Vec<Answered> = manager
+            .store()
+            .answered_among(self.work.source, &wanted)?
+            .into_iter()
+            .filter_map(parse_answered)
+            .collect();
         let by_key: HashMap<&str, &Answer> = answers
             .iter()
             .map(|(key, _, answer, _)| (key.as_str(), answer))
@@ -533,24 +566,33 @@ impl Learning {
 /// An answered query: key, element values, answer and the query it refines.
 type Answered = (String, ElementValues, Answer, Option<String>);
 
-/// The source's answered queries.
-fn answered_queries(
+/// A stored answered query, read: `None` when its JSON does not parse.
+fn parse_answered(q: crate::store::AnsweredQuery) -> Option<Answered> {
+    Some((
+        q.key,
+        serde_json::from_str(&q.values).ok()?,
+        serde_json::from_str(&q.answer).ok()?,
+        q.parent,
+    ))
+}
+
+/// What the source's answers reveal together, read from the store in
+/// batches.
+fn census(
     manager: &Manager<'_>,
     id: crate::store::SourceId,
-) -> Result<Vec<Answered>, GatherError> {
-    Ok(manager
-        .store()
-        .answered_queries(id)?
-        .into_iter()
-        .filter_map(|q| {
-            Some((
-                q.key,
-                serde_json::from_str(&q.values).ok()?,
-                serde_json::from_str(&q.answer).ok()?,
-                q.parent,
-            ))
-        })
-        .collect())
+    refiner: &Refiner,
+) -> Result<Census, GatherError> {
+    let mut tally = CensusTally::default();
+    manager.store().each_answered::<GatherError>(id, |q| {
+        if let Ok(answer) = serde_json::from_str::<Answer>(&q.answer) {
+            if serde_json::from_str::<ElementValues>(&q.values).is_ok() {
+                tally.add(&answer);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(refiner.census_of(tally))
 }
 
 /// Tells the ranking of learned words the answers of the stored queries
@@ -564,19 +606,21 @@ fn tell_answers(
     ranking: &mut learn::WordRanking,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<(), GatherError> {
-    let answers = answered_queries(manager, id)?;
-    let census = refiner.census(answers.iter().map(|a| &a.2));
-    for (key, values, answer, _) in &answers {
-        if !wanted(key) {
-            continue;
+    let census = census(manager, id, refiner)?;
+    manager.store().each_answered::<GatherError>(id, |q| {
+        if !wanted(&q.key) {
+            return Ok(());
         }
+        let Some((_, values, answer, _)) = parse_answered(q) else {
+            return Ok(());
+        };
         if let [(name, word)] = values.as_slice() {
             if name == element {
-                ranking.answered(word, census.hits(answer), answer.shown);
+                ranking.answered(word, census.hits(&answer), answer.shown);
             }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// What refining a source left: the truncated queries that are not
@@ -648,55 +692,54 @@ pub(super) fn unjudged(
     source: &Source,
 ) -> Result<(u64, u64), GatherError> {
     let refiner = Refiner::new(source.form.as_ref(), &source.metadata);
-    let answers: Vec<Answer> = manager
-        .store()
-        .answered_queries(id)?
-        .into_iter()
-        .filter_map(|q| serde_json::from_str(&q.answer).ok())
-        .collect();
-    let census = refiner.census(&answers);
-    let unjudged = answers
-        .iter()
-        .filter(|a| refiner.truncation(a, &census).is_none() && !refiner.judged(a, &census))
-        .count();
-    Ok((unjudged as u64, answers.len() as u64))
-}
-
-/// What one refinement round knows of the source's answers.
-struct Context<'a> {
-    /// Key → (answer, parent).
-    by_key: HashMap<&'a str, (&'a Answer, Option<&'a str>)>,
-    census: &'a Census,
-    finished: &'a HashSet<String>,
-}
-
-impl<'a> Context<'a> {
-    fn new(
-        answers: &'a [Answered],
-        census: &'a Census,
-        finished: &'a HashSet<String>,
-    ) -> Context<'a> {
-        let by_key = answers
-            .iter()
-            .map(|(key, _, answer, parent)| (key.as_str(), (answer, parent.as_deref())))
-            .collect();
-        Context {
-            by_key,
-            census,
-            finished,
+    let census = census(manager, id, &refiner)?;
+    let (mut unjudged, mut answers) = (0u64, 0u64);
+    manager.store().each_answered::<GatherError>(id, |q| {
+        let Ok(answer) = serde_json::from_str::<Answer>(&q.answer) else {
+            return Ok(());
+        };
+        answers += 1;
+        if refiner.truncation(&answer, &census).is_none() && !refiner.judged(&answer, &census) {
+            unjudged += 1;
         }
-    }
+        Ok(())
+    })?;
+    Ok((unjudged, answers))
+}
 
-    fn hits(&self, key: &str) -> Option<u64> {
-        self.by_key
-            .get(key)
-            .and_then(|(answer, _)| self.census.hits(answer))
+/// What one refinement round knows of the source's answers: the query
+/// each refined query refines (refined queries only, not the plan) and
+/// the census; the answers themselves are asked of the store.
+struct Context<'a> {
+    /// Refined query's key → the key of the query it refines.
+    parents: &'a HashMap<String, String>,
+    census: &'a Census,
+}
+
+impl Context<'_> {
+    /// The hit counts of the answered queries among `keys`.
+    fn hits(
+        &self,
+        manager: &Manager<'_>,
+        id: crate::store::SourceId,
+        keys: &[String],
+    ) -> Result<HashMap<String, Option<u64>>, GatherError> {
+        Ok(manager
+            .store()
+            .answered_among(id, keys)?
+            .into_iter()
+            .filter_map(parse_answered)
+            .map(|(key, _, answer, _)| {
+                let hits = self.census.hits(&answer);
+                (key, hits)
+            })
+            .collect())
     }
 
     /// The planned query a query was refined from (itself when planned).
     fn root<'k>(&'k self, mut key: &'k str) -> &'k str {
         for _ in 0..64 {
-            match self.by_key.get(key).and_then(|(_, parent)| *parent) {
+            match self.parents.get(key) {
                 Some(parent) => key = parent,
                 None => break,
             }
@@ -705,12 +748,27 @@ impl<'a> Context<'a> {
     }
 
     /// The answered queries of a query's tree.
-    fn tree(&self, key: &str) -> Vec<String> {
+    fn tree(
+        &self,
+        manager: &Manager<'_>,
+        id: crate::store::SourceId,
+        key: &str,
+    ) -> Result<Vec<String>, GatherError> {
         let root = self.root(key);
-        self.by_key
-            .keys()
-            .filter(|k| self.root(k) == root)
-            .map(|k| k.to_string())
-            .collect()
+        let mut tree: Vec<String> = manager
+            .store()
+            .answered_among(id, &[root.to_string()])?
+            .into_iter()
+            .filter(|q| parse_answered(q.clone()).is_some())
+            .map(|q| q.key)
+            .filter(|k| !self.parents.contains_key(k))
+            .collect();
+        tree.extend(
+            self.parents
+                .keys()
+                .filter(|k| self.root(k) == root)
+                .cloned(),
+        );
+        Ok(tree)
     }
 }

@@ -328,6 +328,96 @@ impl Census {
     }
 }
 
+/// What a [`Census`] is computed from, counted answer by answer in a
+/// size that does not grow with the answers: per rule its largest count,
+/// how many answers end at it and whether one ends below; per wording of
+/// a stated number how often it was seen and how it relates to the rows.
+#[derive(Debug, Clone, Default)]
+pub struct CensusTally {
+    counts: Vec<(String, RuleCounts)>,
+    stated: Vec<(String, StatedTally)>,
+    showing: usize,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct RuleCounts {
+    largest: u64,
+    at: usize,
+    below: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct StatedTally {
+    seen: usize,
+    first: u64,
+    differs: bool,
+    never_below: bool,
+    above: bool,
+}
+
+impl CensusTally {
+    /// Counts one answer.
+    pub fn add(&mut self, answer: &Answer) {
+        let rows = std::iter::once((String::new(), answer.shown));
+        // A rule with one value a page (a heading) counts pages, not
+        // rows: its count betrays no cap.
+        let per_row = answer
+            .counts
+            .iter()
+            .filter(|(_, count)| *count > answer.pages.max(1))
+            .cloned();
+        for (rule, count) in rows.chain(per_row) {
+            let at = match self.counts.iter().position(|(r, _)| *r == rule) {
+                Some(at) => at,
+                None => {
+                    self.counts.push((
+                        rule,
+                        RuleCounts {
+                            largest: count,
+                            at: 0,
+                            below: false,
+                        },
+                    ));
+                    self.counts.len() - 1
+                }
+            };
+            let c = &mut self.counts[at].1;
+            if count > c.largest {
+                // Every answer so far ended below the new largest count.
+                c.below |= c.at > 0;
+                c.largest = count;
+                c.at = 1;
+            } else if count == c.largest {
+                c.at += 1;
+            } else {
+                c.below = true;
+            }
+        }
+        self.showing += usize::from(answer.shown > 0);
+        for (key, number) in &answer.stated {
+            let (n, shown) = (*number, answer.shown);
+            match self.stated.iter_mut().find(|(k, _)| k == key) {
+                Some((_, s)) => {
+                    s.seen += 1;
+                    s.differs |= n != s.first;
+                    s.never_below &= n >= shown;
+                    s.above |= n > shown;
+                }
+                None => self.stated.push((
+                    key.clone(),
+                    StatedTally {
+                        seen: 1,
+                        first: n,
+                        differs: false,
+                        never_below: n >= shown,
+                        above: n > shown,
+                    },
+                )),
+            }
+        }
+    }
+}
+
 /// Why an answer is incomplete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Truncation {
@@ -560,59 +650,38 @@ impl Refiner {
     /// queries, is never below the rows shown and above them somewhere,
     /// found on at least three answers and half of those that show rows.
     pub fn census<'a>(&self, answers: impl IntoIterator<Item = &'a Answer>) -> Census {
-        let mut counts: Vec<(String, Vec<u64>)> = Vec::new();
-        let mut stated: Vec<(String, Vec<(u64, u64)>)> = Vec::new();
-        let mut showing = 0usize;
+        let mut tally = CensusTally::default();
         for answer in answers {
-            let rows = std::iter::once((String::new(), answer.shown));
-            // A rule with one value a page (a heading) counts pages, not
-            // rows: its count betrays no cap.
-            let per_row = answer
-                .counts
-                .iter()
-                .filter(|(_, count)| *count > answer.pages.max(1))
-                .cloned();
-            for (rule, count) in rows.chain(per_row) {
-                match counts.iter_mut().find(|(r, _)| *r == rule) {
-                    Some((_, list)) => list.push(count),
-                    None => counts.push((rule, vec![count])),
-                }
-            }
-            showing += usize::from(answer.shown > 0);
-            for (key, number) in &answer.stated {
-                match stated.iter_mut().find(|(k, _)| k == key) {
-                    Some((_, list)) => list.push((*number, answer.shown)),
-                    None => stated.push((key.clone(), vec![(*number, answer.shown)])),
-                }
-            }
+            tally.add(answer);
         }
+        self.census_of(tally)
+    }
+
+    /// The [`Census`] of the answers a [`CensusTally`] counted, for a
+    /// caller that reads the answers in batches.
+    pub fn census_of(&self, tally: CensusTally) -> Census {
         let caps = if self.told {
             Vec::new()
         } else {
-            counts
+            tally
+                .counts
                 .into_iter()
-                .filter_map(|(rule, list)| {
-                    let largest = list.iter().copied().max()?;
-                    let at = list.iter().filter(|c| **c == largest).count();
-                    let below = list.iter().any(|c| *c < largest);
-                    (largest > 1 && at >= 3 && below).then_some((rule, largest))
+                .filter_map(|(rule, c)| {
+                    (c.largest > 1 && c.at >= 3 && c.below).then_some((rule, c.largest))
                 })
                 .collect()
         };
+        let showing = tally.showing;
         let stated = if self.counted {
             None
         } else {
-            stated
+            tally
+                .stated
                 .into_iter()
-                .filter(|(_, list)| {
-                    let distinct: HashSet<u64> = list.iter().map(|(n, _)| *n).collect();
-                    list.len() >= 3
-                        && list.len() * 2 >= showing
-                        && distinct.len() >= 2
-                        && list.iter().all(|(n, shown)| n >= shown)
-                        && list.iter().any(|(n, shown)| n > shown)
+                .filter(|(_, s)| {
+                    s.seen >= 3 && s.seen * 2 >= showing && s.differs && s.never_below && s.above
                 })
-                .max_by_key(|(_, list)| list.len())
+                .max_by_key(|(_, s)| s.seen)
                 .map(|(key, _)| key)
         };
         Census { caps, stated }

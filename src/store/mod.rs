@@ -226,6 +226,14 @@ pub struct PlannedQuery {
     pub learned: bool,
 }
 
+/// How many queries the store reads or writes at once where it walks all
+/// of a source's queries ([`Store::each_answered`], the shared plan).
+pub const ANSWER_BATCH: usize = 1000;
+
+/// An answered query with its position in the order the store reads them
+/// (ordinal, row id), from which the next batch is read.
+pub type AnsweredAt = ((i64, i64), AnsweredQuery);
+
 /// A done query with what its answer revealed ([`Store::answered_queries`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnsweredQuery {
@@ -757,7 +765,59 @@ impl Store {
     /// The source's done queries with what their answers revealed, in the
     /// order they were planned and refined.
     pub fn answered_queries(&self, source: SourceId) -> Result<Vec<AnsweredQuery>, StoreError> {
-        on_backend!(self, b => b.answered_queries(source))
+        let mut all = Vec::new();
+        self.each_answered::<StoreError>(source, |q| {
+            all.push(q);
+            Ok(())
+        })?;
+        Ok(all)
+    }
+
+    /// Calls `each` with the source's done queries and what their answers
+    /// revealed, in the order of [`Store::answered_queries`], read from the
+    /// database in batches of [`ANSWER_BATCH`]: the memory it takes does
+    /// not grow with the queries.
+    pub fn each_answered<E: From<StoreError>>(
+        &self,
+        source: SourceId,
+        mut each: impl FnMut(AnsweredQuery) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut after = (i64::MIN, i64::MIN);
+        loop {
+            let batch = on_backend!(self, b => b.answered_after(source, after, ANSWER_BATCH))?;
+            let full = batch.len() == ANSWER_BATCH;
+            for (at, answered) in batch {
+                after = at;
+                each(answered)?;
+            }
+            if !full {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The done queries among `keys` with what their answers revealed, in
+    /// the order of `keys` (a key not done is left out).
+    pub fn answered_among(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<Vec<AnsweredQuery>, StoreError> {
+        on_backend!(self, b => b.answered_among(source, keys))
+    }
+
+    /// The keys among `keys` of the source's done queries.
+    pub fn finished_among(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<HashSet<String>, StoreError> {
+        on_backend!(self, b => b.finished_among(source, keys))
+    }
+
+    /// How many of the source's queries are done.
+    pub fn finished_count(&self, source: SourceId) -> Result<u64, StoreError> {
+        on_backend!(self, b => b.finished_count(source))
     }
 
     /// The element values (JSON pairs) of every stored query of the

@@ -855,24 +855,65 @@ impl Postgres {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
-    pub fn answered_queries(&self, source: SourceId) -> Result<Vec<AnsweredQuery>, StoreError> {
+    pub fn answered_after(
+        &self,
+        source: SourceId,
+        after: (i64, i64),
+        limit: usize,
+    ) -> Result<Vec<super::AnsweredAt>, StoreError> {
+        let limit = limit as i64;
         let rows = self.rows(
             &format!("reading the answers of source {source}"),
-            "SELECT key, query_values, answer, parent FROM queries
+            "SELECT ordinal, id, key, query_values, answer, parent FROM queries
              WHERE source_id = $1 AND state = 'done'
                AND answer IS NOT NULL AND query_values IS NOT NULL
-             ORDER BY ordinal, id",
-            &[&source],
+               AND (ordinal, id) > ($2, $3)
+             ORDER BY ordinal, id LIMIT $4",
+            &[&source, &after.0, &after.1, &limit],
         )?;
         Ok(rows
             .iter()
-            .map(|r| AnsweredQuery {
-                key: r.get(0),
-                values: r.get(1),
-                answer: r.get(2),
-                parent: r.get(3),
-            })
+            .map(|r| ((r.get(0), r.get(1)), answered(r, 2)))
             .collect())
+    }
+
+    pub fn answered_among(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<Vec<AnsweredQuery>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the answers of source {source}"),
+            "SELECT key, query_values, answer, parent FROM queries
+             WHERE source_id = $1 AND key = ANY($2) AND state = 'done'
+               AND answer IS NOT NULL AND query_values IS NOT NULL",
+            &[&source, &keys],
+        )?;
+        let mut by_key: HashMap<String, AnsweredQuery> =
+            rows.iter().map(|r| (r.get(0), answered(r, 0))).collect();
+        Ok(keys.iter().filter_map(|k| by_key.remove(k)).collect())
+    }
+
+    pub fn finished_among(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<HashSet<String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the done queries of source {source}"),
+            "SELECT key FROM queries WHERE source_id = $1 AND key = ANY($2) AND state = 'done'",
+            &[&source, &keys],
+        )?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub fn finished_count(&self, source: SourceId) -> Result<u64, StoreError> {
+        let rows = self.rows(
+            &format!("counting the done queries of source {source}"),
+            "SELECT count(*) FROM queries WHERE source_id = $1 AND state = 'done'",
+            &[&source],
+        )?;
+        Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0).max(0) as u64))
     }
 
     pub fn query_values(&self, source: SourceId) -> Result<Vec<String>, StoreError> {
@@ -1122,33 +1163,36 @@ impl Postgres {
     ) -> Result<u64, StoreError> {
         let context = format!("planning the queries of source {source}");
         let time = now();
-        // In batches, made once: a transaction cut by a lost connection
-        // is sent again.
-        let mut seen = HashSet::new();
-        let mut batches = vec![PlanBatch::default()];
-        for query in queries {
-            if seen.insert(query.key.clone()) {
-                if batches.last().is_some_and(|b| b.keys.len() >= 1000) {
-                    batches.push(PlanBatch::default());
-                }
-                if let Some(batch) = batches.last_mut() {
+        self.execute(
+            &context,
+            "UPDATE sources SET work = $2 WHERE id = $1",
+            &[&source, &work],
+        )?;
+        // In batches, each sent on its own (and again when a lost
+        // connection cut it): the plan is never held whole, so a plan of a
+        // million queries takes the memory of one batch. Planning a query
+        // twice leaves it as it is, so a plan cut off half-way is completed
+        // by planning it again.
+        let mut queries = queries.peekable();
+        let mut planned = 0;
+        while queries.peek().is_some() {
+            let mut seen = HashSet::new();
+            let mut batch = PlanBatch::default();
+            for query in queries.by_ref() {
+                if seen.insert(query.key.clone()) {
                     batch.push(query);
                 }
+                if batch.keys.len() >= crate::store::ANSWER_BATCH {
+                    break;
+                }
             }
-        }
-        self.call(&context, true, |c| {
-            block_on(async {
-                let tx = c.client.transaction().await?;
-                tx.execute(
-                    "UPDATE sources SET work = $2 WHERE id = $1",
-                    &[&source, &work],
-                )
-                .await?;
-                let mut planned = 0;
-                for b in batches.iter().filter(|b| !b.keys.is_empty()) {
-                    planned += tx
+            let b = &batch;
+            planned += self.call(&context, true, |c| {
+                block_on(async {
+                    let statement = c.statements.get(&c.client, PLAN_QUERIES).await?;
+                    c.client
                         .execute(
-                            PLAN_QUERIES,
+                            &statement,
                             &[
                                 &source,
                                 &time,
@@ -1161,12 +1205,11 @@ impl Postgres {
                                 &b.learned,
                             ],
                         )
-                        .await?;
-                }
-                tx.commit().await?;
-                Ok(planned)
-            })
-        })
+                        .await
+                })
+            })?;
+        }
+        Ok(planned)
     }
 
     pub fn stats(&self, source: SourceId) -> Result<SourceStats, StoreError> {
@@ -1778,6 +1821,17 @@ const PLAN_QUERIES: &str =
                        lease_until = CASE WHEN queries.state = 'failed' THEN NULL
                                           ELSE queries.lease_until END
                      WHERE queries.request IS NULL OR queries.state = 'failed'";
+
+/// An answered query from the columns key, query_values, answer, parent
+/// starting at `at`.
+fn answered(r: &Row, at: usize) -> AnsweredQuery {
+    AnsweredQuery {
+        key: r.get(at),
+        values: r.get(at + 1),
+        answer: r.get(at + 2),
+        parent: r.get(at + 3),
+    }
+}
 
 /// Planned queries on their way into the database, a column each.
 #[derive(Default)]

@@ -481,25 +481,79 @@ impl Sqlite {
         })
     }
 
-    /// The source's done queries with what their answers revealed, in the
-    /// order they were planned and refined.
-    pub fn answered_queries(&self, source: SourceId) -> Result<Vec<AnsweredQuery>, StoreError> {
+    /// At most `limit` of the source's answered queries after the position
+    /// `after` (ordinal, row id) in the order they were planned and refined,
+    /// each with its position.
+    pub fn answered_after(
+        &self,
+        source: SourceId,
+        after: (i64, i64),
+        limit: usize,
+    ) -> Result<Vec<super::AnsweredAt>, StoreError> {
         self.rows(
             &format!("reading the answers of source {source}"),
-            "SELECT key, query_values, answer, parent FROM queries
+            "SELECT ordinal, id, key, query_values, answer, parent FROM queries
              WHERE source_id = ?1 AND state = 'done'
                AND answer IS NOT NULL AND query_values IS NOT NULL
-             ORDER BY ordinal, id",
-            [source],
-            |r| {
-                Ok(AnsweredQuery {
-                    key: r.get(0)?,
-                    values: r.get(1)?,
-                    answer: r.get(2)?,
-                    parent: r.get(3)?,
-                })
-            },
+               AND (ordinal > ?2 OR (ordinal = ?2 AND id > ?3))
+             ORDER BY ordinal, id LIMIT ?4",
+            rusqlite::params![source, after.0, after.1, limit as i64],
+            |r| Ok(((r.get(0)?, r.get(1)?), answered(r, 2)?)),
         )
+    }
+
+    /// The answered queries among `keys`, in the order of `keys`.
+    pub fn answered_among(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<Vec<AnsweredQuery>, StoreError> {
+        let mut out = Vec::new();
+        for key in keys {
+            out.extend(self.rows(
+                &format!("reading the answers of source {source}"),
+                "SELECT key, query_values, answer, parent FROM queries
+                 WHERE source_id = ?1 AND key = ?2 AND state = 'done'
+                   AND answer IS NOT NULL AND query_values IS NOT NULL",
+                rusqlite::params![source, key],
+                |r| answered(r, 0),
+            )?);
+        }
+        Ok(out)
+    }
+
+    /// The keys among `keys` of the source's done queries.
+    pub fn finished_among(
+        &self,
+        source: SourceId,
+        keys: &[String],
+    ) -> Result<HashSet<String>, StoreError> {
+        let mut done = HashSet::new();
+        for key in keys {
+            let found = self.rows(
+                &format!("reading the done queries of source {source}"),
+                "SELECT key FROM queries WHERE source_id = ?1 AND key = ?2 AND state = 'done'",
+                rusqlite::params![source, key],
+                |r| r.get::<_, String>(0),
+            )?;
+            done.extend(found);
+        }
+        Ok(done)
+    }
+
+    /// How many of the source's queries are done.
+    pub fn finished_count(&self, source: SourceId) -> Result<u64, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM queries WHERE source_id = ?1 AND state = 'done'",
+                [source],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n.max(0) as u64)
+            .map_err(sql_err(
+                &self.path,
+                &format!("counting the done queries of source {source}"),
+            ))
     }
 
     /// The element values (JSON pairs) of every stored query of the
@@ -979,6 +1033,17 @@ fn sql_err(path: &Path, context: impl Into<String>) -> impl FnOnce(rusqlite::Err
         context,
         source,
     }
+}
+
+/// An answered query from the columns key, query_values, answer, parent
+/// starting at `at`.
+fn answered(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<AnsweredQuery> {
+    Ok(AnsweredQuery {
+        key: r.get(at)?,
+        values: r.get(at + 1)?,
+        answer: r.get(at + 2)?,
+        parent: r.get(at + 3)?,
+    })
 }
 
 fn to_i64(path: &Path, what: &'static str, value: u64) -> Result<i64, StoreError> {

@@ -629,10 +629,14 @@ async fn a_worker_needs_a_shared_database_and_says_so() {
 
 /// A database source `http://provider.test/form` in `store`.
 fn provider_source(store: &mut gather::store::Store) -> gather::store::SourceId {
+    provider_source_named(store, "http://provider.test/form")
+}
+
+fn provider_source_named(store: &mut gather::store::Store, url: &str) -> gather::store::SourceId {
     use gather::store::{SourceInfo, SourceKind};
     store
         .upsert_source(&SourceInfo {
-            url: "http://provider.test/form".into(),
+            url: url.into(),
             kind: SourceKind::Database,
             title: None,
             description: None,
@@ -1350,4 +1354,74 @@ async fn providers_that_hide_their_size_are_surfaced_on_the_shared_plan() {
         }
     }
     site.shutdown().await;
+}
+
+/// More answered queries than one batch of the store, recorded out of
+/// their plan's order: read batch by batch they come whole, once each, in
+/// the plan's order, as the whole list does; the lookups by key agree. On
+/// PostgreSQL a plan larger than a batch goes in whole.
+fn answers_in_batches(mut store: gather::store::Store) {
+    use gather::store::{PlannedQuery, QueryState, ANSWER_BATCH};
+    let source = provider_source(&mut store);
+    let n = ANSWER_BATCH * 2 + 100;
+    for i in (0..n).rev() {
+        let key = format!("k{i}");
+        let mut q = crate::support::query_outcome(&key, &key, QueryState::Done, vec![], &[]);
+        q.ordinal = i as u64;
+        q.values = Some(format!(r#"[["q","{i}"]]"#));
+        q.answer = Some(format!(r#"{{"shown":{}}}"#, i % 7));
+        q.parent = (i % 3 == 0).then(|| "k0".to_string());
+        store.record_query(source, &q).unwrap();
+    }
+    let failed = crate::support::query_outcome("kf", "f", QueryState::Failed, vec![], &[]);
+    store.record_query(source, &failed).unwrap();
+
+    let mut batched = Vec::new();
+    store
+        .each_answered::<gather::store::StoreError>(source, |q| {
+            batched.push(q);
+            Ok(())
+        })
+        .unwrap();
+    let keys: Vec<String> = batched.iter().map(|q| q.key.clone()).collect();
+    let planned: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+    assert_eq!(
+        keys, planned,
+        "each answered query once, in the plan's order"
+    );
+    assert_eq!(batched[1500].answer, r#"{"shown":2}"#);
+    assert_eq!(batched[1500].values, r#"[["q","1500"]]"#);
+    assert_eq!(batched[1500].parent.as_deref(), Some("k0"));
+    assert_eq!(store.answered_queries(source).unwrap(), batched);
+
+    let asked = vec!["k5".to_string(), "kf".into(), "nope".into(), "k1".into()];
+    let among = store.answered_among(source, &asked).unwrap();
+    let among: Vec<&str> = among.iter().map(|q| q.key.as_str()).collect();
+    assert_eq!(among, ["k5", "k1"]);
+    let finished = store.finished_among(source, &asked).unwrap();
+    assert_eq!(finished, ["k5".to_string(), "k1".into()].into());
+    assert_eq!(store.finished_count(source).unwrap(), n as u64);
+
+    if store.is_shared() {
+        let other = provider_source_named(&mut store, "http://provider.test/other");
+        let plan = (0..n).map(|i| PlannedQuery {
+            key: format!("p{}", i % (n - 50)),
+            ordinal: i as u64,
+            description: format!("q={i}"),
+            request: format!(
+                r#"{{"method":"Get","url":"http://provider.test/r?q={i}","body":null,"content_type":null}}"#
+            ),
+            values: None,
+            parent: None,
+            learned: false,
+        });
+        store.plan_queries(other, "{}", plan).unwrap();
+        let (stored, _) = store.query_counts(other).unwrap();
+        assert_eq!(stored, (n - 50) as u64, "every distinct key planned once");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_are_read_in_batches_alike_on_postgresql_and_sqlite() {
+    on_both_back_ends("answer_batches", answers_in_batches);
 }
