@@ -648,7 +648,7 @@ fn gather_fresh(
 /// ignores its parameters): coverage, most pages per query, requests
 /// against the smallest static plan that reaches every value.
 fn foreign_providers(runtime: &tokio::runtime::Runtime, site: &DemoSite) -> Result<(), String> {
-    use gather::demo::{events, fewo, shelf, stellen};
+    use gather::demo::{cottages, events, fewo, shelf, stellen};
     let base = site.base_url();
     let at = |path: &str| base.join(path).map_err(|e| e.to_string());
     let pages_per_query = |sent: &[gather::demo::LoggedRequest], page: &str| {
@@ -723,6 +723,25 @@ fn foreign_providers(runtime: &tokio::runtime::Runtime, site: &DemoSite) -> Resu
         s.queries_refined,
         sent.len(),
         coverage(&values, &fewo::expected()),
+        s.completeness.state(),
+        sent.len() as f64 / full as f64
+    );
+
+    let (report, sent, values) =
+        gather_provider(runtime, site, &at(cottages::PATH)?, cottages::SCRIPT)?;
+    let s = &report.sources[0];
+    let full = cottages::smallest_static_plan();
+    let prefixes = sent
+        .iter()
+        .filter(|r| r.target.contains("town=") && r.target.contains('*'))
+        .count();
+    println!(
+        "Country cottages ({} cottages, 15 dearest shown, villages of cheap cottages no capped answer lists, `*` prefixes taken): {} queries ({} refined, {prefixes} with a `*` prefix), {} requests; coverage {:?}; completeness: {}; smallest static plan reaching every cottage, with every town known: {full} requests; ratio {:.3}",
+        cottages::cottages().len(),
+        s.queries_sent,
+        s.queries_refined,
+        sent.len(),
+        coverage(&values, &cottages::expected()),
         s.completeness.state(),
         sent.len() as f64 / full as f64
     );

@@ -18,6 +18,7 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .merge(super::events::routes())
         .merge(super::fewo::routes())
         .merge(super::pictures::routes())
+        .merge(super::cottages::routes())
 }
 
 /// The value (trimmed) of a parameter of a query string, empty when absent.

@@ -14,7 +14,7 @@ use super::GatherError;
 use super::{describe_values, take_checkpoint, ElementValues, Manager, Origin, QueryWork};
 use crate::navigate::Checkpoint;
 use crate::plan::{Cap, Query};
-use crate::refine::{learn, Answer, Census, CensusTally, Refiner, Truncation};
+use crate::refine::{learn, Answer, Census, CensusTally, Refiner, Truncation, Wildcard, WILDCARDS};
 use crate::source::Source;
 
 /// Refined queries in a row that show rows but no new value, after which
@@ -52,6 +52,11 @@ pub(super) struct Rounds<'s> {
     unpaid: usize,
     /// Why refining stopped before every answer was whole.
     refining_stopped: Option<String>,
+    /// Whether the provider takes a wildcard in the open text field, as
+    /// the probes stored show.
+    wildcard: Wildcard,
+    /// A query of this round probes the wildcards: the others wait for it.
+    probing: bool,
     /// What refining left; `None` when the source has no way to refine.
     pub refined: Option<Refined>,
     /// Why learning stopped; `None` when the source has no field to learn.
@@ -97,6 +102,8 @@ impl<'s> Rounds<'s> {
             barren: HashSet::new(),
             unpaid: 0,
             refining_stopped: None,
+            wildcard: Wildcard::Unknown,
+            probing: false,
             checkpoints,
             refined: None,
             learning_stopped: None,
@@ -235,11 +242,17 @@ impl<'s> Rounds<'s> {
         let mut parents: HashMap<String, String> = HashMap::new();
         let mut planned_hits: Option<u64> = Some(0);
         let mut planned_any = false;
+        let mut probes: Vec<(char, String, Answer, ElementValues)> = Vec::new();
         manager.store().each_answered::<GatherError>(id, |q| {
             let Some(answered) = parse_answered(q) else {
                 return Ok(());
             };
-            let (key, _, answer, parent) = &answered;
+            let (key, values, answer, parent) = &answered;
+            if let Some(parent) = parent {
+                if let Some((w, _)) = self.refiner.probe_result(values, answer, None, None) {
+                    probes.push((w, parent.clone(), answer.clone(), values.clone()));
+                }
+            }
             match parent {
                 Some(parent) => {
                     parents.insert(key.clone(), parent.clone());
@@ -255,19 +268,17 @@ impl<'s> Rounds<'s> {
             Ok(())
         })?;
         self.pay(manager, &census)?;
+        self.wildcard = wildcard(manager, id, &self.refiner, &census, probes)?;
+        self.probing = false;
         let attributes: Vec<String> = self
             .refiner
             .text_attributes()
             .into_iter()
             .map(str::to_string)
             .collect();
-        if !attributes.is_empty() {
-            let mut values = manager.store().values(id)?;
-            for attribute in attributes {
-                let known = values.remove(&attribute).unwrap_or_default();
-                self.refiner
-                    .gathered(&attribute, known.into_iter().collect());
-            }
+        for attribute in attributes {
+            let known = manager.store().attribute_values(id, &attribute)?;
+            self.refiner.gathered(&attribute, known);
         }
         let finished_count = manager.store().finished_count(id)?;
         let context = Context {
@@ -373,7 +384,27 @@ impl<'s> Rounds<'s> {
         if self.refiner.text_attributes().is_empty() {
             return Ok(self.refiner.children(values, answer));
         }
+        // A prefix query (`Ro*`) cut short: longer prefixes.
+        if let Wildcard::Accepted(w) = self.wildcard {
+            if self
+                .refiner
+                .text_prefix(values, w)
+                .is_some_and(|(_, _, stem)| !stem.is_empty())
+            {
+                return Ok(self.refiner.text_prefixes(values, w));
+            }
+        }
         let all = self.refiner.children(values, answer);
+        let text = self.refiner.text_element();
+        let by_text = match all.first() {
+            Some(child) => child.iter().any(|(n, v)| {
+                Some(n.as_str()) == text && !values.iter().any(|(m, u)| m == n && u == v)
+            }),
+            None => self.refiner.text_prefix(values, '\0').is_some(),
+        };
+        if !by_text {
+            return Ok(all);
+        }
         let tree = context.tree(manager, self.work.source, key)?;
         let nearby: HashSet<String> = manager
             .store()
@@ -384,22 +415,77 @@ impl<'s> Rounds<'s> {
         self.refiner.nearby(Some(nearby));
         let first = self.refiner.children(values, answer);
         self.refiner.nearby(None);
-        if first.len() == all.len() {
-            return Ok(all);
+        let Some((keys, hits, sum)) = self.answered_children(manager, context, &first)? else {
+            return Ok(first);
+        };
+        let own = context.census.hits(answer);
+        let covered = matches!((own, sum), (Some(hits), Some(sum)) if sum >= hits);
+        if covered {
+            return Ok(first);
         }
-        let keys: Vec<String> = first
+        // The values gathered near it did not cover it: prefixes of the
+        // field where the provider takes a wildcard (probed once, with the
+        // first letter of a value that one of its refinements found), else
+        // every value gathered.
+        match self.wildcard {
+            Wildcard::Accepted(w) => return Ok(self.refiner.text_prefixes(values, w)),
+            Wildcard::Unknown => {
+                // One query probes; the others wait for its answers (their
+                // done refinements leave nothing open this round).
+                if self.probing {
+                    return Ok(first);
+                }
+                let text = self.refiner.text_element().unwrap_or_default();
+                let letter = first
+                    .iter()
+                    .zip(&keys)
+                    .filter(|(_, k)| hits.get(*k).copied().flatten().is_some_and(|h| h > 0))
+                    .find_map(|(child, _)| {
+                        let (_, v) = child.iter().find(|(n, _)| n == text)?;
+                        v.chars().next()
+                    });
+                let probes = letter
+                    .map(|l| self.refiner.wildcard_probes(values, l))
+                    .unwrap_or_default();
+                if !probes.is_empty() {
+                    self.probing = true;
+                    return Ok(probes);
+                }
+            }
+            Wildcard::Refused => {}
+        }
+        // Every value gathered; once all are done without covering it,
+        // nothing is left to try: it is left truncated.
+        let Some((_, _, sum)) = self.answered_children(manager, context, &all)? else {
+            return Ok(all);
+        };
+        let covered = match (own, sum) {
+            (Some(hits), Some(sum)) => sum >= hits,
+            _ => true,
+        };
+        Ok(if covered { all } else { Vec::new() })
+    }
+
+    /// When every one of `children` is done: their keys, their hit counts
+    /// and the sum of those (`None` when one is unknown).
+    #[allow(clippy::type_complexity)]
+    fn answered_children(
+        &self,
+        manager: &Manager<'_>,
+        context: &Context<'_>,
+        children: &[ElementValues],
+    ) -> Result<Option<(Vec<String>, HashMap<String, Option<u64>>, Option<u64>)>, GatherError> {
+        let keys: Vec<String> = children
             .iter()
             .map(|child| self.source.plan.query_with(0, child.clone()).key())
             .collect();
         let finished = manager.store().finished_among(self.work.source, &keys)?;
         if !keys.iter().all(|k| finished.contains(k)) {
-            return Ok(first);
+            return Ok(None);
         }
         let hits = context.hits(manager, self.work.source, &keys)?;
         let sum: Option<u64> = keys.iter().map(|k| hits.get(k).copied().flatten()).sum();
-        let own = context.census.hits(answer);
-        let covered = matches!((own, sum), (Some(hits), Some(sum)) if sum >= hits);
-        Ok(if covered { first } else { all })
+        Ok(Some((keys, hits, sum)))
     }
 
     /// Takes in what the round of refinements just answered brought: a
@@ -565,6 +651,49 @@ impl Learning {
 
 /// An answered query: key, element values, answer and the query it refines.
 type Answered = (String, ElementValues, Answer, Option<String>);
+
+/// Whether the provider takes a wildcard in the open text field, from the
+/// stored probes ([`Refiner::probe_result`]): the first of [`WILDCARDS`]
+/// a probe showed narrowed rows with; refused once every wildcard was
+/// probed without.
+fn wildcard(
+    manager: &Manager<'_>,
+    id: crate::store::SourceId,
+    refiner: &Refiner,
+    census: &Census,
+    probes: Vec<(char, String, Answer, ElementValues)>,
+) -> Result<Wildcard, GatherError> {
+    if probes.is_empty() {
+        return Ok(Wildcard::Unknown);
+    }
+    let parents: Vec<String> = probes.iter().map(|p| p.1.clone()).collect();
+    let parent_hits: HashMap<String, Option<u64>> = manager
+        .store()
+        .answered_among(id, &parents)?
+        .into_iter()
+        .filter_map(parse_answered)
+        .map(|(key, _, answer, _)| (key, census.hits(&answer)))
+        .collect();
+    let mut probed: Vec<(char, bool)> = Vec::new();
+    for (_, parent, answer, values) in &probes {
+        let parent = parent_hits.get(parent).copied().flatten();
+        if let Some(result) = refiner.probe_result(values, answer, parent, census.hits(answer)) {
+            probed.push(result);
+        }
+    }
+    for w in WILDCARDS {
+        if probed.iter().any(|(p, ok)| *p == w && *ok) {
+            return Ok(Wildcard::Accepted(w));
+        }
+    }
+    Ok(
+        if WILDCARDS.iter().all(|w| probed.iter().any(|(p, _)| p == w)) {
+            Wildcard::Refused
+        } else {
+            Wildcard::Unknown
+        },
+    )
+}
 
 /// A stored answered query, read: `None` when its JSON does not parse.
 fn parse_answered(q: crate::store::AnsweredQuery) -> Option<Answered> {

@@ -811,6 +811,140 @@ impl Refiner {
     }
 }
 
+/// The wildcards a provider may take at the end of a text field's value
+/// (`Ro%`, `Ro*`), in the order they are probed.
+pub const WILDCARDS: [char; 2] = ['%', '*'];
+
+/// Whether a provider takes a wildcard in a text field, as its answers
+/// show ([`Refiner::text_prefixes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Wildcard {
+    /// Not probed yet.
+    #[default]
+    Unknown,
+    /// This wildcard narrowed an answer to the values it starts.
+    Accepted(char),
+    /// No wildcard did.
+    Refused,
+}
+
+impl Refiner {
+    /// The open text field a query leaves to be refined by prefixes, and
+    /// the prefix it holds now (`Some("Ro")` for `Ro*`, `Some("")` for an
+    /// empty field), when every select is fixed: `(element, attribute,
+    /// stem)`.
+    pub fn text_prefix<'a>(
+        &'a self,
+        values: &[(String, String)],
+        wildcard: char,
+    ) -> Option<(&'a str, &'a str, String)> {
+        let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        self.ways.iter().find_map(|way| match way {
+            Way::Text { element, attribute } => {
+                let stem = match value_of(element).map(|v| v.trim()) {
+                    None | Some("") => String::new(),
+                    Some(v) => v.strip_suffix(wildcard)?.to_string(),
+                };
+                Some((element.as_str(), attribute.as_str(), stem))
+            }
+            _ => None,
+        })
+    }
+
+    /// The open text field refinement fills, if any.
+    pub fn text_element(&self) -> Option<&str> {
+        self.ways.iter().find_map(|way| match way {
+            Way::Text { element, .. } => Some(element.as_str()),
+            _ => None,
+        })
+    }
+
+    /// A query's refinements by prefixes of its open text field: the stem
+    /// one character longer, each followed by `wildcard`. The characters
+    /// are those the gathered values of the attribute hold at that place,
+    /// and for the first one every letter A–Z too: a town no answer showed
+    /// may begin with a letter none of the gathered ones does.
+    pub fn text_prefixes(
+        &self,
+        values: &[(String, String)],
+        wildcard: char,
+    ) -> Vec<Vec<(String, String)>> {
+        let Some((element, attribute, stem)) = self.text_prefix(values, wildcard) else {
+            return Vec::new();
+        };
+        let known = self.gathered.get(attribute).map_or(&[][..], Vec::as_slice);
+        let at = stem.chars().count();
+        let mut alphabet: Vec<char> = known
+            .iter()
+            .filter(|v| fold(v).starts_with(&fold(&stem)))
+            .filter_map(|v| v.chars().nth(at))
+            .map(|c| {
+                if at == 0 {
+                    c.to_uppercase().next().unwrap_or(c)
+                } else {
+                    c
+                }
+            })
+            .filter(|c| *c != wildcard)
+            .collect();
+        if at == 0 {
+            alphabet.extend('A'..='Z');
+        }
+        alphabet.sort_unstable();
+        alphabet.dedup();
+        alphabet
+            .into_iter()
+            .map(|c| with(values, element, &format!("{stem}{c}{wildcard}")))
+            .collect()
+    }
+
+    /// The probes of whether the provider takes a wildcard: the query with
+    /// its open text field set to `letter` (the first letter of a value
+    /// the query is known to find) followed by each wildcard
+    /// ([`WILDCARDS`]).
+    pub fn wildcard_probes(
+        &self,
+        values: &[(String, String)],
+        letter: char,
+    ) -> Vec<Vec<(String, String)>> {
+        let Some((element, _, stem)) = self.text_prefix(values, '\0') else {
+            return Vec::new();
+        };
+        if !stem.is_empty() || !letter.is_alphabetic() {
+            return Vec::new();
+        }
+        WILDCARDS
+            .iter()
+            .map(|w| with(values, element, &format!("{letter}{w}")))
+            .collect()
+    }
+
+    /// The wildcard an answered probe shows, if any: the value of the open
+    /// text field of a refined query is one letter and a wildcard, and its
+    /// answer showed rows, fewer hits than the query it refines when both
+    /// counts are known. `None`: the query is no probe.
+    pub fn probe_result(
+        &self,
+        values: &[(String, String)],
+        answer: &Answer,
+        parent_hits: Option<u64>,
+        hits: Option<u64>,
+    ) -> Option<(char, bool)> {
+        let element = self.text_element()?;
+        let value = values.iter().find(|(n, _)| n == element).map(|(_, v)| v)?;
+        let mut chars = value.chars();
+        let (first, w, rest) = (chars.next()?, chars.next()?, chars.next());
+        if rest.is_some() || !first.is_alphabetic() || !WILDCARDS.contains(&w) {
+            return None;
+        }
+        let narrower = match (hits, parent_hits) {
+            (Some(h), Some(p)) => h < p,
+            _ => true,
+        };
+        Some((w, answer.shown > 0 && narrower))
+    }
+}
+
 /// The attribute whose gathered values may fill an open text field (HiWE's
 /// label matching): a text field, not a query element, whose name or a
 /// word of whose label is the name of an attribute the rules gather

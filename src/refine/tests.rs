@@ -308,3 +308,54 @@ fn a_heading_counted_once_a_page_betrays_no_cap() {
     assert!(census.caps.is_empty(), "{census:?}");
     assert_eq!(silent.truncation(&walk(2, 9), &census), None);
 }
+
+#[test]
+fn an_open_text_field_is_refined_by_prefixes_once_a_wildcard_is_seen_to_narrow() {
+    let md = metadata(&[
+        ("DB.QueryElement", "region"),
+        ("DB.Result.q", "html.body.ul.li[*].txt"),
+    ]);
+    let mut refiner = Refiner::new(Some(&form()), &md);
+    refiner.gathered("q", vec!["Binz".into(), "Baabe".into(), "Sellin".into()]);
+    let parent = pairs(&[("region", "Nord"), ("preis", "2")]);
+    // Probed with a letter the query is known to find, once per wildcard.
+    assert_eq!(
+        refiner.wildcard_probes(&parent, 'B'),
+        vec![
+            pairs(&[("region", "Nord"), ("preis", "2"), ("q", "B%")]),
+            pairs(&[("region", "Nord"), ("preis", "2"), ("q", "B*")]),
+        ]
+    );
+    // A probe that shows rows and fewer hits than its parent narrows; one
+    // without rows, or with the parent's hits, does not; a query of a
+    // whole value is no probe.
+    let probe = pairs(&[("region", "Nord"), ("preis", "2"), ("q", "B*")]);
+    assert_eq!(
+        refiner.probe_result(&probe, &answer(7), Some(40), Some(7)),
+        Some(('*', true))
+    );
+    assert_eq!(
+        refiner.probe_result(&probe, &answer(0), Some(40), Some(0)),
+        Some(('*', false))
+    );
+    assert_eq!(
+        refiner.probe_result(&probe, &answer(30), Some(40), Some(40)),
+        Some(('*', false))
+    );
+    let exact = pairs(&[("region", "Nord"), ("preis", "2"), ("q", "Binz")]);
+    assert_eq!(refiner.probe_result(&exact, &answer(3), None, None), None);
+    // First letters: every letter A–Z (and any other a gathered value
+    // starts with); then the characters gathered values hold next.
+    let first = refiner.text_prefixes(&parent, '*');
+    assert_eq!(first.len(), 26);
+    assert_eq!(first[1][2], ("q".to_string(), "B*".to_string()));
+    assert_eq!(
+        refiner.text_prefixes(&probe, '*'),
+        vec![
+            pairs(&[("region", "Nord"), ("preis", "2"), ("q", "Ba*")]),
+            pairs(&[("region", "Nord"), ("preis", "2"), ("q", "Bi*")]),
+        ]
+    );
+    // A whole value is no prefix to extend.
+    assert!(refiner.text_prefixes(&exact, '*').is_empty());
+}

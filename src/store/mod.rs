@@ -895,6 +895,15 @@ impl Store {
         on_backend!(self, b => b.values(source))
     }
 
+    /// The source's values of one attribute, sorted by UTF-8 bytes.
+    pub fn attribute_values(
+        &self,
+        source: SourceId,
+        attribute: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        on_backend!(self, b => b.attribute_values(source, attribute))
+    }
+
     /// The number of records the source holds.
     pub fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
         on_backend!(self, b => b.record_count(source))

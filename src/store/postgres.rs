@@ -1298,6 +1298,20 @@ impl Postgres {
         Ok(out)
     }
 
+    pub fn attribute_values(
+        &self,
+        source: SourceId,
+        attribute: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the {attribute} values of source {source}"),
+            "SELECT value FROM attribute_values WHERE source_id = $1 AND attribute = $2
+             ORDER BY value COLLATE \"C\"",
+            &[&source, &attribute],
+        )?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     pub fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
         self.count(
             &format!("counting the records of source {source}"),

@@ -808,6 +808,20 @@ impl Sqlite {
         Ok(out)
     }
 
+    pub fn attribute_values(
+        &self,
+        source: SourceId,
+        attribute: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        self.rows(
+            &format!("reading the {attribute} values of source {source}"),
+            "SELECT value FROM attribute_values WHERE source_id = ?1 AND attribute = ?2
+             ORDER BY CAST(value AS BLOB)",
+            rusqlite::params![source, attribute],
+            |r| r.get::<_, String>(0),
+        )
+    }
+
     /// The number of records the source holds.
     pub fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
         self.conn

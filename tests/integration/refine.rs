@@ -493,11 +493,17 @@ async fn an_open_text_field_refines_once_the_selects_are_used_up() {
     // Each truncated query tries the towns its own island's queries found
     // first, and no more once their hit counts add up: no more queries than
     // a static plan that knew every island's towns.
+    // Once, whether the provider takes a wildcard after a letter was
+    // probed (`B%`, `B*`): it does not, so no prefix was sent after.
+    let (probes, filled): (Vec<String>, Vec<String>) = filled
+        .into_iter()
+        .partition(|o| o.ends_with("%25") || o.ends_with('*'));
+    assert!(probes.len() <= 2, "{probes:?}");
     let known_towns: usize = fewo::GEBIETE
         .iter()
         .map(|g| g.3.len() * fewo::PERSONEN.len())
         .sum();
-    let sent = sent_to(&site, "/fewo/suche").len();
+    let sent = sent_to(&site, "/fewo/suche").len() - probes.len();
     assert!(sent <= known_towns, "{sent} queries");
     assert!(
         filled
@@ -505,6 +511,35 @@ async fn an_open_text_field_refines_once_the_selects_are_used_up() {
             .all(|o| towns.iter().any(|t| urlencoding_eq(o, t))),
         "{filled:?}"
     );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn towns_no_capped_answer_lists_are_reached_by_prefixes_the_provider_takes() {
+    use gather::demo::cottages;
+    let (site, _dir, db, url, report) = gather_provider(cottages::PATH).await;
+    let source = &report.sources[0];
+    assert!(!report.failed(), "report:\n{report}");
+    assert!(source.truncated_left.is_empty(), "report:\n{report}");
+    assert_eq!(source.completeness.state(), "complete", "report:\n{report}");
+    // Every cottage and every town, the villages no capped answer lists
+    // among them.
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        cottages::expected()
+    );
+    let towns: Vec<String> = sent_to(&site, cottages::SCRIPT)
+        .into_iter()
+        .filter_map(|r| {
+            let (_, town) = r.target.split_once("town=")?;
+            Some(town.split('&').next()?.to_string())
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    // `%` was probed once and refused; `*` taken, and prefixes sent.
+    let percent: Vec<&String> = towns.iter().filter(|t| t.ends_with("%25")).collect();
+    assert_eq!(percent.len(), 1, "{towns:?}");
+    assert!(towns.iter().filter(|t| t.ends_with('*')).count() > 1);
     site.shutdown().await;
 }
 
