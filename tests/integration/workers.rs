@@ -1307,7 +1307,7 @@ async fn the_sources_queries_are_claimed_in_turn_so_providers_are_asked_side_by_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn providers_that_hide_their_size_are_surfaced_on_the_shared_plan() {
-    use gather::demo::{events, fewo, shelf, stellen};
+    use gather::demo::{cottages, events, fewo, shelf, stellen};
     let site = demo().await;
     let pg = postgres();
     let providers = [
@@ -1319,6 +1319,12 @@ async fn providers_that_hide_their_size_are_surfaced_on_the_shared_plan() {
             Some(stellen::expected()),
         ),
         ("fewo", fewo::PATH, "/fewo/suche", Some(fewo::expected())),
+        (
+            "cottages",
+            cottages::PATH,
+            cottages::SCRIPT,
+            Some(cottages::expected()),
+        ),
         ("events", events::PATH, "/events/search", None),
     ];
     for (name, path, script, expected) in providers {
