@@ -30,7 +30,7 @@ use crate::hel::Rule;
 use crate::page::{NodeId, Page};
 
 /// Pages with more nodes than this are aligned on a sample of their rows.
-pub const SAMPLE_ABOVE_NODES: usize = 100_000;
+pub const SAMPLE_ABOVE_NODES: usize = 20_000;
 
 /// How many children of a long sibling list a sample keeps first; up to as
 /// many more are kept for holding a named text.
