@@ -27,10 +27,10 @@ use super::median_secs;
 #[derive(Debug, clap::Args)]
 pub struct InduceBenchArgs {
     /// A directory of result pages of one site (`*.html`, `*.htm`).
-    #[arg(required_unless_present = "swde")]
+    #[arg(required_unless_present_any = ["swde", "large"])]
     pub dir: Option<PathBuf>,
     /// A JSON file: page file name → attribute → expected values.
-    #[arg(required_unless_present = "swde")]
+    #[arg(required_unless_present_any = ["swde", "large"])]
     pub expected: Option<PathBuf>,
     /// Instead of DIR and EXPECTED: the SWDE corpus (Hao et al. 2011), a
     /// directory holding `groundtruth/VERTICAL/*.txt` and the sites' pages
@@ -61,11 +61,31 @@ pub struct InduceBenchArgs {
     /// generated markup, into EXPECTED.
     #[arg(long, value_name = "N")]
     pub write_listings: Option<usize>,
+    /// Instead of DIR and EXPECTED: two generated listings of ROWS rows
+    /// each (about 55 bytes a row), induced on by `gather induce` in a child
+    /// process under `/usr/bin/time -v`: time and peak memory against the
+    /// pages' size, and the F1 of the best printed rule for each column
+    /// (medians of `--runs` runs).
+    #[arg(long, value_name = "ROWS", conflicts_with_all = ["swde", "write_demo", "write_listings"])]
+    pub large: Option<usize>,
+    /// With --large: another gather executable (main's build) run the same
+    /// way, its runs alternated with this one's, its row beside this one's.
+    #[arg(long, value_name = "EXECUTABLE", requires = "large")]
+    pub baseline: Option<PathBuf>,
 }
 
 type Expected = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 
 pub fn run(args: &InduceBenchArgs) -> ExitCode {
+    if let Some(rows) = args.large {
+        return match large(rows, args.runs, args.baseline.as_deref()) {
+            Ok(()) => crate::cli::exit(crate::cli::OK),
+            Err(e) => {
+                eprintln!("gather bench induce: {e}");
+                crate::cli::exit(crate::cli::FAILED)
+            }
+        };
+    }
     if let Some(corpus) = &args.swde {
         return match super::swde::measure(corpus, args.pages, args.train) {
             Ok(()) => crate::cli::exit(crate::cli::OK),
@@ -409,4 +429,183 @@ fn write_listings(dir: &Path, expected_path: &Path, n: usize) -> Result<(), Stri
 /// A value encoded for the demo's ISO-8859-1 forms.
 fn latin1_form(value: &str) -> String {
     url::form_urlencoded::byte_serialize(&encoding_rs::WINDOWS_1252.encode(value).0).collect()
+}
+
+/// One `gather induce` on the two large pages, as `/usr/bin/time -v` saw it.
+struct LargeRun {
+    wall: f64,
+    peak_rss_bytes: f64,
+    sampled: bool,
+    /// The rules printed, in order.
+    rules: Vec<String>,
+}
+
+/// `--large ROWS`: see [`InduceBenchArgs::large`].
+fn large(rows: usize, runs: usize, baseline: Option<&Path>) -> Result<(), String> {
+    if rows == 0 {
+        return Err("--large needs at least one row".into());
+    }
+    if !Path::new(TIME).is_file() {
+        return Err(format!(
+            "{TIME} is needed to measure peak memory (Debian: apt-get install time)"
+        ));
+    }
+    let mut exes = vec![("this", std::env::current_exe().map_err(|e| e.to_string())?)];
+    if let Some(path) = baseline {
+        if !path.is_file() {
+            return Err(format!("--baseline {}: no such executable", path.display()));
+        }
+        exes.push(("baseline", path.to_path_buf()));
+    }
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut files = Vec::new();
+    let mut truth: Vec<Vec<(String, String)>> = Vec::new();
+    let mut input = 0;
+    for seed in [1, 2] {
+        let (html, values) = gather::demo::listing::generate_long_page(seed, rows);
+        let path = dir.path().join(format!("all-{seed}.html"));
+        std::fs::write(&path, &html)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        input += html.len();
+        files.push(path);
+        truth.push(values);
+    }
+    let mib = |b: f64| b / (1024.0 * 1024.0);
+    println!(
+        "two listings of {rows} rows, {:.1} MiB together; `gather induce` on both, {} run(s) per executable, alternated; medians",
+        mib(input as f64),
+        runs.max(1)
+    );
+    let mut measured: Vec<Vec<LargeRun>> = exes.iter().map(|_| Vec::new()).collect();
+    for _ in 0..runs.max(1) {
+        for (k, (_, exe)) in exes.iter().enumerate() {
+            measured[k].push(induce_once(exe, &files)?);
+        }
+    }
+    // Each column's best rule (by F1 on the whole pages), per executable.
+    let pages: Vec<Page> = files
+        .iter()
+        .map(|f| std::fs::read(f).map(|b| Page::from_bytes(&b, None)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    println!(
+        "\n{:<9} {:>8} {:>10} {:>9} {:>8} {:>8} {:>8}",
+        "", "time s", "peak MiB", "× input", "sampled", "name F1", "price F1"
+    );
+    let mut medians = Vec::new();
+    for ((label, _), runs) in exes.iter().zip(&measured) {
+        let wall = super::median(runs.iter().map(|r| r.wall).collect());
+        let peak = super::median(runs.iter().map(|r| r.peak_rss_bytes).collect());
+        let rules = &runs[0].rules;
+        let f1 = |column: usize| best_f1(rules, &pages, &truth, column);
+        println!(
+            "{label:<9} {wall:>8.2} {:>10.0} {:>9.1} {:>8} {:>8.3} {:>8.3}",
+            mib(peak),
+            peak / input as f64,
+            if runs[0].sampled { "yes" } else { "no" },
+            f1(0),
+            f1(1)
+        );
+        medians.push((wall, peak));
+    }
+    if let [(this_wall, this_peak), (base_wall, base_peak)] = medians[..] {
+        println!(
+            "this / baseline: time {:.2}×, peak memory {:.2}×; the same rules: {}",
+            this_wall / base_wall,
+            this_peak / base_peak,
+            if measured[0][0].rules == measured[1][0].rules {
+                "yes"
+            } else {
+                "no"
+            }
+        );
+    }
+    for ((label, _), runs) in exes.iter().zip(&measured) {
+        println!("\nrules of {label}:");
+        for rule in &runs[0].rules {
+            println!("  {rule}");
+        }
+    }
+    Ok(())
+}
+
+const TIME: &str = "/usr/bin/time";
+
+/// Runs `exe induce FILES…` under `/usr/bin/time -v`.
+fn induce_once(exe: &Path, files: &[PathBuf]) -> Result<LargeRun, String> {
+    let out = std::process::Command::new(TIME)
+        .arg("-v")
+        .arg(exe)
+        .arg("induce")
+        .args(files)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {TIME}: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("{} induce failed: {stderr}", exe.display()));
+    }
+    let field = |name: &str| {
+        stderr
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map(str::trim)
+            .ok_or_else(|| format!("{TIME} -v printed no {name:?}"))
+    };
+    let peak_kib: f64 = field("Maximum resident set size (kbytes):")?
+        .parse()
+        .map_err(|e| format!("{TIME}: {e}"))?;
+    let wall = elapsed_secs(field("Elapsed (wall clock) time (h:mm:ss or m:ss):")?)
+        .ok_or_else(|| format!("{TIME}: cannot read the elapsed time"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rules = stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("rule: "))
+        .map(|r| serde_norway::from_str::<String>(r).unwrap_or_else(|_| r.to_string()))
+        .collect();
+    Ok(LargeRun {
+        wall,
+        peak_rss_bytes: peak_kib * 1024.0,
+        sampled: stdout.contains("# Sampled"),
+        rules,
+    })
+}
+
+/// `h:mm:ss` or `m:ss.ss` as seconds.
+fn elapsed_secs(text: &str) -> Option<f64> {
+    text.split(':').try_fold(0.0, |acc, part| {
+        Some(acc * 60.0 + part.parse::<f64>().ok()?)
+    })
+}
+
+/// The best F1, over `rules`, of the values they read on the pages against
+/// column `column` (0: name, 1: price) of the generated rows.
+fn best_f1(
+    rules: &[String],
+    pages: &[Page],
+    truth: &[Vec<(String, String)>],
+    column: usize,
+) -> f64 {
+    rules
+        .iter()
+        .filter_map(|r| Rule::parse(r).ok())
+        .map(|rule| {
+            let (mut both, mut got, mut want) = (0, 0, 0);
+            for (page, rows) in pages.iter().zip(truth) {
+                let wanted: Vec<String> = rows
+                    .iter()
+                    .map(|(n, p)| if column == 0 { n.clone() } else { p.clone() })
+                    .collect();
+                let (b, g, w) = induce::overlap(&rule.eval(page).flatten(), &wanted);
+                both += b;
+                got += g;
+                want += w;
+            }
+            if got + want == 0 {
+                0.0
+            } else {
+                2.0 * both as f64 / (got + want) as f64
+            }
+        })
+        .fold(0.0, f64::max)
 }

@@ -74,8 +74,13 @@ pub fn run_induce(args: &InduceArgs) -> ExitCode {
             return super::exit(super::FAILED);
         }
     };
+    // Large pages are aligned on a sample of their rows (the named texts'
+    // rows among them), the rules then read on the whole pages.
+    let texts: Vec<String> = names.iter().flat_map(|(_, t)| t.iter().cloned()).collect();
+    let sampling = induce::Sampling::new(pages, &texts);
+    let pages = &sampling.pages;
     let unlabelled = match read_pages(&args.unlabelled) {
-        Ok(p) => p,
+        Ok(p) => induce::Sampling::new(p, &[]).into_pages(),
         Err(e) => {
             eprintln!("gather induce: {e}");
             return super::exit(super::FAILED);
@@ -86,14 +91,14 @@ pub fn run_induce(args: &InduceArgs) -> ExitCode {
     } else {
         Algorithm::Approximate
     };
-    let mut induction = match induce::induce(&pages, algorithm) {
+    let mut induction = match induce::induce(pages, algorithm) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("gather induce: {e}");
             return super::exit(super::BAD_INPUT);
         }
     };
-    let slots: Vec<Slot> = if names.is_empty() {
+    let mut slots: Vec<Slot> = if names.is_empty() {
         induction
             .slots
             .iter()
@@ -106,7 +111,7 @@ pub fn run_induce(args: &InduceArgs) -> ExitCode {
     } else {
         let mut named = Vec::new();
         for (name, texts) in &names {
-            match induction.name_generalising(&pages, &unlabelled, name, texts) {
+            match induction.name_generalising(pages, &unlabelled, name, texts) {
                 Ok(slot) => named.push(slot),
                 Err(e) => {
                     eprintln!("gather induce: --name {name}: {e}");
@@ -123,7 +128,15 @@ pub fn run_induce(args: &InduceArgs) -> ExitCode {
         );
         return super::exit(super::FAILED);
     }
-    let text = results_yaml(&slots, &args.pages);
+    let mut text = String::new();
+    if sampling.sampled() {
+        let differ = sampling.check(&mut slots);
+        text = sampling_note(&sampling, &slots, &differ, &args.pages);
+        eprintln!(
+            "gather induce: large pages: the template was aligned on a sample of their rows, the rules read on the whole pages (see the comments)"
+        );
+    }
+    text.push_str(&results_yaml(&slots, &args.pages));
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -160,6 +173,41 @@ fn results_yaml(slots: &[Slot], pages: &[String]) -> String {
             };
             let shown = serde_json::to_string(&shown).unwrap_or_default();
             out.push_str(&format!("  #   {page}: {shown}{more}\n"));
+        }
+    }
+    out
+}
+
+/// What sampling did, as comments above the rules: the lists cut short on
+/// each page, and the rules that read on a whole page fewer values than on
+/// its sample, or other ones.
+fn sampling_note(
+    sampling: &induce::Sampling,
+    slots: &[Slot],
+    differ: &[Vec<usize>],
+    pages: &[String],
+) -> String {
+    let mut out = String::from(
+        "# Sampled: large pages, so the template was aligned on a sample of their rows\n\
+         # (the first ones of each long list, and those holding a --name text);\n\
+         # the rules below were then read on the whole pages.\n",
+    );
+    for (page, cuts) in pages.iter().zip(&sampling.cuts) {
+        for cut in cuts {
+            out.push_str(&format!(
+                "#   {page}: {} of {} children of {} aligned\n",
+                cut.kept, cut.rows, cut.list
+            ));
+        }
+    }
+    for (slot, differ) in slots.iter().zip(differ) {
+        if !differ.is_empty() {
+            let on: Vec<&str> = differ.iter().map(|&p| pages[p].as_str()).collect();
+            out.push_str(&format!(
+                "# Check {}: on the whole page it reads fewer or other values than on the sample ({})\n",
+                slot.name.as_deref().unwrap_or("this rule"),
+                on.join(", ")
+            ));
         }
     }
     out

@@ -161,6 +161,43 @@ pub fn generate_page(seed: u64, target: usize) -> String {
     h
 }
 
+/// A long product listing of `rows` short list items (about 55 bytes
+/// each: a linked name and a price), the same for the same `seed`: a shop's "show
+/// all" page, for measuring induction on large pages (`gather bench
+/// induce --large`). Returns the page and, per row, the name and the price.
+pub fn generate_long_page(seed: u64, rows: usize) -> (String, Vec<(String, String)>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut h = String::with_capacity(rows * 60 + 4096);
+    let shop = ["Haushalt24", "KüchenWelt", "CasaShop", "Kochprofi"][rng.gen_range(0..4)];
+    let category = CATEGORIES[rng.gen_range(0..CATEGORIES.len())];
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=de><head><meta charset=utf-8><title>{category} | {shop}</title></head>\n\
+         <body><div class=menu><ul>"
+    );
+    for (i, c) in CATEGORIES.iter().enumerate().take(8) {
+        let _ = write!(h, "<li><a href=/k/{i}>{c}</a>");
+    }
+    let _ = write!(
+        h,
+        "</ul></div>\n<h1>{category}</h1>\n<p>Alle Artikel auf einer Seite.</p>\n<ul id=all>\n"
+    );
+    let mut values = Vec::with_capacity(rows);
+    for _ in 0..rows {
+        let id = rng.gen_range(100_000..999_999);
+        let name = format!(
+            "{} {}",
+            WORDS[rng.gen_range(0..20)],
+            rng.gen_range(10..9999)
+        );
+        let price = format!("{},{:02} EUR", rng.gen_range(1..999), rng.gen_range(0..100));
+        let _ = writeln!(h, "<li><a href=/a/{id}>{name}</a> <b>{price}</b>");
+        values.push((name, price));
+    }
+    h.push_str("</ul>\n<p class=copy>&copy; Shop GmbH</p></body></html>\n");
+    (h, values)
+}
+
 fn head(h: &mut String, rng: &mut ChaCha8Rng, shop: &str, category: &str) {
     let _ = write!(
         h,

@@ -24,6 +24,11 @@ struct Eval<'a> {
     /// `[n,m]` position does not exist).
     first_multi: Option<usize>,
     rows: Vec<Option<NodeId>>,
+    /// The children of a node with a label, listed once for a step whose
+    /// index is the variable a condition is tried with: trying the
+    /// condition for every row of a long list then reads the list once,
+    /// not once per row.
+    bound_children: std::collections::HashMap<(NodeId, LabelId), Vec<NodeId>>,
 }
 
 /// The rule's value on the page, and the limit that cut it short, if one
@@ -60,6 +65,7 @@ pub(crate) fn eval_rows(
         stopped: None,
         first_multi,
         rows: Vec::new(),
+        bound_children: std::collections::HashMap::new(),
     };
     let value = e.path(&ast.path, 0, Page::ROOT);
     (value, e.stopped, e.rows)
@@ -89,7 +95,20 @@ impl Eval<'_> {
         let bound;
         let index = match &step.index {
             Index::Var { var, .. } if self.env.is_some_and(|(v, _)| v == *var) => {
-                bound = Index::At(self.env.map_or(0, |(_, k)| k));
+                let k = self.env.map_or(0, |(_, k)| k);
+                if step.axis == Axis::Child {
+                    let child = self
+                        .bound_children
+                        .entry((node, label))
+                        .or_insert_with(|| page.child_matches(node, label).collect())
+                        .get(k)
+                        .copied();
+                    return match child {
+                        Some(c) => self.path(p, i + 1, c),
+                        None => Nsl::Null,
+                    };
+                }
+                bound = Index::At(k);
                 &bound
             }
             other => other,

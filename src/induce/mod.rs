@@ -46,6 +46,7 @@
 //!   not data.
 
 pub mod distance;
+pub mod sample;
 pub mod site;
 pub mod template;
 
@@ -56,6 +57,7 @@ use crate::locate::{location_of, widest_with_same_text};
 use crate::page::{NodeId, Page, PCDATA, SCRIPT, STYLE};
 
 pub use distance::{approximate, restricted_distance, restricted_template, Costs};
+pub use sample::{Cut, Sampling};
 pub use template::{Joker, TemplateNode};
 
 /// The smallest share of a kept rule's values that must be data.

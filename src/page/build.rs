@@ -946,7 +946,7 @@ fn only_text(b: &Arena, first: u32) -> bool {
 }
 
 /// Groups the node ids by label (each group in document order), for `->` steps.
-fn index_labels(page: &mut Page) {
+pub(super) fn index_labels(page: &mut Page) {
     let n_labels = page.labels.len();
     let mut start = vec![0u32; n_labels + 1];
     for n in &page.nodes {

@@ -228,6 +228,11 @@ impl Page {
             .collect()
     }
 
+    /// How many nodes the tree has (elements and texts).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// The bytes this page's tree holds on the heap: 20 bytes a node, 12 an
     /// attribute, the text and attribute values once, 4 bytes a node for the
     /// label index, and a fixed part of under 1 KB (the label table). On the
@@ -471,6 +476,79 @@ impl Page {
             i += 1;
         }
         out.finish()
+    }
+
+    /// The page with the subtrees of `dropped` left out (roots in document
+    /// order, none inside another): the kept nodes keep their labels, texts,
+    /// attributes and order, so a rule that steps by label and position
+    /// reads the same nodes in the kept part. Induction aligns such a
+    /// sample of a large page's rows.
+    pub(crate) fn without_subtrees(&self, dropped: &[NodeId]) -> Page {
+        let mut new_id = vec![u32::MAX; self.nodes.len()];
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut attrs: Vec<Attr> = Vec::new();
+        let mut buf = String::new();
+        let mut cut = dropped.iter().peekable();
+        let mut i = 0u32;
+        while (i as usize) < self.nodes.len() {
+            while cut.next_if(|d| d.0 < i).is_some() {}
+            if cut.next_if(|d| d.0 == i).is_some() {
+                i = self.nodes[i as usize].end;
+                continue;
+            }
+            let n = self.nodes[i as usize];
+            new_id[i as usize] = nodes.len() as u32;
+            let parent = if n.parent == u32::MAX {
+                u32::MAX
+            } else {
+                new_id[n.parent as usize]
+            };
+            let (a, b) = if n.label() == PCDATA {
+                let start = buf.len() as u32;
+                buf.push_str(self.raw_text(NodeId(i)));
+                (start, buf.len() as u32)
+            } else {
+                let start = attrs.len() as u32;
+                for at in &self.attrs[n.a as usize..n.b as usize] {
+                    let from = buf.len() as u32;
+                    buf.push_str(&self.buf[at.start as usize..at.end as usize]);
+                    attrs.push(Attr {
+                        name: at.name,
+                        start: from,
+                        end: buf.len() as u32,
+                    });
+                }
+                (start, attrs.len() as u32)
+            };
+            nodes.push(Node {
+                label: n.label,
+                parent,
+                end: 0,
+                a,
+                b,
+            });
+            i += 1;
+        }
+        drop(new_id);
+        // Subtree ends from the subtree sizes (children come after parents).
+        let mut size = vec![1u32; nodes.len()];
+        for k in (1..nodes.len()).rev() {
+            let p = nodes[k].parent as usize;
+            size[p] += size[k];
+        }
+        for (k, n) in nodes.iter_mut().enumerate() {
+            n.end = k as u32 + size[k];
+        }
+        let mut page = Page {
+            nodes,
+            attrs,
+            buf,
+            labels: self.labels.clone(),
+            by_label: Vec::new(),
+            label_start: Vec::new(),
+        };
+        build::index_labels(&mut page);
+        page
     }
 
     /// `.src`: the node's outer HTML, serialised from the tree.

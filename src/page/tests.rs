@@ -336,3 +336,41 @@ fn many_distinct_element_names_keep_their_labels() {
     }
     assert_eq!(page.with_label(A).len(), 2);
 }
+
+#[test]
+fn a_page_without_subtrees_keeps_the_rest_as_it_was() {
+    let page = Page::parse(
+        "<body><h1 class=t>Liste</h1><ul><li><a href=/1>eins</a> <b>1</b></li>\
+         <li><a href=/2>zwei</a></li><li><a href=/3>drei</a><ul><li>x</li></ul></li>\
+         <li>vier</li></ul><p id=f>Ende &amp; aus</p></body>",
+    );
+    let items: Vec<NodeId> = page.with_label(page.label_id("li").unwrap()).to_vec();
+    // The second and the third item (and the list inside the third) go.
+    let sample = page.without_subtrees(&[items[1], items[2]]);
+    assert_eq!(
+        shape(&sample, Page::ROOT),
+        "html(head body(h1(pcdata) ul(li(a(pcdata) b(pcdata)) li(pcdata)) p(pcdata)))"
+    );
+    assert_eq!(sample.node_count(), page.node_count() - 9);
+    assert_eq!(sample.text(), "Liste eins 1 vier Ende & aus");
+    let li = sample.label_id("li").unwrap();
+    let kept: Vec<String> = sample
+        .with_label(li)
+        .iter()
+        .map(|&n| sample.text_of(n))
+        .collect();
+    assert_eq!(kept, ["eins 1", "vier"]);
+    let a = sample.with_label(A)[0];
+    assert_eq!(sample.attribute(a, "href"), Some("/1"));
+    let p = sample.with_label(sample.label_id("p").unwrap())[0];
+    assert_eq!(sample.attribute(p, "id"), Some("f"));
+    assert_eq!(sample.parent(p), Some(sample.body()));
+    assert_eq!(
+        sample.subtree_end(sample.body()).index(),
+        sample.node_count()
+    );
+    // Nothing dropped: the same tree.
+    let same = page.without_subtrees(&[]);
+    assert_eq!(shape(&same, Page::ROOT), shape(&page, Page::ROOT));
+    assert_eq!(same.text(), page.text());
+}

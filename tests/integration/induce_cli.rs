@@ -543,3 +543,65 @@ async fn a_select_that_answers_only_beside_a_text_field_is_queried_with_it() {
     );
     site.shutdown().await;
 }
+
+/// A page too large to align whole: induction says it sampled the rows, and
+/// the rule it learnt from the sample (named by a text from far beyond the
+/// sample) reads every row of the whole pages.
+#[test]
+fn large_pages_are_aligned_on_a_sample_and_the_rule_reads_every_row() {
+    let rows = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    let mut names = Vec::new();
+    let mut pages = Vec::new();
+    for seed in [11, 12] {
+        let (html, values) = gather::demo::listing::generate_long_page(seed, rows);
+        let path = dir.path().join(format!("all-{seed}.html"));
+        std::fs::write(&path, &html).unwrap();
+        files.push(path.to_str().unwrap().to_string());
+        names.push(values.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>());
+        pages.push(Page::parse(&html));
+    }
+    let page_nodes = pages[0].node_count();
+    assert!(
+        page_nodes > gather::induce::sample::SAMPLE_ABOVE_NODES,
+        "{page_nodes}"
+    );
+    let mut args = vec!["induce", &files[0], &files[1]];
+    let named = [
+        format!("name={}", names[0][rows - 7]),
+        format!("name={}", names[1][rows / 2]),
+    ];
+    for n in &named {
+        args.extend(["--name", n.as_str()]);
+    }
+    let out = gather(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let printed = stdout(&out);
+    assert!(printed.starts_with("# Sampled"), "{printed}");
+    // The named rows are kept besides the first ones.
+    let cut = format!("of {rows} children of html.body.ul aligned");
+    let line = printed
+        .lines()
+        .find(|l| l.contains(&files[0]) && l.contains(&cut))
+        .unwrap_or_else(|| panic!("no {cut:?} for {} in\n{printed}", files[0]));
+    let kept: usize = line
+        .split(": ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let first = gather::induce::sample::SAMPLE_ROWS;
+    assert!((first + 1..=3 * first).contains(&kept), "{line}");
+    assert!(stderr(&out).contains("sample"), "{}", stderr(&out));
+    let spec = Spec::from_yaml(&format!("url: http://x/\n{printed}"), "induced").unwrap();
+    let rule = Rule::parse(spec.results[0].rule.as_deref().unwrap()).unwrap();
+    for (page, want) in pages.iter().zip(&names) {
+        assert_eq!(&rule.eval(page).flatten(), want, "{printed}");
+    }
+    // The values shown are the whole page's.
+    assert!(printed.contains(&format!("({rows} values)")), "{printed}");
+}
