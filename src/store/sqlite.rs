@@ -15,6 +15,10 @@ use super::{
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
 
+/// How long a gathering waits for another's lock on the database to go
+/// before it is refused as busy.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The gatherer database.
 pub(super) struct Sqlite {
     conn: Connection,
@@ -127,25 +131,40 @@ impl Sqlite {
     /// database would send every query the first one is sending, so it is
     /// refused while this store lives. The lock is the operating system's
     /// (`flock`), released when the process ends, however it ends.
+    ///
+    /// A lock just released can stay held for a moment by a child process
+    /// that a program embedding gather is starting (the child holds a copy
+    /// of the descriptor until it runs its own program), so a held lock is
+    /// tried again for up to [`LOCK_PATIENCE`] before the run is refused.
     pub fn lock_for_gathering(&mut self) -> Result<(), StoreError> {
         let file = std::fs::File::open(&self.path).map_err(|e| StoreError::Io {
             path: self.path.clone(),
             context: "opening it to lock it".into(),
             source: e,
         })?;
-        match file.try_lock() {
-            Ok(()) => {
-                self.gathering = Some(file);
-                Ok(())
+        let started = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => {
+                    self.gathering = Some(file);
+                    return Ok(());
+                }
+                Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_PATIENCE => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(StoreError::Busy {
+                        path: self.path.clone(),
+                    });
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(StoreError::Io {
+                        path: self.path.clone(),
+                        context: "locking it".into(),
+                        source: e,
+                    });
+                }
             }
-            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Busy {
-                path: self.path.clone(),
-            }),
-            Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Io {
-                path: self.path.clone(),
-                context: "locking it".into(),
-                source: e,
-            }),
         }
     }
 
