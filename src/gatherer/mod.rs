@@ -35,7 +35,7 @@ use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
 use crate::record::{Record, RecordRules};
-use crate::refine::AnswerTally;
+use crate::refine::{AnswerTally, Refiner};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
 use rounds::{Refined, Rounds};
 
@@ -861,7 +861,11 @@ impl Manager<'_> {
                 source.metadata.result_count.clone().map(Arc::new),
             )
             .with_header_rows(header_rows)
-            .with_answers(&source.answered),
+            .with_answers(&source.answered)
+            .with_splits(
+                Some(Refiner::new(source.form.as_ref(), &source.metadata).splits())
+                    .filter(|s| !s.is_empty()),
+            ),
         );
 
         if self.shared.is_some() {
@@ -955,6 +959,7 @@ impl Manager<'_> {
             interrupt: self.options.interrupt.clone(),
             keep_pages: self.options.keep_pages,
             result_count,
+            splits: None,
             patience: self.options.reconnect,
             answered: Mutex::new(HashMap::new()),
             reused: std::sync::atomic::AtomicU64::new(0),
@@ -1218,6 +1223,9 @@ struct QueryWork {
     keep_pages: bool,
     /// `DB.ResultCount`, read on a query's first result page.
     result_count: Option<Arc<Rule>>,
+    /// The source's ways to refine: a query they split whose first page
+    /// proves it cut short reads no more pages ([`crate::refine::Splits`]).
+    splits: Option<crate::refine::Splits>,
     /// How long a lost database is waited for with a page in hand.
     patience: Duration,
     /// Answers received before the gathering (a surfaced form's probes),
@@ -1393,6 +1401,13 @@ impl QueryWork {
         self
     }
 
+    /// The same work, refining at once a query these ways split whose
+    /// first page proves it cut short (`None`: every page is read).
+    fn with_splits(mut self, splits: Option<crate::refine::Splits>) -> QueryWork {
+        self.splits = splits;
+        self
+    }
+
     /// The same work, taking these answers (by request key) instead of
     /// sending their requests ([`Source::answered`]).
     fn with_answers(self, answers: &[(String, Response)]) -> QueryWork {
@@ -1554,6 +1569,14 @@ impl QueryWork {
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
             navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
+            // A first page that proves the walk will be cut short ends it
+            // when the query is refined anyway: its refinements read the
+            // rows of the pages left.
+            if !answered_before && self.cut_short_at_once(&navigator, &tally, &query.values) {
+                tally.early(self.max_pages);
+                outcome.answer = serde_json::to_string(&tally.answer()).ok();
+                break;
+            }
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
             unsaved += 1;
             // The query's own answer is saved at once: the query is never
@@ -1612,8 +1635,8 @@ impl QueryWork {
         } else {
             QueryState::Done
         };
-        outcome.cut_short = navigator.cut_short();
-        tally.cut_short(outcome.cut_short);
+        tally.cut_short(navigator.cut_short());
+        outcome.cut_short = tally.answer().cut_short;
         tally.more_linked(outcome.error.is_none() && !run.interrupted && navigator.more_linked());
         if answered {
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
@@ -1637,6 +1660,27 @@ impl QueryWork {
         };
         run.outcome = outcome;
         Ran { run, recorded }
+    }
+
+    /// Whether the walk, after the query's first page, will surely be cut
+    /// short by the page limit and the query is split whatever its answer
+    /// ([`crate::refine::Splits::applies`]): the pager links more pages
+    /// than the limit allows, or the provider's `DB.ResultCount` exceeds
+    /// the limit times the rows of the first page.
+    fn cut_short_at_once(
+        &self,
+        navigator: &Navigator,
+        tally: &AnswerTally,
+        values: &[(String, String)],
+    ) -> bool {
+        if !navigator.has_next() || !self.splits.as_ref().is_some_and(|s| s.applies(values)) {
+            return false;
+        }
+        let answer = tally.answer();
+        navigator.beyond_limit()
+            || answer
+                .hits
+                .is_some_and(|hits| answer.shown > 0 && hits > self.max_pages * answer.shown)
     }
 
     /// Parses a result page and applies the rules ([`extract`]). That is

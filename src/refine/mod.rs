@@ -54,6 +54,13 @@ pub struct Answer {
     /// The page limit stopped the walk while more pages were linked.
     #[serde(default)]
     pub cut_short: bool,
+    /// When the walk stopped after the query's first page, which proved
+    /// that the page limit would cut it short (its pager links more pages
+    /// than `DB.MaxPages` allows, or its hit count exceeds what they can
+    /// show): the page limit's pages — its other pages are left to its
+    /// refinements ([`Splits`]). 0 for a walk that went on.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub early: u64,
     /// The walk ended while its last page linked a next page of the query
     /// that could not be followed (no link matched the navigation).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -92,6 +99,7 @@ pub struct Sorted {
 pub struct AnswerTally {
     hits: Option<u64>,
     cut_short: bool,
+    early: u64,
     more_linked: bool,
     pages: u64,
     /// The records of the pages (rows), when the rules describe rows.
@@ -157,6 +165,13 @@ impl AnswerTally {
         self.cut_short |= cut_short;
     }
 
+    /// The walk stopped after the first page, which proved that the page
+    /// limit (`max_pages`) would cut it short ([`Answer::early`]).
+    pub fn early(&mut self, max_pages: u64) {
+        self.early = max_pages.max(1);
+        self.cut_short = true;
+    }
+
     /// Whether the walk ended while a next page was linked but not read.
     pub fn more_linked(&mut self, more_linked: bool) {
         self.more_linked = more_linked;
@@ -180,6 +195,7 @@ impl AnswerTally {
             hits: self.hits,
             shown: if self.rows > 0 { self.rows } else { most },
             cut_short: self.cut_short,
+            early: self.early,
             more_linked: self.more_linked,
             pages: self.pages,
             counts: self
@@ -364,7 +380,7 @@ impl fmt::Display for Truncation {
 }
 
 /// One way to narrow a query.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 enum Way {
     /// One query per value of an element the query leaves open.
     Split {
@@ -501,6 +517,14 @@ impl Refiner {
         self.ways.is_empty()
     }
 
+    /// The ways to refine, for telling before a query's walk ends whether
+    /// it will be refined whatever its answer shows ([`Splits`]).
+    pub fn splits(&self) -> Splits {
+        Splits {
+            ways: self.ways.clone(),
+        }
+    }
+
     /// The elements it refines by, in order (what `gather plan` shows).
     pub fn elements(&self) -> Vec<String> {
         self.ways
@@ -564,25 +588,32 @@ impl Refiner {
         let mut stated: Vec<(String, Vec<(u64, u64)>)> = Vec::new();
         let mut showing = 0usize;
         for answer in answers {
-            let rows = std::iter::once((String::new(), answer.shown));
+            showing += usize::from(answer.shown > 0);
+            for (key, number) in &answer.stated {
+                match stated.iter_mut().find(|(k, _)| k == key) {
+                    Some((_, list)) => list.push((*number, answer.shown)),
+                    None => stated.push((key.clone(), vec![(*number, answer.shown)])),
+                }
+            }
+            // A walk stopped after its first page counts as the page limit
+            // would have ended it: as many pages as its first.
+            let scale = if answer.early > 0 && answer.pages == 1 {
+                answer.early
+            } else {
+                1
+            };
+            let rows = std::iter::once((String::new(), answer.shown * scale));
             // A rule with one value a page (a heading) counts pages, not
             // rows: its count betrays no cap.
             let per_row = answer
                 .counts
                 .iter()
                 .filter(|(_, count)| *count > answer.pages.max(1))
-                .cloned();
+                .map(|(rule, count)| (rule.clone(), count * scale));
             for (rule, count) in rows.chain(per_row) {
                 match counts.iter_mut().find(|(r, _)| *r == rule) {
                     Some((_, list)) => list.push(count),
                     None => counts.push((rule, vec![count])),
-                }
-            }
-            showing += usize::from(answer.shown > 0);
-            for (key, number) in &answer.stated {
-                match stated.iter_mut().find(|(k, _)| k == key) {
-                    Some((_, list)) => list.push((*number, answer.shown)),
-                    None => stated.push((key.clone(), vec![(*number, answer.shown)])),
                 }
             }
         }
@@ -680,11 +711,7 @@ impl Refiner {
                     any,
                     default,
                 } => {
-                    let open = match value_of(element) {
-                        Some(v) => any.contains(v),
-                        None => default.as_ref().is_none_or(|d| any.contains(d)),
-                    };
-                    if !open {
+                    if !left_open(value_of(element), any, default.as_ref()) {
                         continue;
                     }
                     return all.iter().map(|v| with(values, element, v)).collect();
@@ -742,6 +769,56 @@ impl Refiner {
     }
 }
 
+/// A source's ways to refine, as the walk of a query needs them: a query
+/// whose first page proves it cut short is refined at once, instead of
+/// reading the rest of its pages, when a split or a `%` prefix applies to
+/// it (its refinements then read every row of those pages). Where a text
+/// field would come first (its values depend on what was gathered),
+/// nothing is decided here. Kept with the shared plan for the workers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Splits {
+    ways: Vec<Way>,
+}
+
+impl Splits {
+    /// Whether there is no way to refine.
+    pub fn is_empty(&self) -> bool {
+        self.ways.is_empty()
+    }
+
+    /// Whether a query with these element values is refined by a split or
+    /// a prefix, whatever its answer: the first way that applies to it (in
+    /// the refiner's order) is one of them.
+    pub fn applies(&self, values: &[(String, String)]) -> bool {
+        let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        for way in &self.ways {
+            match way {
+                Way::Split {
+                    element,
+                    any,
+                    default,
+                    ..
+                } => {
+                    if left_open(value_of(element), any, default.as_ref()) {
+                        return true;
+                    }
+                }
+                Way::Prefix { element, .. } => {
+                    if value_of(element).is_some_and(|v| v.ends_with('%')) {
+                        return true;
+                    }
+                }
+                Way::Text { element, .. } => {
+                    if value_of(element).is_none_or(|v| v.trim().is_empty()) {
+                        return false;
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
 /// The attribute whose gathered values may fill an open text field (HiWE's
 /// label matching): a text field, not a query element, whose name or a
 /// word of whose label is the name of an attribute the rules gather
@@ -766,6 +843,15 @@ pub fn text_field_attribute(element: &crate::form::Element, metadata: &Metadata)
         .into_iter()
         .map(|(attribute, _)| attribute)
         .find(|a| names.contains(&a.to_lowercase()))
+}
+
+/// Whether a query leaves a split's element open: its value (or, when
+/// the query does not send it, the form's default) means "any".
+fn left_open(value: Option<&String>, any: &[String], default: Option<&String>) -> bool {
+    match value {
+        Some(v) => any.contains(v),
+        None => default.is_none_or(|d| any.contains(d)),
+    }
 }
 
 /// `values` with `element` set to `value` (added at the end when absent).

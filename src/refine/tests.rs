@@ -308,3 +308,76 @@ fn a_heading_counted_once_a_page_betrays_no_cap() {
     assert!(census.caps.is_empty(), "{census:?}");
     assert_eq!(silent.truncation(&walk(2, 9), &census), None);
 }
+
+#[test]
+fn a_query_a_split_or_prefix_refines_whatever_it_shows_is_refined_at_once() {
+    let md = metadata(&[("DB.QueryElement", "region")]);
+    let splits = Refiner::new(Some(&form()), &md).splits();
+    // The price is left open ("alle Preise"): the region is split by it.
+    assert!(splits.applies(&pairs(&[("region", "Nord")])));
+    assert!(splits.applies(&pairs(&[("region", "Nord"), ("preis", "")])));
+    // Every select set: nothing left to split by.
+    assert!(!splits.applies(&pairs(&[
+        ("region", "Nord"),
+        ("preis", "2"),
+        ("sort", "ort")
+    ])));
+    let md = metadata(&[
+        ("DB.QueryElement", "q"),
+        ("DB.QueryElement.q", "/[A-C]%/"),
+        ("DB.Refine", "q"),
+    ]);
+    let splits = Refiner::new(None, &md).splits();
+    assert!(splits.applies(&pairs(&[("q", "A%")])));
+    assert!(!splits.applies(&pairs(&[("q", "A")])));
+    // A text field first: its values depend on what was gathered, so
+    // nothing is decided before the answers are in.
+    let md = metadata(&[
+        ("DB.QueryElement", "region"),
+        ("DB.Result.q", "html.body.p[*].txt"),
+        ("DB.Refine", "q, preis"),
+    ]);
+    let refiner = Refiner::new(Some(&form()), &md);
+    assert_eq!(refiner.text_attributes(), vec!["q"]);
+    assert!(!refiner.splits().applies(&pairs(&[("region", "Nord")])));
+    // The shared plan keeps them as JSON.
+    let json = serde_json::to_string(&refiner.splits()).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Splits>(&json).unwrap(),
+        refiner.splits()
+    );
+}
+
+#[test]
+fn a_walk_stopped_after_its_first_page_counts_as_the_page_limit_would_end_it() {
+    let refiner = Refiner::new(None, &metadata(&[("DB.QueryElement", "region")]));
+    // Ten rows a page, DB.MaxPages 4: walks cut by the limit show 40.
+    let mut tally = AnswerTally::default();
+    tally.page(&[("nr".to_string(), (0..10).map(|n| n.to_string()).collect())]);
+    tally.early(4);
+    let early = tally.answer();
+    assert!(early.cut_short);
+    assert_eq!((early.shown, early.pages, early.early), (10, 1, 4));
+    assert_eq!(
+        refiner.truncation(&early, &Census::default()),
+        Some(Truncation::PageLimit)
+    );
+    let whole = |n: u64| counted(n, &[("nr", n)], Vec::new());
+    let answers = [
+        early.clone(),
+        early.clone(),
+        early,
+        whole(40),
+        whole(12),
+        whole(7),
+    ];
+    let census = refiner.census(&answers);
+    // They betray the common count of 40 rows as three walks cut by the
+    // limit would have: the walk that read 40 rows may be cut too.
+    assert_eq!(
+        refiner.truncation(&whole(40), &census),
+        Some(Truncation::CommonCap { shown: 40 })
+    );
+    assert_eq!(refiner.truncation(&whole(12), &census), None);
+    assert!(refiner.judged(&whole(7), &census));
+}

@@ -397,6 +397,14 @@ async fn refined_queries_read_their_pages_like_their_parents() {
             .any(|(query, &n)| query.contains("umfang=") && n > 1),
         "{per_query:?}"
     );
+    // A query whose first page links more pages than DB.MaxPages allows
+    // is refined at once: the care jobs (26 pages) are asked for one page,
+    // their refinements read the rest.
+    assert_eq!(per_query.get("bereich=pfl"), Some(&1), "{per_query:?}");
+    // Fewer result pages than the smallest static plan reaching every job
+    // (every field, hours and district: 121 pages).
+    let pages: usize = per_query.values().sum();
+    assert!(pages < 100, "{pages} result pages: {per_query:?}");
     site.shutdown().await;
 }
 
