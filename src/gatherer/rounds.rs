@@ -253,6 +253,11 @@ impl<'s> Rounds<'s> {
             let Some(truncation) = self.refiner.truncation(answer, &census) else {
                 continue;
             };
+            // The hit count the pages state, for choosing among splits.
+            let answer = &Answer {
+                hits: census.hits(answer),
+                ..answer.clone()
+            };
             if self.refining_stopped.is_some()
                 || parent.as_ref().is_some_and(|p| self.barren.contains(p))
             {

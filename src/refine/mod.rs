@@ -414,6 +414,8 @@ pub struct Refiner {
     told: bool,
     /// The source names its hit count (`DB.ResultCount`).
     counted: bool,
+    /// `DB.Refine` gave the ways, in the order to take them.
+    ordered: bool,
 }
 
 /// Labels of an option that stands for every value.
@@ -509,6 +511,7 @@ impl Refiner {
             max_results: metadata.max_results,
             told: metadata.result_count.is_some() || metadata.max_results.is_some(),
             counted: metadata.result_count.is_some(),
+            ordered: !metadata.refine.is_empty(),
         }
     }
 
@@ -714,6 +717,9 @@ impl Refiner {
                     if !left_open(value_of(element), any, default.as_ref()) {
                         continue;
                     }
+                    let (element, all) = self
+                        .cheapest_split(values, answer)
+                        .unwrap_or((element, all));
                     return all.iter().map(|v| with(values, element, v)).collect();
                 }
                 Way::Prefix { element, alphabet } => {
@@ -843,6 +849,77 @@ pub fn text_field_attribute(element: &crate::form::Element, metadata: &Metadata)
         .into_iter()
         .map(|(attribute, _)| attribute)
         .find(|a| names.contains(&a.to_lowercase()))
+}
+
+impl Refiner {
+    /// Among the splits a query leaves open, the one expected to make its
+    /// answer whole in the fewest queries, when the provider's hit count
+    /// shows how far above its rows shown (the cap) the query is; `None`
+    /// without a hit count, with fewer than two open splits, or where
+    /// `DB.Refine` gave the order. Each split is assumed to divide the hits
+    /// evenly among its values ([`split_cost`]): a subject of 270 books
+    /// under a cap of 50 is split by its 10 decades (27 each, whole at
+    /// once) rather than its 4 formats (67 each, each split again).
+    fn cheapest_split<'w>(
+        &'w self,
+        values: &[(String, String)],
+        answer: &Answer,
+    ) -> Option<(&'w String, &'w Vec<String>)> {
+        let hits = answer.hits?;
+        if self.ordered || answer.shown == 0 || hits <= answer.shown {
+            return None;
+        }
+        let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        let open: Vec<(&String, &Vec<String>)> = self
+            .ways
+            .iter()
+            .filter_map(|way| match way {
+                Way::Split {
+                    element,
+                    values: all,
+                    any,
+                    default,
+                } if left_open(value_of(element), any, default.as_ref()) => Some((element, all)),
+                _ => None,
+            })
+            .collect();
+        if open.len() < 2 {
+            return None;
+        }
+        let sizes: Vec<usize> = open.iter().map(|(_, all)| all.len()).collect();
+        best_split(hits as f64, answer.shown as f64, &sizes).map(|(at, _)| open[at])
+    }
+}
+
+/// Which of the splits of these sizes is expected to make an answer of
+/// `hits` whole under `cap` in the fewest queries, and how many; the first
+/// of equal costs (the form's order).
+fn best_split(hits: f64, cap: f64, sizes: &[usize]) -> Option<(usize, f64)> {
+    (0..sizes.len())
+        .map(|at| {
+            let rest: Vec<usize> = sizes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != at)
+                .map(|(_, n)| *n)
+                .collect();
+            let n = sizes[at] as f64;
+            (at, n + n * split_cost(hits / n, cap, &rest))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+}
+
+/// The queries expected to make an answer of `hits` whole under `cap`
+/// with splits of these sizes left, each dividing the hits evenly (0 when
+/// it is whole; with no split left, as many as the cap goes into it).
+fn split_cost(hits: f64, cap: f64, sizes: &[usize]) -> f64 {
+    if hits <= cap {
+        return 0.0;
+    }
+    match best_split(hits, cap, sizes) {
+        Some((_, cost)) => cost,
+        None => (hits / cap).ceil(),
+    }
 }
 
 /// Whether a query leaves a split's element open: its value (or, when

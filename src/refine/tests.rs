@@ -381,3 +381,40 @@ fn a_walk_stopped_after_its_first_page_counts_as_the_page_limit_would_end_it() {
     assert_eq!(refiner.truncation(&whole(12), &census), None);
     assert!(refiner.judged(&whole(7), &census));
 }
+
+#[test]
+fn a_stated_hit_count_chooses_the_split_expected_to_cost_the_fewest_queries() {
+    let html = r#"<form action="/s"><select name=subject><option value=fic>Fiction<option value=his>History</select>
+<select name=format><option value="">Any format<option value=pb>Paperback<option value=hc>Hardcover<option value=au>Audio<option value=eb>E-book</select>
+<select name=decade><option value="">Any decade<option value=1>1<option value=2>2<option value=3>3<option value=4>4<option value=5>5<option value=6>6<option value=7>7<option value=8>8<option value=9>9<option value=10>10</select></form>"#;
+    let url = url::Url::parse("http://h.test/").unwrap();
+    let form = crate::form::forms(&Page::parse(html), &url, encoding_rs::UTF_8)
+        .unwrap()
+        .remove(0);
+    let refiner = Refiner::new(Some(&form), &metadata(&[("DB.QueryElement", "subject")]));
+    let parent = pairs(&[("subject", "his")]);
+    let split_by = |answer: &Answer| {
+        let children = refiner.children(&parent, answer);
+        (children.len(), children[0][1].0.clone())
+    };
+    let capped = |hits: Option<u64>| Answer { hits, ..answer(50) };
+    // 270 hits under a cap of 50: 10 decades of 27 are whole at once; 4
+    // formats of 67 would each be split again.
+    assert_eq!(split_by(&capped(Some(270))), (10, "decade".to_string()));
+    // 520 hits: decades of 52 would each need the 4 formats (50 queries),
+    // formats of 130 each the 10 decades (44).
+    assert_eq!(split_by(&capped(Some(520))), (4, "format".to_string()));
+    // 150 hits: 4 formats of 38 are whole.
+    assert_eq!(split_by(&capped(Some(150))), (4, "format".to_string()));
+    // Without a hit count, the form's order.
+    assert_eq!(split_by(&capped(None)), (4, "format".to_string()));
+    // DB.Refine's order is kept.
+    let ordered = Refiner::new(
+        Some(&form),
+        &metadata(&[
+            ("DB.QueryElement", "subject"),
+            ("DB.Refine", "format, decade"),
+        ]),
+    );
+    assert_eq!(ordered.children(&parent, &capped(Some(270))).len(), 4);
+}
