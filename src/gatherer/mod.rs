@@ -1129,8 +1129,8 @@ impl Manager<'_> {
         source: &Source,
         queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Origin)>,
         line: &mut SourceReport,
-    ) -> Result<Vec<u64>, GatherError> {
-        let mut gained = Vec::new();
+    ) -> Result<rounds::Seen, GatherError> {
+        let mut seen = rounds::Seen::new();
         let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
             let work = Arc::clone(work);
             async move {
@@ -1139,11 +1139,13 @@ impl Manager<'_> {
             }
         }))
         .buffer_unordered(self.options.concurrency.max(1));
-        while let Some(run) = runs.next().await {
-            gained.push(self.take_run(source.url.as_str(), line, run)?);
+        while let Some(mut run) = runs.next().await {
+            let shown = std::mem::take(&mut run.run.seen);
+            seen.insert(run.run.outcome.key.clone(), shown);
+            self.take_run(source.url.as_str(), line, run)?;
         }
         drop(runs);
-        Ok(gained)
+        Ok(seen)
     }
 
     /// Runs a source's rounds of refinements and learned words, one after
@@ -1160,10 +1162,10 @@ impl Manager<'_> {
             };
             let interrupt = self.options.interrupt.clone();
             let batch = batch.into_iter().take_while(move |_| !interrupt.is_set());
-            let gains = self
+            let seen = self
                 .run_queries(&rounds.work, rounds.source, batch, line)
                 .await?;
-            rounds.answered(self, Some(&gains))?;
+            rounds.answered(self, Some(seen))?;
         }
     }
 }
@@ -1255,6 +1257,10 @@ struct QueryRun {
     /// The walk stopped between two pages because the gathering was
     /// interrupted; the query continues in the next run.
     interrupted: bool,
+    /// Every value its pages showed (as [`rounds::value_hash`]), new or
+    /// not: which query of a round found a value first depends on which
+    /// ended first, so a round's decisions read these instead.
+    seen: HashSet<u64>,
 }
 
 /// What the rules found on one result page, and its links.
@@ -1501,6 +1507,7 @@ impl QueryWork {
             found_nothing: !self.rules.is_empty(),
             warnings: Vec::new(),
             interrupted: false,
+            seen: HashSet::new(),
         };
         // The query's own page has answered (in this run or before).
         let mut answered = resumed;
@@ -1566,6 +1573,12 @@ impl QueryWork {
             tally.stated(extracted.stated);
             tally.rows(extracted.rows);
             tally.page(&extracted.lists);
+            run.seen.extend(
+                extracted
+                    .fragment
+                    .iter()
+                    .flat_map(|(_, values)| values.iter().map(|v| rounds::value_hash(v))),
+            );
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
             navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
