@@ -862,9 +862,10 @@ impl Manager<'_> {
             )
             .with_header_rows(header_rows)
             .with_answers(&source.answered)
+            // Not when the query limit leaves no room for a refinement.
             .with_splits(
                 Some(Refiner::new(source.form.as_ref(), &source.metadata).splits())
-                    .filter(|s| !s.is_empty()),
+                    .filter(|s| !s.is_empty() && source.plan.cap().limit > source.plan.len()),
             ),
         );
 
