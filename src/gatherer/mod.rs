@@ -35,7 +35,7 @@ use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::page::Page;
 use crate::plan::{Cap, Capped, Query};
 use crate::record::{Record, RecordRules};
-use crate::refine::AnswerTally;
+use crate::refine::{AnswerTally, Refiner};
 use crate::source::{self, CooperativeSource, Discovery, Limits, Source, SourceError};
 use rounds::{Refined, Rounds};
 
@@ -861,7 +861,12 @@ impl Manager<'_> {
                 source.metadata.result_count.clone().map(Arc::new),
             )
             .with_header_rows(header_rows)
-            .with_answers(&source.answered),
+            .with_answers(&source.answered)
+            // Not when the query limit leaves no room for a refinement.
+            .with_splits(
+                Some(Refiner::new(source.form.as_ref(), &source.metadata).splits())
+                    .filter(|s| !s.is_empty() && source.plan.cap().limit > source.plan.len()),
+            ),
         );
 
         if self.shared.is_some() {
@@ -985,6 +990,7 @@ impl Manager<'_> {
             interrupt: self.options.interrupt.clone(),
             keep_pages: self.options.keep_pages,
             result_count,
+            splits: None,
             patience: self.options.reconnect,
             answered: Mutex::new(HashMap::new()),
             reused: std::sync::atomic::AtomicU64::new(0),
@@ -1154,8 +1160,8 @@ impl Manager<'_> {
         source: &Source,
         queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Origin)>,
         line: &mut SourceReport,
-    ) -> Result<Vec<u64>, GatherError> {
-        let mut gained = Vec::new();
+    ) -> Result<rounds::Seen, GatherError> {
+        let mut seen = rounds::Seen::new();
         let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
             let work = Arc::clone(work);
             async move {
@@ -1164,11 +1170,13 @@ impl Manager<'_> {
             }
         }))
         .buffer_unordered(self.options.concurrency.max(1));
-        while let Some(run) = runs.next().await {
-            gained.push(self.take_run(source.url.as_str(), line, run)?);
+        while let Some(mut run) = runs.next().await {
+            let shown = std::mem::take(&mut run.run.seen);
+            seen.insert(run.run.outcome.key.clone(), shown);
+            self.take_run(source.url.as_str(), line, run)?;
         }
         drop(runs);
-        Ok(gained)
+        Ok(seen)
     }
 
     /// Runs a source's rounds of refinements and learned words, one after
@@ -1185,10 +1193,10 @@ impl Manager<'_> {
             };
             let interrupt = self.options.interrupt.clone();
             let batch = batch.into_iter().take_while(move |_| !interrupt.is_set());
-            let gains = self
+            let seen = self
                 .run_queries(&rounds.work, rounds.source, batch, line)
                 .await?;
-            rounds.answered(self, Some(&gains))?;
+            rounds.answered(self, Some(seen))?;
         }
     }
 }
@@ -1248,6 +1256,9 @@ struct QueryWork {
     keep_pages: bool,
     /// `DB.ResultCount`, read on a query's first result page.
     result_count: Option<Arc<Rule>>,
+    /// The source's ways to refine: a query they split whose first page
+    /// proves it cut short reads no more pages ([`crate::refine::Splits`]).
+    splits: Option<crate::refine::Splits>,
     /// How long a lost database is waited for with a page in hand.
     patience: Duration,
     /// Answers received before the gathering (a surfaced form's probes),
@@ -1277,6 +1288,10 @@ struct QueryRun {
     /// The walk stopped between two pages because the gathering was
     /// interrupted; the query continues in the next run.
     interrupted: bool,
+    /// Every value its pages showed (as [`rounds::value_hash`]), new or
+    /// not: which query of a round found a value first depends on which
+    /// ended first, so a round's decisions read these instead.
+    seen: HashSet<u64>,
 }
 
 /// What the rules found on one result page, and its links.
@@ -1423,6 +1438,13 @@ impl QueryWork {
         self
     }
 
+    /// The same work, refining at once a query these ways split whose
+    /// first page proves it cut short (`None`: every page is read).
+    fn with_splits(mut self, splits: Option<crate::refine::Splits>) -> QueryWork {
+        self.splits = splits;
+        self
+    }
+
     /// The same work, taking these answers (by request key) instead of
     /// sending their requests ([`Source::answered`]).
     fn with_answers(self, answers: &[(String, Response)]) -> QueryWork {
@@ -1516,6 +1538,7 @@ impl QueryWork {
             found_nothing: !self.rules.is_empty(),
             warnings: Vec::new(),
             interrupted: false,
+            seen: HashSet::new(),
         };
         // The query's own page has answered (in this run or before).
         let mut answered = resumed;
@@ -1581,9 +1604,23 @@ impl QueryWork {
             tally.stated(extracted.stated);
             tally.rows(extracted.rows);
             tally.page(&extracted.lists);
+            run.seen.extend(
+                extracted
+                    .fragment
+                    .iter()
+                    .flat_map(|(_, values)| values.iter().map(|v| rounds::value_hash(v))),
+            );
             outcome.fragment.merge(&extracted.fragment);
             outcome.records.extend(extracted.records);
             navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
+            // A first page that proves the walk will be cut short ends it
+            // when the query is refined anyway: its refinements read the
+            // rows of the pages left.
+            if !answered_before && self.cut_short_at_once(&navigator, &tally, &query.values) {
+                tally.early(self.max_pages);
+                outcome.answer = serde_json::to_string(&tally.answer()).ok();
+                break;
+            }
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
             unsaved += 1;
             // The query's own answer is saved at once: the query is never
@@ -1642,8 +1679,8 @@ impl QueryWork {
         } else {
             QueryState::Done
         };
-        outcome.cut_short = navigator.cut_short();
-        tally.cut_short(outcome.cut_short);
+        tally.cut_short(navigator.cut_short());
+        outcome.cut_short = tally.answer().cut_short;
         tally.more_linked(outcome.error.is_none() && !run.interrupted && navigator.more_linked());
         if answered {
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
@@ -1667,6 +1704,27 @@ impl QueryWork {
         };
         run.outcome = outcome;
         Ran { run, recorded }
+    }
+
+    /// Whether the walk, after the query's first page, will surely be cut
+    /// short by the page limit and the query is split whatever its answer
+    /// ([`crate::refine::Splits::applies`]): the pager links more pages
+    /// than the limit allows, or the provider's `DB.ResultCount` exceeds
+    /// the limit times the rows of the first page.
+    fn cut_short_at_once(
+        &self,
+        navigator: &Navigator,
+        tally: &AnswerTally,
+        values: &[(String, String)],
+    ) -> bool {
+        if !navigator.has_next() || !self.splits.as_ref().is_some_and(|s| s.applies(values)) {
+            return false;
+        }
+        let answer = tally.answer();
+        navigator.beyond_limit()
+            || answer
+                .hits
+                .is_some_and(|hits| answer.shown > 0 && hits > self.max_pages * answer.shown)
     }
 
     /// Parses a result page and applies the rules ([`extract`]). That is

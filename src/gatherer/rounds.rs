@@ -57,6 +57,9 @@ pub(super) struct Rounds<'s> {
     wildcard: Wildcard,
     /// A query of this round probes the wildcards: the others wait for it.
     probing: bool,
+    /// Every value each query of the round just answered showed, when
+    /// this process ran them (not on a shared plan).
+    seen: Option<Seen>,
     /// What refining left; `None` when the source has no way to refine.
     pub refined: Option<Refined>,
     /// Why learning stopped; `None` when the source has no field to learn.
@@ -104,6 +107,7 @@ impl<'s> Rounds<'s> {
             refining_stopped: None,
             wildcard: Wildcard::Unknown,
             probing: false,
+            seen: None,
             checkpoints,
             refined: None,
             learning_stopped: None,
@@ -149,15 +153,18 @@ impl<'s> Rounds<'s> {
         }
     }
 
-    /// Tells that the round is answered. `gains`: the values each of its
-    /// queries found first, in the order they ended, when the caller
-    /// counted them; otherwise they are read from the store with the
-    /// round's new values, which learning reads anyway.
+    /// Tells that the round is answered. `seen`: every value each of its
+    /// queries showed, when this process ran them: the round's new values
+    /// (read from the store) then count for the first query of the round
+    /// that showed them, in the round's order, whichever ended first
+    /// ([`attribute`]); on a shared plan, for the query whose worker
+    /// recorded them first.
     pub fn answered(
         &mut self,
         manager: &Manager<'_>,
-        gains: Option<&[u64]>,
+        seen: Option<Seen>,
     ) -> Result<(), GatherError> {
+        self.seen = seen;
         let Stage::Learning(learning) = &mut self.stage else {
             return Ok(());
         };
@@ -173,23 +180,17 @@ impl<'s> Rounds<'s> {
         let found = manager
             .store()
             .values_found_by(self.work.source, &learning.sent)?;
-        let counted: Vec<u64>;
-        let gains = match gains {
-            Some(gains) => gains,
-            None => {
-                let mut by_key: HashMap<&str, u64> = HashMap::new();
-                for (key, _) in &found {
-                    *by_key.entry(key.as_str()).or_default() += 1;
-                }
-                counted = learning
-                    .sent
-                    .iter()
-                    .map(|key| by_key.get(key.as_str()).copied().unwrap_or(0))
-                    .collect();
-                &counted
-            }
-        };
-        for &gain in gains {
+        let found = attribute(&learning.sent, found, self.seen.as_ref());
+        let mut by_key: HashMap<&str, u64> = HashMap::new();
+        for (key, _) in &found {
+            *by_key.entry(key.as_str()).or_default() += 1;
+        }
+        let gains: Vec<u64> = learning
+            .sent
+            .iter()
+            .map(|key| by_key.get(key.as_str()).copied().unwrap_or(0))
+            .collect();
+        for gain in gains {
             learning.unprofitable = if gain == 0 {
                 learning.unprofitable + 1
             } else {
@@ -290,6 +291,11 @@ impl<'s> Rounds<'s> {
         let mut seen = HashSet::new();
         for ((key, values, answer, parent), truncation) in &truncated {
             let truncation = *truncation;
+            // The hit count the pages state, for choosing among splits.
+            let answer = &Answer {
+                hits: census.hits(answer),
+                ..answer.clone()
+            };
             if self.refining_stopped.is_some()
                 || parent.as_ref().is_some_and(|p| self.barren.contains(p))
             {
@@ -504,6 +510,7 @@ impl<'s> Rounds<'s> {
         let round = std::mem::take(&mut self.refining);
         let keys: Vec<String> = round.iter().map(|(key, _)| key.clone()).collect();
         let found = manager.store().values_found_by(self.work.source, &keys)?;
+        let found = attribute(&keys, found, self.seen.as_ref());
         let mut gains: HashMap<&str, u64> = HashMap::new();
         for (key, _) in &found {
             *gains.entry(key.as_str()).or_default() += 1;
@@ -647,6 +654,43 @@ impl Learning {
         self.sent = queries.iter().map(|q| q.0.clone()).collect();
         Ok(Ok(queries))
     }
+}
+
+/// Every value each query of a round showed ([`value_hash`]), by key.
+pub(super) type Seen = HashMap<String, HashSet<u64>>;
+
+/// A value as [`Seen`] keeps it.
+pub(super) fn value_hash(value: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A round's new values (key of the query the store has them from,
+/// value), each given instead to the first query of the round, in `order`,
+/// that showed it: the store keeps the query that was recorded first,
+/// which depends on which walk ended first, and the round's decisions
+/// (which branch stopped paying, which word brought rows) must depend on
+/// the answers alone. Without `seen`, the store's attribution stands.
+fn attribute(
+    order: &[String],
+    found: Vec<(String, String)>,
+    seen: Option<&Seen>,
+) -> Vec<(String, String)> {
+    let Some(seen) = seen else {
+        return found;
+    };
+    found
+        .into_iter()
+        .map(|(key, value)| {
+            let hash = value_hash(&value);
+            let first = order
+                .iter()
+                .find(|k| seen.get(k.as_str()).is_some_and(|s| s.contains(&hash)));
+            (first.cloned().unwrap_or(key), value)
+        })
+        .collect()
 }
 
 /// An answered query: key, element values, answer and the query it refines.
@@ -899,5 +943,47 @@ impl Context<'_> {
                 .cloned(),
         );
         Ok(tree)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What each query of a round is credited with, in the round's order.
+    fn credited(order: &[String], found: Vec<(String, String)>, seen: Option<&Seen>) -> Vec<u64> {
+        let found = attribute(order, found, seen);
+        order
+            .iter()
+            .map(|key| found.iter().filter(|(k, _)| k == key).count() as u64)
+            .collect()
+    }
+
+    #[test]
+    fn a_rounds_new_values_count_for_its_first_query_that_showed_them_whichever_ended_first() {
+        let order = vec!["a".to_string(), "b".to_string()];
+        // Both queries showed "x" and "y"; b alone showed "z".
+        let seen: Seen = HashMap::from([
+            (
+                "a".to_string(),
+                HashSet::from([value_hash("x"), value_hash("y")]),
+            ),
+            (
+                "b".to_string(),
+                HashSet::from([value_hash("x"), value_hash("y"), value_hash("z")]),
+            ),
+        ]);
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        // The store credits the query recorded first: a when a ended
+        // first, b when b did.
+        let a_first = vec![pair("a", "x"), pair("a", "y"), pair("b", "z")];
+        let b_first = vec![pair("b", "x"), pair("b", "y"), pair("b", "z")];
+        assert_ne!(
+            credited(&order, a_first.clone(), None),
+            credited(&order, b_first.clone(), None)
+        );
+        // Read with what each showed, both interleavings credit the same.
+        assert_eq!(credited(&order, a_first, Some(&seen)), vec![2, 1]);
+        assert_eq!(credited(&order, b_first, Some(&seen)), vec![2, 1]);
     }
 }

@@ -136,6 +136,10 @@ struct SharedWork {
     /// `DB.ResultCount` as written, and its `DB.Result` prefix.
     #[serde(default)]
     result_count: Option<(String, Option<String>)>,
+    /// The source's ways to refine: a query they split whose first page
+    /// proves it cut short reads no more pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    splits: Option<crate::refine::Splits>,
 }
 
 impl SharedWork {
@@ -315,6 +319,7 @@ impl Manager<'_> {
                                 request,
                                 parent,
                                 learned,
+                                values,
                                 ..
                             },
                         checkpoint,
@@ -326,9 +331,15 @@ impl Manager<'_> {
                     let request: Request = serde_json::from_str(&request).map_err(|e| {
                         GatherError::Setup(format!("the shared plan's query {key:?}: {e}"))
                     })?;
+                    // Its element values decide whether a first page that
+                    // proves it cut short ends its walk.
+                    let values = values
+                        .as_deref()
+                        .and_then(|json| serde_json::from_str(json).ok())
+                        .unwrap_or_default();
                     let query = Query {
                         ordinal,
-                        values: Vec::new(),
+                        values,
                         request,
                     };
                     let checkpoint = checkpoint
@@ -400,7 +411,8 @@ impl Manager<'_> {
                 work.max_pages,
                 result_count,
             )
-            .with_header_rows(header_rows),
+            .with_header_rows(header_rows)
+            .with_splits(work.splits),
         );
         lock(cache).insert(id, Arc::clone(&query_work));
         Ok(query_work)
@@ -462,6 +474,7 @@ impl QueryWork {
                 .result_count
                 .as_ref()
                 .map(|rule| (rule.source().to_string(), rule.prefix().map(str::to_string))),
+            splits: self.splits.clone(),
         };
         serde_json::to_string(&work).unwrap_or_default()
     }

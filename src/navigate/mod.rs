@@ -552,6 +552,14 @@ impl Navigator {
         self.answered && self.queue.is_empty() && !self.limit_reached() && self.unread_next
     }
 
+    /// True when the pages fetched and queued already exceed the page
+    /// limit: the walk will be cut short, whatever the pages still to come
+    /// show (a pager that lists more pages than the limit allows).
+    pub fn beyond_limit(&self) -> bool {
+        self.max_pages
+            .is_some_and(|max| self.fetched + self.queue.len() as u64 > max)
+    }
+
     fn limit_reached(&self) -> bool {
         self.max_pages.is_some_and(|max| self.fetched >= max)
     }

@@ -54,6 +54,13 @@ pub struct Answer {
     /// The page limit stopped the walk while more pages were linked.
     #[serde(default)]
     pub cut_short: bool,
+    /// When the walk stopped after the query's first page, which proved
+    /// that the page limit would cut it short (its pager links more pages
+    /// than `DB.MaxPages` allows, or its hit count exceeds what they can
+    /// show): the page limit's pages — its other pages are left to its
+    /// refinements ([`Splits`]). 0 for a walk that went on.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub early: u64,
     /// The walk ended while its last page linked a next page of the query
     /// that could not be followed (no link matched the navigation).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -92,6 +99,7 @@ pub struct Sorted {
 pub struct AnswerTally {
     hits: Option<u64>,
     cut_short: bool,
+    early: u64,
     more_linked: bool,
     pages: u64,
     /// The records of the pages (rows), when the rules describe rows.
@@ -157,6 +165,13 @@ impl AnswerTally {
         self.cut_short |= cut_short;
     }
 
+    /// The walk stopped after the first page, which proved that the page
+    /// limit (`max_pages`) would cut it short ([`Answer::early`]).
+    pub fn early(&mut self, max_pages: u64) {
+        self.early = max_pages.max(1);
+        self.cut_short = true;
+    }
+
     /// Whether the walk ended while a next page was linked but not read.
     pub fn more_linked(&mut self, more_linked: bool) {
         self.more_linked = more_linked;
@@ -180,6 +195,7 @@ impl AnswerTally {
             hits: self.hits,
             shown: if self.rows > 0 { self.rows } else { most },
             cut_short: self.cut_short,
+            early: self.early,
             more_linked: self.more_linked,
             pages: self.pages,
             counts: self
@@ -358,14 +374,21 @@ struct StatedTally {
 impl CensusTally {
     /// Counts one answer.
     pub fn add(&mut self, answer: &Answer) {
-        let rows = std::iter::once((String::new(), answer.shown));
+        // A walk stopped after its first page counts as the page limit
+        // would have ended it: as many pages as its first.
+        let scale = if answer.early > 0 && answer.pages == 1 {
+            answer.early
+        } else {
+            1
+        };
+        let rows = std::iter::once((String::new(), answer.shown * scale));
         // A rule with one value a page (a heading) counts pages, not
         // rows: its count betrays no cap.
         let per_row = answer
             .counts
             .iter()
             .filter(|(_, count)| *count > answer.pages.max(1))
-            .cloned();
+            .map(|(rule, count)| (rule.clone(), count * scale));
         for (rule, count) in rows.chain(per_row) {
             let at = match self.counts.iter().position(|(r, _)| *r == rule) {
                 Some(at) => at,
@@ -454,7 +477,7 @@ impl fmt::Display for Truncation {
 }
 
 /// One way to narrow a query.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 enum Way {
     /// One query per value of an element the query leaves open.
     Split {
@@ -488,6 +511,8 @@ pub struct Refiner {
     told: bool,
     /// The source names its hit count (`DB.ResultCount`).
     counted: bool,
+    /// `DB.Refine` gave the ways, in the order to take them.
+    ordered: bool,
 }
 
 /// Labels of an option that stands for every value.
@@ -583,12 +608,21 @@ impl Refiner {
             max_results: metadata.max_results,
             told: metadata.result_count.is_some() || metadata.max_results.is_some(),
             counted: metadata.result_count.is_some(),
+            ordered: !metadata.refine.is_empty(),
         }
     }
 
     /// Whether the source can refine at all.
     pub fn is_empty(&self) -> bool {
         self.ways.is_empty()
+    }
+
+    /// The ways to refine, for telling before a query's walk ends whether
+    /// it will be refined whatever its answer shows ([`Splits`]).
+    pub fn splits(&self) -> Splits {
+        Splits {
+            ways: self.ways.clone(),
+        }
     }
 
     /// The elements it refines by, in order (what `gather plan` shows).
@@ -749,13 +783,12 @@ impl Refiner {
                     any,
                     default,
                 } => {
-                    let open = match value_of(element) {
-                        Some(v) => any.contains(v),
-                        None => default.as_ref().is_none_or(|d| any.contains(d)),
-                    };
-                    if !open {
+                    if !left_open(value_of(element), any, default.as_ref()) {
                         continue;
                     }
+                    let (element, all) = self
+                        .cheapest_split(values, answer)
+                        .unwrap_or((element, all));
                     return all.iter().map(|v| with(values, element, v)).collect();
                 }
                 Way::Prefix { element, alphabet } => {
@@ -945,6 +978,56 @@ impl Refiner {
     }
 }
 
+/// A source's ways to refine, as the walk of a query needs them: a query
+/// whose first page proves it cut short is refined at once, instead of
+/// reading the rest of its pages, when a split or a `%` prefix applies to
+/// it (its refinements then read every row of those pages). Where a text
+/// field would come first (its values depend on what was gathered),
+/// nothing is decided here. Kept with the shared plan for the workers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Splits {
+    ways: Vec<Way>,
+}
+
+impl Splits {
+    /// Whether there is no way to refine.
+    pub fn is_empty(&self) -> bool {
+        self.ways.is_empty()
+    }
+
+    /// Whether a query with these element values is refined by a split or
+    /// a prefix, whatever its answer: the first way that applies to it (in
+    /// the refiner's order) is one of them.
+    pub fn applies(&self, values: &[(String, String)]) -> bool {
+        let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        for way in &self.ways {
+            match way {
+                Way::Split {
+                    element,
+                    any,
+                    default,
+                    ..
+                } => {
+                    if left_open(value_of(element), any, default.as_ref()) {
+                        return true;
+                    }
+                }
+                Way::Prefix { element, .. } => {
+                    if value_of(element).is_some_and(|v| v.ends_with('%')) {
+                        return true;
+                    }
+                }
+                Way::Text { element, .. } => {
+                    if value_of(element).is_none_or(|v| v.trim().is_empty()) {
+                        return false;
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
 /// The attribute whose gathered values may fill an open text field (HiWE's
 /// label matching): a text field, not a query element, whose name or a
 /// word of whose label is the name of an attribute the rules gather
@@ -969,6 +1052,86 @@ pub fn text_field_attribute(element: &crate::form::Element, metadata: &Metadata)
         .into_iter()
         .map(|(attribute, _)| attribute)
         .find(|a| names.contains(&a.to_lowercase()))
+}
+
+impl Refiner {
+    /// Among the splits a query leaves open, the one expected to make its
+    /// answer whole in the fewest queries, when the provider's hit count
+    /// shows how far above its rows shown (the cap) the query is; `None`
+    /// without a hit count, with fewer than two open splits, or where
+    /// `DB.Refine` gave the order. Each split is assumed to divide the hits
+    /// evenly among its values ([`split_cost`]): a subject of 270 books
+    /// under a cap of 50 is split by its 10 decades (27 each, whole at
+    /// once) rather than its 4 formats (67 each, each split again).
+    fn cheapest_split<'w>(
+        &'w self,
+        values: &[(String, String)],
+        answer: &Answer,
+    ) -> Option<(&'w String, &'w Vec<String>)> {
+        let hits = answer.hits?;
+        if self.ordered || answer.shown == 0 || hits <= answer.shown {
+            return None;
+        }
+        let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        let open: Vec<(&String, &Vec<String>)> = self
+            .ways
+            .iter()
+            .filter_map(|way| match way {
+                Way::Split {
+                    element,
+                    values: all,
+                    any,
+                    default,
+                } if left_open(value_of(element), any, default.as_ref()) => Some((element, all)),
+                _ => None,
+            })
+            .collect();
+        if open.len() < 2 {
+            return None;
+        }
+        let sizes: Vec<usize> = open.iter().map(|(_, all)| all.len()).collect();
+        best_split(hits as f64, answer.shown as f64, &sizes).map(|(at, _)| open[at])
+    }
+}
+
+/// Which of the splits of these sizes is expected to make an answer of
+/// `hits` whole under `cap` in the fewest queries, and how many; the first
+/// of equal costs (the form's order).
+fn best_split(hits: f64, cap: f64, sizes: &[usize]) -> Option<(usize, f64)> {
+    (0..sizes.len())
+        .map(|at| {
+            let rest: Vec<usize> = sizes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != at)
+                .map(|(_, n)| *n)
+                .collect();
+            let n = sizes[at] as f64;
+            (at, n + n * split_cost(hits / n, cap, &rest))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+}
+
+/// The queries expected to make an answer of `hits` whole under `cap`
+/// with splits of these sizes left, each dividing the hits evenly (0 when
+/// it is whole; with no split left, as many as the cap goes into it).
+fn split_cost(hits: f64, cap: f64, sizes: &[usize]) -> f64 {
+    if hits <= cap {
+        return 0.0;
+    }
+    match best_split(hits, cap, sizes) {
+        Some((_, cost)) => cost,
+        None => (hits / cap).ceil(),
+    }
+}
+
+/// Whether a query leaves a split's element open: its value (or, when
+/// the query does not send it, the form's default) means "any".
+fn left_open(value: Option<&String>, any: &[String], default: Option<&String>) -> bool {
+    match value {
+        Some(v) => any.contains(v),
+        None => default.is_none_or(|d| any.contains(d)),
+    }
 }
 
 /// `values` with `element` set to `value` (added at the end when absent).

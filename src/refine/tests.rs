@@ -359,3 +359,113 @@ fn an_open_text_field_is_refined_by_prefixes_once_a_wildcard_is_seen_to_narrow()
     // A whole value is no prefix to extend.
     assert!(refiner.text_prefixes(&exact, '*').is_empty());
 }
+
+#[test]
+fn a_query_a_split_or_prefix_refines_whatever_it_shows_is_refined_at_once() {
+    let md = metadata(&[("DB.QueryElement", "region")]);
+    let splits = Refiner::new(Some(&form()), &md).splits();
+    // The price is left open ("alle Preise"): the region is split by it.
+    assert!(splits.applies(&pairs(&[("region", "Nord")])));
+    assert!(splits.applies(&pairs(&[("region", "Nord"), ("preis", "")])));
+    // Every select set: nothing left to split by.
+    assert!(!splits.applies(&pairs(&[
+        ("region", "Nord"),
+        ("preis", "2"),
+        ("sort", "ort")
+    ])));
+    let md = metadata(&[
+        ("DB.QueryElement", "q"),
+        ("DB.QueryElement.q", "/[A-C]%/"),
+        ("DB.Refine", "q"),
+    ]);
+    let splits = Refiner::new(None, &md).splits();
+    assert!(splits.applies(&pairs(&[("q", "A%")])));
+    assert!(!splits.applies(&pairs(&[("q", "A")])));
+    // A text field first: its values depend on what was gathered, so
+    // nothing is decided before the answers are in.
+    let md = metadata(&[
+        ("DB.QueryElement", "region"),
+        ("DB.Result.q", "html.body.p[*].txt"),
+        ("DB.Refine", "q, preis"),
+    ]);
+    let refiner = Refiner::new(Some(&form()), &md);
+    assert_eq!(refiner.text_attributes(), vec!["q"]);
+    assert!(!refiner.splits().applies(&pairs(&[("region", "Nord")])));
+    // The shared plan keeps them as JSON.
+    let json = serde_json::to_string(&refiner.splits()).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Splits>(&json).unwrap(),
+        refiner.splits()
+    );
+}
+
+#[test]
+fn a_walk_stopped_after_its_first_page_counts_as_the_page_limit_would_end_it() {
+    let refiner = Refiner::new(None, &metadata(&[("DB.QueryElement", "region")]));
+    // Ten rows a page, DB.MaxPages 4: walks cut by the limit show 40.
+    let mut tally = AnswerTally::default();
+    tally.page(&[("nr".to_string(), (0..10).map(|n| n.to_string()).collect())]);
+    tally.early(4);
+    let early = tally.answer();
+    assert!(early.cut_short);
+    assert_eq!((early.shown, early.pages, early.early), (10, 1, 4));
+    assert_eq!(
+        refiner.truncation(&early, &Census::default()),
+        Some(Truncation::PageLimit)
+    );
+    let whole = |n: u64| counted(n, &[("nr", n)], Vec::new());
+    let answers = [
+        early.clone(),
+        early.clone(),
+        early,
+        whole(40),
+        whole(12),
+        whole(7),
+    ];
+    let census = refiner.census(&answers);
+    // They betray the common count of 40 rows as three walks cut by the
+    // limit would have: the walk that read 40 rows may be cut too.
+    assert_eq!(
+        refiner.truncation(&whole(40), &census),
+        Some(Truncation::CommonCap { shown: 40 })
+    );
+    assert_eq!(refiner.truncation(&whole(12), &census), None);
+    assert!(refiner.judged(&whole(7), &census));
+}
+
+#[test]
+fn a_stated_hit_count_chooses_the_split_expected_to_cost_the_fewest_queries() {
+    let html = r#"<form action="/s"><select name=subject><option value=fic>Fiction<option value=his>History</select>
+<select name=format><option value="">Any format<option value=pb>Paperback<option value=hc>Hardcover<option value=au>Audio<option value=eb>E-book</select>
+<select name=decade><option value="">Any decade<option value=1>1<option value=2>2<option value=3>3<option value=4>4<option value=5>5<option value=6>6<option value=7>7<option value=8>8<option value=9>9<option value=10>10</select></form>"#;
+    let url = url::Url::parse("http://h.test/").unwrap();
+    let form = crate::form::forms(&Page::parse(html), &url, encoding_rs::UTF_8)
+        .unwrap()
+        .remove(0);
+    let refiner = Refiner::new(Some(&form), &metadata(&[("DB.QueryElement", "subject")]));
+    let parent = pairs(&[("subject", "his")]);
+    let split_by = |answer: &Answer| {
+        let children = refiner.children(&parent, answer);
+        (children.len(), children[0][1].0.clone())
+    };
+    let capped = |hits: Option<u64>| Answer { hits, ..answer(50) };
+    // 270 hits under a cap of 50: 10 decades of 27 are whole at once; 4
+    // formats of 67 would each be split again.
+    assert_eq!(split_by(&capped(Some(270))), (10, "decade".to_string()));
+    // 520 hits: decades of 52 would each need the 4 formats (50 queries),
+    // formats of 130 each the 10 decades (44).
+    assert_eq!(split_by(&capped(Some(520))), (4, "format".to_string()));
+    // 150 hits: 4 formats of 38 are whole.
+    assert_eq!(split_by(&capped(Some(150))), (4, "format".to_string()));
+    // Without a hit count, the form's order.
+    assert_eq!(split_by(&capped(None)), (4, "format".to_string()));
+    // DB.Refine's order is kept.
+    let ordered = Refiner::new(
+        Some(&form),
+        &metadata(&[
+            ("DB.QueryElement", "subject"),
+            ("DB.Refine", "format, decade"),
+        ]),
+    );
+    assert_eq!(ordered.children(&parent, &capped(Some(270))).len(), 4);
+}
