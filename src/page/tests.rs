@@ -374,3 +374,23 @@ fn a_page_without_subtrees_keeps_the_rest_as_it_was() {
     assert_eq!(shape(&same, Page::ROOT), shape(&page, Page::ROOT));
     assert_eq!(same.text(), page.text());
 }
+
+/// The tokenizer keeps the names it met in a small table where names of the
+/// same length, first and last letter share an entry: each element and
+/// attribute still gets its own name, and a repeated attribute its first
+/// value.
+#[test]
+fn names_that_share_an_entry_of_the_name_table_stay_apart() {
+    let page = Page::parse(
+        "<x-ab data-ab=1 data-xb=2><x-cb data-ab=3 DATA-AB=4></x-cb></x-ab><x-ab></x-ab>",
+    );
+    assert_eq!(shape(&page, Page::ROOT), "html(head body(x-ab(x-cb) x-ab))");
+    let ab = page.label_id("data-ab").unwrap();
+    let xb = page.label_id("data-xb").unwrap();
+    let cb = page.with_label(page.label_id("x-cb").unwrap())[0];
+    let first_ab = page.with_label(page.label_id("x-ab").unwrap())[0];
+    assert_eq!(page.attr(first_ab, ab), Some("1"));
+    assert_eq!(page.attr(first_ab, xb), Some("2"));
+    assert_eq!(page.attr(cb, ab), Some("3"));
+    assert_eq!(page.attr(cb, xb), None);
+}

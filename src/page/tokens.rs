@@ -15,6 +15,46 @@ use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkRes
 use html5ever::{ns, Attribute, LocalName, QualName};
 use html5gum::{Emitter, Error, State};
 
+/// Element and attribute names met before on the page, in a small table
+/// indexed by their length and their first and last bytes (a newer name
+/// takes the place of an older one that falls on the same entry). html5ever
+/// finds an atom by a SipHash of the name in its set of known names (and
+/// in a locked global set for the others); a page uses a few dozen names
+/// thousands of times, so most are looked up there once per page. No
+/// input can make a lookup cost more than one comparison.
+struct Names {
+    slots: Vec<Option<(Box<[u8]>, LocalName)>>,
+}
+
+impl Names {
+    const SLOTS: usize = 64;
+
+    fn new() -> Names {
+        Names {
+            slots: vec![None; Names::SLOTS],
+        }
+    }
+
+    fn slot(bytes: &[u8]) -> usize {
+        let first = usize::from(bytes.first().copied().unwrap_or(0));
+        let last = usize::from(bytes.last().copied().unwrap_or(0));
+        (bytes.len().wrapping_mul(31) ^ first.wrapping_mul(7) ^ last) % Names::SLOTS
+    }
+
+    /// The atom of an element or attribute name.
+    fn local_name(&mut self, bytes: &[u8]) -> LocalName {
+        let slot = &mut self.slots[Names::slot(bytes)];
+        if let Some((known, name)) = slot {
+            if **known == *bytes {
+                return name.clone();
+            }
+        }
+        let name = LocalName::from(&*utf8(bytes));
+        *slot = Some((bytes.into(), name.clone()));
+        name
+    }
+}
+
 /// html5gum's emitter that feeds a `TokenSink` (the tree builder).
 pub(super) struct Tokens<'a, S: TokenSink> {
     sink: &'a S,
@@ -24,6 +64,7 @@ pub(super) struct Tokens<'a, S: TokenSink> {
     name: Vec<u8>,
     self_closing: bool,
     attrs: Vec<Attribute>,
+    names: Names,
     /// The attribute being read, if any.
     in_attr: bool,
     attr_name: Vec<u8>,
@@ -38,7 +79,12 @@ pub(super) struct Tokens<'a, S: TokenSink> {
 fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     // The input is a `&str` and html5gum splits it at ASCII bytes, so this
     // is valid UTF-8 (still checked: a replacement character if it is not).
-    String::from_utf8_lossy(bytes)
+    // `from_utf8` first: it reads ASCII a word at a time, where
+    // `from_utf8_lossy` goes through its chunks byte by byte.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 fn tendril(bytes: &[u8]) -> StrTendril {
@@ -54,6 +100,7 @@ impl<'a, S: TokenSink> Tokens<'a, S> {
             name: Vec::new(),
             self_closing: false,
             attrs: Vec::new(),
+            names: Names::new(),
             in_attr: false,
             attr_name: Vec::new(),
             attr_value: Vec::new(),
@@ -97,11 +144,10 @@ impl<'a, S: TokenSink> Tokens<'a, S> {
         if !std::mem::take(&mut self.in_attr) {
             return;
         }
-        let name = utf8(&self.attr_name);
-        if self.attrs.iter().any(|a| *a.name.local == *name) {
+        let local = self.names.local_name(&self.attr_name);
+        if self.attrs.iter().any(|a| a.name.local == local) {
             return;
         }
-        let local = LocalName::from(&*name);
         self.attrs.push(Attribute {
             name: QualName::new(None, ns!(), local),
             value: tendril(&self.attr_value),
@@ -158,7 +204,7 @@ impl<S: TokenSink> Emitter for Tokens<'_, S> {
     fn emit_current_tag(&mut self) -> Option<State> {
         self.finish_attr();
         self.flush_text();
-        let name = LocalName::from(&*utf8(&self.name));
+        let name = self.names.local_name(&self.name);
         if self.end_tag {
             // An end tag's attributes and self-closing flag are errors only.
             self.send(Token::TagToken(Tag {
