@@ -23,6 +23,20 @@ async fn site() -> DemoSite {
     .expect("demo site starts")
 }
 
+/// The non-empty values of a form field in the requests sent to `script`
+/// (as sent, form-encoded).
+fn field_values_sent(site: &DemoSite, script: &str, field: &str) -> Vec<String> {
+    let key = format!("{field}=");
+    sent_to(site, script)
+        .into_iter()
+        .filter_map(|r| {
+            let (_, value) = r.target.split_once(&key)?;
+            let value = value.split('&').next()?.to_string();
+            (!value.is_empty()).then_some(value)
+        })
+        .collect()
+}
+
 fn sent_to(site: &DemoSite, script: &str) -> Vec<LoggedRequest> {
     site.requests()
         .into_iter()
@@ -490,14 +504,7 @@ async fn an_open_text_field_refines_once_the_selects_are_used_up() {
     );
     // The towns went into the text field, each an exact name gathered.
     let towns: BTreeSet<String> = fewo::expected()["ort"].clone();
-    let filled: Vec<String> = sent_to(&site, "/fewo/suche")
-        .into_iter()
-        .filter_map(|r| {
-            let (_, ort) = r.target.split_once("ort=")?;
-            let ort = ort.split('&').next()?.to_string();
-            (!ort.is_empty()).then_some(ort)
-        })
-        .collect();
+    let filled = field_values_sent(&site, "/fewo/suche", "ort");
     assert!(!filled.is_empty());
     // Each truncated query tries the towns its own island's queries found
     // first, and no more once their hit counts add up: no more queries than
@@ -537,14 +544,7 @@ async fn towns_no_capped_answer_lists_are_reached_by_prefixes_the_provider_takes
         gathering::stored_values(&db, url.as_str()),
         cottages::expected()
     );
-    let towns: Vec<String> = sent_to(&site, cottages::SCRIPT)
-        .into_iter()
-        .filter_map(|r| {
-            let (_, town) = r.target.split_once("town=")?;
-            Some(town.split('&').next()?.to_string())
-        })
-        .filter(|t| !t.is_empty())
-        .collect();
+    let towns = field_values_sent(&site, cottages::SCRIPT, "town");
     // `%` was probed once and refused; `*` taken, and prefixes sent.
     let percent: Vec<&String> = towns.iter().filter(|t| t.ends_with("%25")).collect();
     assert_eq!(percent.len(), 1, "{towns:?}");
