@@ -278,6 +278,37 @@ fn worker_with(db: &str, args: &[&str]) -> Child {
     command(&all).spawn().expect("start gather worker")
 }
 
+/// Waits until some query is done and the worker `pid` holds the lease
+/// of a query not done.
+async fn victim_holds_a_query_after_one_is_done(db: &str, pid: u32) {
+    let (client, connection) = tokio_postgres::connect(db, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    let holder = format!("%:{pid}:%");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let row = client
+            .query_one(
+                "SELECT count(*) FILTER (WHERE state = 'done'), \
+                        count(*) FILTER (WHERE state = 'pending' AND leased_by LIKE $1) \
+                 FROM queries",
+                &[&holder],
+            )
+            .await
+            .expect("read the queries");
+        let (done, held): (i64, i64) = (row.get(0), row.get(1));
+        if done > 0 && held > 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no query done with the victim holding one ({done} done, {held} held)"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 /// Waits until the site answered `n` result requests.
 async fn requests_reach(site: &SlowSite, n: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -322,7 +353,10 @@ async fn a_killed_worker_s_queries_are_free_at_once_and_status_shows_it_dead() {
     let mut victim = worker_with(&db, &LONG_LEASE);
     let survivor = worker_with(&db, &LONG_LEASE);
     let victim_pid = victim.id().expect("the worker's pid");
-    requests_reach(&site, 30).await;
+    // Killed once some query is done and the victim holds some: a request
+    // count alone does not show either (eight queries may be under way at
+    // once, none finished).
+    victim_holds_a_query_after_one_is_done(&db, victim_pid).await;
     victim.kill().await.expect("kill -9 the worker");
     let killed_at = Instant::now();
     let done_before = done_queries(&db).await;
