@@ -648,7 +648,7 @@ fn gather_fresh(
 /// ignores its parameters): coverage, most pages per query, requests
 /// against the smallest static plan that reaches every value.
 fn foreign_providers(runtime: &tokio::runtime::Runtime, site: &DemoSite) -> Result<(), String> {
-    use gather::demo::{cottages, events, fewo, shelf, stellen};
+    use gather::demo::{cottages, events, fewo, hofladen, shelf, stellen};
     let base = site.base_url();
     let at = |path: &str| base.join(path).map_err(|e| e.to_string());
     let pages_per_query = |sent: &[gather::demo::LoggedRequest], page: &str| {
@@ -731,19 +731,46 @@ fn foreign_providers(runtime: &tokio::runtime::Runtime, site: &DemoSite) -> Resu
         gather_provider(runtime, site, &at(cottages::PATH)?, cottages::SCRIPT)?;
     let s = &report.sources[0];
     let full = cottages::smallest_static_plan();
+    let (blind, length, by_guests) = cottages::blind_static_plan();
     let prefixes = sent
         .iter()
         .filter(|r| r.target.contains("town=") && r.target.contains('*'))
         .count();
     println!(
-        "Country cottages ({} cottages, 15 dearest shown, villages of cheap cottages no capped answer lists, `*` prefixes taken): {} queries ({} refined, {prefixes} with a `*` prefix), {} requests; coverage {:?}; completeness: {}; smallest static plan reaching every cottage, with every town known: {full} requests; ratio {:.3}",
+        "Country cottages ({} cottages, 15 dearest shown, villages of cheap cottages no capped answer lists, `*` prefixes taken): {} queries ({} refined, {prefixes} with a `*` prefix), {} requests; coverage {:?}; completeness: {}; smallest static plan reaching every cottage, with every town known: {full} requests; ratio {:.3}; without the towns known (counties{} x every town prefix of {length} character{}): {blind} requests; ratio {:.3}",
         cottages::cottages().len(),
         s.queries_sent,
         s.queries_refined,
         sent.len(),
         coverage(&values, &cottages::expected()),
         s.completeness.state(),
-        sent.len() as f64 / full as f64
+        sent.len() as f64 / full as f64,
+        if by_guests { " x guests" } else { "" },
+        if length == 1 { "" } else { "s" },
+        sent.len() as f64 / blind as f64
+    );
+
+    let (report, sent, values) =
+        gather_provider(runtime, site, &at(hofladen::PATH)?, hofladen::SCRIPT)?;
+    let s = &report.sources[0];
+    let words = sent
+        .iter()
+        .filter(|r| {
+            let query = r.target.split_once('?').map_or("", |(_, q)| q);
+            url::form_urlencoded::parse(query.as_bytes()).any(|(n, v)| {
+                n == "gemeinde" && !v.is_empty() && !hofladen::expected()["gemeinde"].contains(&*v)
+            })
+        })
+        .count();
+    println!(
+        "Farm shops ({} shops, 15 shown, a field that takes a word of a place and no wildcard, small places no capped answer lists, one sharing no word): {} queries ({} refined, {words} not a whole place name: words and wildcard probes), {} requests; coverage {:?}; of what a query can reach {:?}; completeness: {}",
+        hofladen::hoflaeden().len(),
+        s.queries_sent,
+        s.queries_refined,
+        sent.len(),
+        coverage(&values, &hofladen::expected()),
+        coverage(&values, &hofladen::reachable()),
+        s.completeness
     );
 
     let (report, sent, values) =

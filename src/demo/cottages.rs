@@ -277,6 +277,45 @@ pub fn smallest_static_plan() -> usize {
     plan
 }
 
+/// The smallest static plan reaching every cottage that does not know the
+/// towns: counties (or counties x guests) x every prefix of the town of one
+/// length, `A*` … `Z*` and, where one letter is not enough, each extended
+/// by every letter and the space (`Ab*` … `A *`), as a plan fixed before
+/// any answer must extend them all; the shortest length and the cheaper
+/// of the two at which every answer is whole. `(requests, prefix length,
+/// whether it splits by guests)`.
+pub fn blind_static_plan() -> (usize, usize, bool) {
+    let towns: Vec<&str> = COUNTIES
+        .iter()
+        .flat_map(|c| c.3.iter().chain(c.4.iter()).copied())
+        .collect();
+    let whole = |length: usize, by_guests: bool| {
+        COUNTIES.iter().all(|(county, ..)| {
+            let guests: Vec<&str> = if by_guests {
+                SLEEPS.iter().map(|s| s.0).collect()
+            } else {
+                vec![""]
+            };
+            guests.iter().all(|g| {
+                towns.iter().all(|town| {
+                    let stem: String = town.chars().take(length).collect();
+                    search(county, g, &format!("{stem}*")).len() <= MAX_SHOWN
+                })
+            })
+        })
+    };
+    for length in 1..=4 {
+        let prefixes = 26 * 27usize.pow(length as u32 - 1);
+        for by_guests in [false, true] {
+            if whole(length, by_guests) {
+                let combos = COUNTIES.len() * if by_guests { SLEEPS.len() } else { 1 };
+                return (combos * prefixes, length, by_guests);
+            }
+        }
+    }
+    (usize::MAX, 0, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,12 +335,25 @@ mod tests {
                     assert!(n <= MAX_SHOWN, "{county} {guests} {town}: {n}");
                 }
             }
-            for village in villages {
+            for village in villages.iter() {
                 let stem: String = village.chars().take(2).collect();
                 let found = search(county, "", &format!("{stem}*"));
                 assert!(found.iter().any(|c| c.town == *village));
                 assert!(search(county, "", &format!("{stem}%")).is_empty());
             }
         }
+    }
+
+    #[test]
+    fn a_plan_that_does_not_know_the_towns_needs_two_letters_under_each_county_and_guests() {
+        // A first letter is capped even under a county and guests (P for
+        // Padstow and Polperro, 4 guests in Cornwall): a fixed plan must
+        // extend every letter by every letter and the space.
+        assert!(search("CON", "4", "P*").len() > MAX_SHOWN);
+        assert_eq!(
+            blind_static_plan(),
+            (COUNTIES.len() * SLEEPS.len() * 26 * 27, 2, true)
+        );
+        assert!(smallest_static_plan() < blind_static_plan().0);
     }
 }

@@ -19,6 +19,7 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .merge(super::fewo::routes())
         .merge(super::pictures::routes())
         .merge(super::cottages::routes())
+        .merge(super::hofladen::routes())
 }
 
 /// The value (trimmed) of a parameter of a query string, empty when absent.

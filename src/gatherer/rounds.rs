@@ -244,6 +244,8 @@ impl<'s> Rounds<'s> {
         let mut planned_hits: Option<u64> = Some(0);
         let mut planned_any = false;
         let mut probes: Vec<(char, String, Answer, ElementValues)> = Vec::new();
+        let text = self.refiner.text_element().map(str::to_string);
+        let mut exact: Vec<(ElementValues, u64)> = Vec::new();
         manager.store().each_answered::<GatherError>(id, |q| {
             let Some(answered) = parse_answered(q) else {
                 return Ok(());
@@ -263,8 +265,22 @@ impl<'s> Rounds<'s> {
                     planned_hits = planned_hits.and_then(|sum| Some(sum + census.hits(answer)?));
                 }
             }
-            if let Some(truncation) = self.refiner.truncation(answer, &census) {
-                truncated.push((answered, truncation));
+            match self.refiner.truncation(answer, &census) {
+                Some(truncation) => truncated.push((answered, truncation)),
+                None => {
+                    // A whole answer of an exact value of the open text
+                    // field: it may cover a capped prefix.
+                    let exact_value = text.as_deref().and_then(|t| {
+                        values.iter().find(|(n, v)| {
+                            n == t
+                                && !v.trim().is_empty()
+                                && !v.ends_with(|c| WILDCARDS.contains(&c))
+                        })
+                    });
+                    if let (Some(_), Some(hits)) = (exact_value, census.hits(answer)) {
+                        exact.push((values.clone(), hits));
+                    }
+                }
             }
             Ok(())
         })?;
@@ -285,6 +301,7 @@ impl<'s> Rounds<'s> {
         let context = Context {
             parents: &parents,
             census: &census,
+            exact: &exact,
         };
         let mut refined = Refined::default();
         let mut next = Vec::new();
@@ -304,7 +321,12 @@ impl<'s> Rounds<'s> {
                     .push((describe_values(values), truncation, STOPPED_PAYING));
                 continue;
             }
-            let children = self.text_children(manager, key, values, answer, &context)?;
+            let (children, refines) =
+                match self.text_children(manager, key, values, answer, &context)? {
+                    TextRefinement::Children(children) => (children, key.clone()),
+                    TextRefinement::Coarser(root, children) => (children, root),
+                    TextRefinement::Covered => continue,
+                };
             if children.is_empty() {
                 refined
                     .left
@@ -329,7 +351,12 @@ impl<'s> Rounds<'s> {
                 query.ordinal = self.ordinal;
                 self.ordinal += 1;
                 let checkpoint = take_checkpoint(&mut self.checkpoints, &child_key);
-                next.push((child_key, query, checkpoint, Origin::Refined(key.clone())));
+                next.push((
+                    child_key,
+                    query,
+                    checkpoint,
+                    Origin::Refined(refines.clone()),
+                ));
             }
             if open {
                 refined.open.push((describe_values(values), truncation));
@@ -379,6 +406,15 @@ impl<'s> Rounds<'s> {
     /// ancestor and everything refined from it) found; once those are done,
     /// with every value gathered, unless their hit counts add up to the
     /// query's: then they cover it.
+    ///
+    /// Where the provider takes a wildcard, prefixes replace the values
+    /// gathered: sent once for the query's planned ancestor, every select
+    /// open ([`TextRefinement::Coarser`]), rather than for each of its
+    /// refinements by selects. A capped prefix whose rows the whole answers
+    /// of exact values already hold needs nothing more
+    /// ([`Refiner::prefix_covered`]); another is split by a select left
+    /// open, or extended, whichever is expected to cost fewer queries
+    /// ([`Refiner::split_before_prefixes`]).
     fn text_children(
         &mut self,
         manager: &Manager<'_>,
@@ -386,18 +422,38 @@ impl<'s> Rounds<'s> {
         values: &[(String, String)],
         answer: &Answer,
         context: &Context<'_>,
-    ) -> Result<Vec<ElementValues>, GatherError> {
+    ) -> Result<TextRefinement, GatherError> {
+        use TextRefinement::{Children, Covered};
         if self.refiner.text_attributes().is_empty() {
-            return Ok(self.refiner.children(values, answer));
+            return Ok(Children(self.refiner.children(values, answer)));
         }
-        // A prefix query (`Ro*`) cut short: longer prefixes.
         if let Wildcard::Accepted(w) = self.wildcard {
-            if self
-                .refiner
-                .text_prefix(values, w)
-                .is_some_and(|(_, _, stem)| !stem.is_empty())
-            {
-                return Ok(self.refiner.text_prefixes(values, w));
+            if let Some((_, _, stem)) = self.refiner.text_prefix(values, w) {
+                let prefixes = self.refiner.text_prefixes(values, w);
+                // A prefix query (`Ro*`) cut short.
+                if !stem.is_empty() {
+                    let covered = answer.hits.is_some_and(|hits| {
+                        self.refiner.prefix_covered(values, w, hits, context.exact)
+                    });
+                    if covered {
+                        return Ok(Covered);
+                    }
+                    return Ok(Children(
+                        self.refiner
+                            .split_before_prefixes(values, answer, prefixes.len())
+                            .unwrap_or(prefixes),
+                    ));
+                }
+                // The field left empty: prefixes, unless a select left open
+                // is expected to be cheaper.
+                let select_first = self.refiner.leaves_select_open(values)
+                    && self
+                        .refiner
+                        .split_before_prefixes(values, answer, prefixes.len())
+                        .is_some();
+                if !select_first {
+                    return self.coarser_prefixes(manager, key, w, prefixes, context);
+                }
             }
         }
         let all = self.refiner.children(values, answer);
@@ -409,7 +465,7 @@ impl<'s> Rounds<'s> {
             None => self.refiner.text_prefix(values, '\0').is_some(),
         };
         if !by_text {
-            return Ok(all);
+            return Ok(Children(all));
         }
         let tree = context.tree(manager, self.work.source, key)?;
         let nearby: HashSet<String> = manager
@@ -418,28 +474,31 @@ impl<'s> Rounds<'s> {
             .into_iter()
             .map(|(_, value)| value)
             .collect();
-        self.refiner.nearby(Some(nearby));
+        self.refiner.nearby(Some(nearby.clone()));
         let first = self.refiner.children(values, answer);
         self.refiner.nearby(None);
         let Some((keys, hits, sum)) = self.answered_children(manager, context, &first)? else {
-            return Ok(first);
+            return Ok(Children(first));
         };
         let own = context.census.hits(answer);
         let covered = matches!((own, sum), (Some(hits), Some(sum)) if sum >= hits);
         if covered {
-            return Ok(first);
+            return Ok(Children(first));
         }
         // The values gathered near it did not cover it: prefixes of the
         // field where the provider takes a wildcard (probed once, with the
         // first letter of a value that one of its refinements found), else
         // every value gathered.
         match self.wildcard {
-            Wildcard::Accepted(w) => return Ok(self.refiner.text_prefixes(values, w)),
+            Wildcard::Accepted(w) => {
+                let prefixes = self.refiner.text_prefixes(values, w);
+                return self.coarser_prefixes(manager, key, w, prefixes, context);
+            }
             Wildcard::Unknown => {
                 // One query probes; the others wait for its answers (their
                 // done refinements leave nothing open this round).
                 if self.probing {
-                    return Ok(first);
+                    return Ok(Children(first));
                 }
                 let text = self.refiner.text_element().unwrap_or_default();
                 let letter = first
@@ -455,7 +514,7 @@ impl<'s> Rounds<'s> {
                     .unwrap_or_default();
                 if !probes.is_empty() {
                     self.probing = true;
-                    return Ok(probes);
+                    return Ok(Children(probes));
                 }
             }
             Wildcard::Refused => {}
@@ -463,17 +522,64 @@ impl<'s> Rounds<'s> {
         // Every value gathered; once all are done without covering it,
         // nothing is left to try: it is left truncated.
         let Some((_, _, sum)) = self.answered_children(manager, context, &all)? else {
-            return Ok(all);
+            return Ok(Children(all));
         };
         let covered = match (own, sum) {
             (Some(hits), Some(sum)) => sum >= hits,
             _ => true,
         };
-        Ok(if covered { all } else { Vec::new() })
+        if covered {
+            return Ok(Children(all));
+        }
+        // Then the words of the values gathered, near it first: a field
+        // that finds a value by one of its words reaches values no answer
+        // listed through the words they share with gathered ones. What
+        // they find is gathered, and its exact values are sent in turn.
+        for pool in [Some(&nearby), None] {
+            let words = self.refiner.text_words(values, pool);
+            if self.answered_children(manager, context, &words)?.is_none() {
+                return Ok(Children(words));
+            }
+        }
+        Ok(Children(Vec::new()))
+    }
+
+    /// The prefixes of an open text field left empty, sent for the
+    /// query's planned ancestor with its selects open when the query was
+    /// refined from it: one set of prefixes serves every refinement of the
+    /// ancestor by selects. `prefixes`: the query's own, where it is
+    /// planned (or its ancestor cannot be read).
+    fn coarser_prefixes(
+        &self,
+        manager: &Manager<'_>,
+        key: &str,
+        wildcard: char,
+        prefixes: Vec<ElementValues>,
+        context: &Context<'_>,
+    ) -> Result<TextRefinement, GatherError> {
+        let root = context.root(key);
+        if root != key {
+            let root_values = manager
+                .store()
+                .answered_among(self.work.source, &[root.to_string()])?
+                .into_iter()
+                .filter_map(parse_answered)
+                .next()
+                .map(|(_, values, ..)| values);
+            if let Some(root_values) = root_values {
+                let coarser = self.refiner.text_prefixes(&root_values, wildcard);
+                if !coarser.is_empty() {
+                    return Ok(TextRefinement::Coarser(root.to_string(), coarser));
+                }
+            }
+        }
+        Ok(TextRefinement::Children(prefixes))
     }
 
     /// When every one of `children` is done: their keys, their hit counts
-    /// and the sum of those (`None` when one is unknown).
+    /// and the sum of those (`None` when one is unknown), a child whose
+    /// text value holds every word of another's left out (a field that
+    /// finds a value by one of its words counts its rows in the other's).
     #[allow(clippy::type_complexity)]
     fn answered_children(
         &self,
@@ -490,7 +596,43 @@ impl<'s> Rounds<'s> {
             return Ok(None);
         }
         let hits = context.hits(manager, self.work.source, &keys)?;
-        let sum: Option<u64> = keys.iter().map(|k| hits.get(k).copied().flatten()).sum();
+        // A field that finds a value by one of its words finds Remagen's
+        // rows and Remagen-Oberwinter's for `Remagen`: a value whose words
+        // hold another child's is counted in that child's hits already.
+        let text = self.refiner.text_element().unwrap_or_default();
+        let words = |child: &ElementValues| -> Vec<String> {
+            child
+                .iter()
+                .find(|(n, _)| n == text)
+                .map(|(_, v)| {
+                    v.split(|c: char| !c.is_alphanumeric())
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_lowercase)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let all_words: Vec<Vec<String>> = children.iter().map(words).collect();
+        let within = |at: usize| {
+            let own = &all_words[at];
+            all_words.iter().enumerate().any(|(other, w)| {
+                other != at
+                    && !w.is_empty()
+                    && w != own
+                    && w.iter().all(|word| own.contains(word))
+                    && hits
+                        .get(&keys[other])
+                        .copied()
+                        .flatten()
+                        .is_some_and(|h| h > 0)
+            })
+        };
+        let sum: Option<u64> = keys
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| !within(*at))
+            .map(|(_, k)| hits.get(k).copied().flatten())
+            .sum();
         Ok(Some((keys, hits, sum)))
     }
 
@@ -693,6 +835,17 @@ fn attribute(
         .collect()
 }
 
+/// How a truncated query is refined where an open text field may serve.
+enum TextRefinement {
+    /// By these queries.
+    Children(Vec<ElementValues>),
+    /// By these queries, refinements of its planned ancestor (key) that
+    /// cover it and the ancestor's other refinements alike.
+    Coarser(String, Vec<ElementValues>),
+    /// Not at all: whole answers already hold its rows.
+    Covered,
+}
+
 /// An answered query: key, element values, answer and the query it refines.
 type Answered = (String, ElementValues, Answer, Option<String>);
 
@@ -887,6 +1040,9 @@ struct Context<'a> {
     /// Refined query's key → the key of the query it refines.
     parents: &'a HashMap<String, String>,
     census: &'a Census,
+    /// The whole answers of exact values of the open text field: element
+    /// values and hit count.
+    exact: &'a [(ElementValues, u64)],
 }
 
 impl Context<'_> {

@@ -1072,20 +1072,7 @@ impl Refiner {
         if self.ordered || answer.shown == 0 || hits <= answer.shown {
             return None;
         }
-        let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| v);
-        let open: Vec<(&String, &Vec<String>)> = self
-            .ways
-            .iter()
-            .filter_map(|way| match way {
-                Way::Split {
-                    element,
-                    values: all,
-                    any,
-                    default,
-                } if left_open(value_of(element), any, default.as_ref()) => Some((element, all)),
-                _ => None,
-            })
-            .collect();
+        let open = self.open_splits(values);
         if open.len() < 2 {
             return None;
         }
@@ -1163,3 +1150,201 @@ pub fn means_any(value: &str, label: &str) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// The characters a prefix is extended by where nothing is known of the
+/// values: a letter, or for a longer prefix a letter or the space.
+const BLIND_ALPHABET: usize = 26;
+
+impl Refiner {
+    /// The open splits (selects, radio groups) a query leaves open, in the
+    /// refiner's order: `(element, values)`.
+    fn open_splits(&self, values: &[(String, String)]) -> Vec<(&String, &Vec<String>)> {
+        let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        self.ways
+            .iter()
+            .filter_map(|way| match way {
+                Way::Split {
+                    element,
+                    values: all,
+                    any,
+                    default,
+                } if left_open(value_of(element), any, default.as_ref()) => Some((element, all)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether a query leaves a select (or radio group) open.
+    pub fn leaves_select_open(&self, values: &[(String, String)]) -> bool {
+        !self.open_splits(values).is_empty()
+    }
+
+    /// A truncated query that leaves both its open text field and a select
+    /// open, where the provider takes `wildcard`: whether a split by a
+    /// select is expected to make its answer whole in fewer queries than
+    /// prefixes of the text field (one more character, as many queries as
+    /// `text_size`); `Some(children)` of that split, `None` when the
+    /// prefixes are cheaper or no select is left open.
+    ///
+    /// The estimate is [`best_split`]'s (each split dividing the hits
+    /// evenly), the prefix split costed as one of at least 26 values (a
+    /// letter), however few characters the gathered values show: only such
+    /// an extension could be sure to reach a value no answer listed. Without
+    /// a hit count a select is taken (its values partition the answer);
+    /// with `DB.Refine`, whichever of them it names first.
+    pub fn split_before_prefixes(
+        &self,
+        values: &[(String, String)],
+        answer: &Answer,
+        text_size: usize,
+    ) -> Option<Vec<Vec<(String, String)>>> {
+        let open = self.open_splits(values);
+        let (first_element, first_values) = *open.first()?;
+        let split = |element: &str, all: &[String]| -> Vec<Vec<(String, String)>> {
+            all.iter().map(|v| with(values, element, v)).collect()
+        };
+        if self.ordered {
+            // DB.Refine's order: the text field named before the select?
+            let text_first = self.ways.iter().position(|w| matches!(w, Way::Text { .. }))
+                < self.ways.iter().position(
+                    |w| matches!(w, Way::Split { element, .. } if element == first_element),
+                );
+            return (!text_first).then(|| split(first_element, first_values));
+        }
+        let (Some(hits), shown) = (answer.hits, answer.shown) else {
+            return Some(split(first_element, first_values));
+        };
+        if shown == 0 || hits <= shown {
+            return Some(split(first_element, first_values));
+        }
+        let mut sizes: Vec<usize> = open.iter().map(|(_, all)| all.len()).collect();
+        sizes.push(text_size.max(BLIND_ALPHABET));
+        match best_split(hits as f64, shown as f64, &sizes) {
+            Some((at, _)) if at < open.len() => Some(split(open[at].0, open[at].1)),
+            _ => None,
+        }
+    }
+
+    /// Whether the rows of a capped prefix query (its open text field
+    /// `Ro*`, where the provider takes `wildcard`) are all in whole answers
+    /// already: the whole answers of exact values of the field that start
+    /// with the prefix (`exact`: element values and hit count), within the
+    /// query (every element it fixes fixed alike; a select it leaves open
+    /// may be fixed), add up to its `hits`. Answers of the same value that
+    /// may overlap (one leaves a select open that the other fixes) count
+    /// once, the largest. Such a prefix needs no refinement: its values
+    /// were gathered whole.
+    pub fn prefix_covered(
+        &self,
+        values: &[(String, String)],
+        wildcard: char,
+        hits: u64,
+        exact: &[(Vec<(String, String)>, u64)],
+    ) -> bool {
+        let Some((element, _, stem)) = self.text_prefix(values, wildcard) else {
+            return false;
+        };
+        if stem.is_empty() {
+            return false;
+        }
+        let stem = fold(&stem);
+        let value_of = |of: &[(String, String)], name: &str| -> Option<String> {
+            of.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+        };
+        // A split element: its "any" values and default.
+        let split = |name: &str| {
+            self.ways.iter().find_map(|w| match w {
+                Way::Split {
+                    element,
+                    any,
+                    default,
+                    ..
+                } if element == name => Some((any, default)),
+                _ => None,
+            })
+        };
+        let open_in = |of: &[(String, String)], name: &str| {
+            split(name).is_some_and(|(any, default)| {
+                left_open(value_of(of, name).as_ref(), any, default.as_ref())
+            })
+        };
+        let names = |of: &[(String, String)]| -> Vec<String> {
+            of.iter()
+                .map(|(n, _)| n.clone())
+                .filter(|n| n != element)
+                .collect()
+        };
+        let inside = |e: &[(String, String)]| {
+            let Some(v) = value_of(e, element) else {
+                return false;
+            };
+            if !fold(&v).starts_with(&stem) {
+                return false;
+            }
+            let mut all = names(values);
+            all.extend(names(e));
+            all.iter()
+                .all(|n| open_in(values, n) || value_of(values, n) == value_of(e, n))
+        };
+        let disjoint = |a: &[(String, String)], b: &[(String, String)]| {
+            let mut all = names(a);
+            all.extend(names(b));
+            all.iter().any(|n| {
+                split(n).is_some()
+                    && !open_in(a, n)
+                    && !open_in(b, n)
+                    && value_of(a, n) != value_of(b, n)
+            })
+        };
+        type Group<'e> = Vec<(&'e [(String, String)], u64)>;
+        let mut groups: std::collections::BTreeMap<String, Group<'_>> = Default::default();
+        for (e, h) in exact.iter().filter(|(e, _)| inside(e)) {
+            let v = value_of(e, element).unwrap_or_default();
+            groups.entry(fold(&v)).or_default().push((e.as_slice(), *h));
+        }
+        let covered: u64 = groups
+            .values()
+            .map(|group| {
+                let apart = group
+                    .iter()
+                    .enumerate()
+                    .all(|(i, (a, _))| group.iter().skip(i + 1).all(|(b, _)| disjoint(a, b)));
+                if apart {
+                    group.iter().map(|(_, h)| h).sum()
+                } else {
+                    group.iter().map(|(_, h)| *h).max().unwrap_or(0)
+                }
+            })
+            .sum();
+        covered >= hits
+    }
+}
+
+impl Refiner {
+    /// A query's refinements by the words of the values gathered for the
+    /// attribute of its open text field (left empty), one word a query, in
+    /// the keyword learner's order ([`learn::WordRanking`]: the word found
+    /// in most values first): for a field that finds the rows of a value by
+    /// one of its words (`Zell` finds Zell-Merl, which no capped answer
+    /// listed). `nearby`: only the values gathered near the query.
+    pub fn text_words(
+        &self,
+        values: &[(String, String)],
+        nearby: Option<&HashSet<String>>,
+    ) -> Vec<Vec<(String, String)>> {
+        let Some((element, attribute, _)) = self.text_prefix(values, '\0') else {
+            return Vec::new();
+        };
+        let known = self.gathered.get(attribute).map_or(&[][..], Vec::as_slice);
+        let known = known
+            .iter()
+            .filter(|v| nearby.is_none_or(|n| n.contains(v.as_str())))
+            .map(String::as_str);
+        learn::WordRanking::new(known)
+            .candidates(&HashSet::new())
+            .into_iter()
+            .filter(|c| !c.text.contains(' '))
+            .map(|c| with(values, element, &c.text))
+            .collect()
+    }
+}

@@ -469,3 +469,86 @@ fn a_stated_hit_count_chooses_the_split_expected_to_cost_the_fewest_queries() {
     );
     assert_eq!(ordered.children(&parent, &capped(Some(270))).len(), 4);
 }
+
+#[test]
+fn a_capped_prefix_whose_rows_whole_exact_answers_hold_is_covered() {
+    let md = metadata(&[
+        ("DB.QueryElement", "region"),
+        ("DB.Result.q", "html.body.ul.li[*].txt"),
+    ]);
+    let refiner = Refiner::new(Some(&form()), &md);
+    let prefix = pairs(&[("region", "Nord"), ("preis", ""), ("q", "B*")]);
+    let exact = |region: &str, preis: &str, q: &str, hits: u64| {
+        (
+            pairs(&[("region", region), ("preis", preis), ("q", q)]),
+            hits,
+        )
+    };
+    // Binz under each price, Baabe under one: 14 rows starting with B.
+    // Sellin starts otherwise, Bansin is in another region.
+    let mut whole = vec![
+        exact("Nord", "1", "Binz", 4),
+        exact("Nord", "2", "Binz", 5),
+        exact("Nord", "3", "Binz", 3),
+        exact("Nord", "1", "Baabe", 2),
+        exact("Nord", "2", "Sellin", 9),
+        exact("Sued", "1", "Bansin", 7),
+    ];
+    assert!(refiner.prefix_covered(&prefix, '*', 14, &whole));
+    assert!(!refiner.prefix_covered(&prefix, '*', 15, &whole));
+    // The same prefix under one price holds only that price's rows.
+    let narrower = pairs(&[("region", "Nord"), ("preis", "1"), ("q", "b*")]);
+    assert!(refiner.prefix_covered(&narrower, '*', 6, &whole));
+    assert!(!refiner.prefix_covered(&narrower, '*', 7, &whole));
+    // Binz with every price overlaps Binz under one price: the larger
+    // counts, not the sum.
+    whole.push(exact("Nord", "", "Binz", 12));
+    assert!(refiner.prefix_covered(&prefix, '*', 14, &whole));
+    assert!(!refiner.prefix_covered(&prefix, '*', 15, &whole));
+    // Not a prefix: nothing to cover.
+    assert!(!refiner.prefix_covered(&pairs(&[("region", "Nord"), ("q", "Binz")]), '*', 1, &whole));
+}
+
+#[test]
+fn a_capped_prefix_is_split_by_a_select_left_open_unless_prefixes_are_expected_cheaper() {
+    let md = metadata(&[
+        ("DB.QueryElement", "region"),
+        ("DB.Result.q", "html.body.ul.li[*].txt"),
+    ]);
+    let refiner = Refiner::new(Some(&form()), &md);
+    let prefix = pairs(&[("region", "Nord"), ("q", "B*")]);
+    let capped = |hits: Option<u64>| Answer {
+        hits,
+        shown: 15,
+        ..Answer::default()
+    };
+    let by_price = vec![
+        pairs(&[("region", "Nord"), ("q", "B*"), ("preis", "1")]),
+        pairs(&[("region", "Nord"), ("q", "B*"), ("preis", "2")]),
+        pairs(&[("region", "Nord"), ("q", "B*"), ("preis", "3")]),
+    ];
+    // 40 hits: three prices make it whole at once, letters take 26.
+    assert!(refiner.leaves_select_open(&prefix));
+    assert_eq!(
+        refiner.split_before_prefixes(&prefix, &capped(Some(40)), 2),
+        Some(by_price.clone())
+    );
+    // 300 hits: letters make it whole at once (26), each price would need
+    // every letter too (3 + 3 x 26).
+    assert_eq!(
+        refiner.split_before_prefixes(&prefix, &capped(Some(300)), 2),
+        None
+    );
+    // No hit count: the select, whose values partition the answer.
+    assert_eq!(
+        refiner.split_before_prefixes(&prefix, &capped(None), 2),
+        Some(by_price)
+    );
+    // No select left open.
+    let fixed = pairs(&[("region", "Nord"), ("preis", "2"), ("q", "B*")]);
+    assert!(!refiner.leaves_select_open(&fixed));
+    assert_eq!(
+        refiner.split_before_prefixes(&fixed, &capped(Some(40)), 2),
+        None
+    );
+}

@@ -549,6 +549,33 @@ async fn towns_no_capped_answer_lists_are_reached_by_prefixes_the_provider_takes
     let percent: Vec<&String> = towns.iter().filter(|t| t.ends_with("%25")).collect();
     assert_eq!(percent.len(), 1, "{towns:?}");
     assert!(towns.iter().filter(|t| t.ends_with('*')).count() > 1);
+    // The first letters are sent once a county, every guests open, not
+    // once for each county and guests: only the probe, and the split of
+    // a capped letter whose rows the towns' whole answers do not hold,
+    // name the guests.
+    let sent = sent_to(&site, cottages::SCRIPT);
+    let letters_by_guests: Vec<&str> = sent
+        .iter()
+        .map(|r| r.target.as_str())
+        .filter(|t| t.contains("*") && !t.contains("guests=&"))
+        .collect();
+    assert!(
+        letters_by_guests.len() <= 2 + 4 * 2,
+        "{letters_by_guests:?}"
+    );
+    for (county, ..) in cottages::COUNTIES {
+        for letter in 'A'..='Z' {
+            let once = format!("county={county}&guests=&town={letter}*");
+            let n = sent.iter().filter(|r| r.target.contains(&once)).count();
+            assert_eq!(n, 1, "{once}");
+        }
+    }
+    // Under twice the requests of a plan that knows every town.
+    assert!(
+        sent.len() < 2 * cottages::smallest_static_plan(),
+        "{} requests",
+        sent.len()
+    );
     site.shutdown().await;
 }
 
@@ -632,6 +659,51 @@ async fn an_english_keyword_search_listing_its_newest_matches_is_narrowed_by_wor
         "{} of {} pictures",
         found["no"].len(),
         expected["no"].len()
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn places_no_capped_answer_lists_are_reached_by_words_of_the_places_gathered() {
+    use gather::demo::hofladen;
+    let (site, _dir, db, url, report) = gather_provider(hofladen::PATH).await;
+    let source = &report.sources[0];
+    assert!(!report.failed(), "report:\n{report}");
+    // Every shop a query can reach: the small places through a word they
+    // share with a place a capped answer listed (Bad, Remagen, Zell).
+    assert_eq!(
+        gathering::stored_values(&db, url.as_str()),
+        hofladen::reachable()
+    );
+    let sent = field_values_sent(&site, hofladen::SCRIPT, "gemeinde");
+    for word in ["Bad", "Remagen", "Zell"] {
+        assert!(sent.iter().any(|v| v == word), "{word}: {sent:?}");
+    }
+    // Both wildcards probed once, neither taken: no other prefix is sent.
+    let wild: Vec<&String> = sent
+        .iter()
+        .filter(|v| v.ends_with('*') || v.ends_with("%25"))
+        .collect();
+    assert_eq!(wild.len(), 2, "{wild:?}");
+    // Briedern shares no word: its district is left truncated, and the
+    // summary says so.
+    assert_eq!(
+        source.completeness.state(),
+        "incomplete",
+        "report:\n{report}"
+    );
+    assert_eq!(source.truncated_left.len(), 1, "report:\n{report}");
+    let (query, truncation, why) = &source.truncated_left[0];
+    assert!(query.contains("kreis=COC"), "{query}");
+    assert!(
+        matches!(truncation, gather::refine::Truncation::MoreHits { .. }),
+        "{truncation:?}"
+    );
+    assert_eq!(*why, "no way to refine it");
+    let summary = report.to_string();
+    assert!(
+        summary.contains("1 truncated queries left (by no way to refine it)"),
+        "{summary}"
     );
     site.shutdown().await;
 }

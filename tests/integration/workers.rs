@@ -1362,13 +1362,7 @@ async fn providers_that_hide_their_size_are_surfaced_on_the_shared_plan() {
         ("events", events::PATH, "/events/search", None),
     ];
     for (name, path, script, expected) in providers {
-        let db = pg.database(name).unwrap();
-        let url = site.base_url().join(path).unwrap();
-        let planning = planner(&url, &db, &[]);
-        plan_ready(&db).await;
-        let other = worker(&db, &[]);
-        let report = summary(&finished(planning).await);
-        finished(other).await;
+        let (db, report) = planned_and_worked(&site, &pg, name, path).await;
         let source = &report["sources"][0];
         let asked = asked(&site, script);
         match expected {
@@ -1473,4 +1467,50 @@ fn answers_in_batches(mut store: gather::store::Store) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_are_read_in_batches_alike_on_postgresql_and_sqlite() {
     on_both_back_ends("answer_batches", answers_in_batches);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn places_reached_by_shared_words_are_surfaced_on_the_shared_plan_and_the_rest_named() {
+    use gather::demo::hofladen;
+    let site = demo().await;
+    let pg = postgres();
+    let (db, report) = planned_and_worked(&site, &pg, "hofladen", hofladen::PATH).await;
+    let source = &report["sources"][0];
+    // Every shop a query can reach, the small places through the words
+    // they share with gathered ones; no query asked twice.
+    assert_eq!(exported_values(&db).await, vec![hofladen::reachable()]);
+    let asked = asked(&site, hofladen::SCRIPT);
+    assert!(asked.values().all(|&n| n == 1), "{asked:?}");
+    assert!(
+        asked.keys().any(|t| t.ends_with("kreis=COC&gemeinde=Zell")),
+        "{asked:?}"
+    );
+    // The district of the place no word reaches is named as left.
+    assert_eq!(source["completeness"], "incomplete", "{report}");
+    let left = source["truncated_left"].as_array().expect("a list");
+    assert_eq!(left.len(), 1, "{report}");
+    assert!(
+        left[0]["query"].as_str().unwrap().contains("kreis=COC"),
+        "{report}"
+    );
+    assert_eq!(left[0]["left_by"], "no way to refine it", "{report}");
+    site.shutdown().await;
+}
+
+/// A provider of the demo site gathered on a database of its own by a
+/// planner and a second worker: the database, and the planner's summary.
+async fn planned_and_worked(
+    site: &DemoSite,
+    pg: &LocalPostgres,
+    name: &str,
+    path: &str,
+) -> (String, serde_json::Value) {
+    let db = pg.database(name).unwrap();
+    let url = site.base_url().join(path).unwrap();
+    let planning = planner(&url, &db, &[]);
+    plan_ready(&db).await;
+    let other = worker(&db, &[]);
+    let report = summary(&finished(planning).await);
+    finished(other).await;
+    (db, report)
 }
