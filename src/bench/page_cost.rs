@@ -79,15 +79,13 @@ struct Sample {
     wall: f64,
 }
 
-/// System calls of the kinds that tell the cost of storing and waking.
-const COUNTED: [&str; 6] = [
-    "pwrite64",
-    "write",
-    "fsync",
-    "fdatasync",
-    "futex",
-    "epoll_wait",
-];
+/// System calls of the kinds that tell the cost of storing and waking,
+/// named per page even when a gathering makes none of them.
+const COUNTED: [&str; 4] = ["pwrite64", "fsync", "fdatasync", "futex"];
+
+/// Other system calls are named when a gathering makes at least this many
+/// per result page.
+const NAMED_FROM: f64 = 0.1;
 
 pub fn run(args: &PagesBenchArgs) -> ExitCode {
     match bench(args) {
@@ -213,15 +211,10 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
                 let text = std::fs::read_to_string(&trace)
                     .map_err(|e| format!("cannot read strace's counts: {e}"))?;
                 let counts = syscall_counts(&text);
-                let mut line = format!("{what}: system calls per result page:");
-                for name in COUNTED.iter().chain(&["total"]) {
-                    let calls = counts.get(*name).copied().unwrap_or(0);
-                    line.push_str(&format!(
-                        " {name} {:.1}",
-                        calls as f64 / sample.pages.max(1.0)
-                    ));
-                }
-                extra.push(line);
+                extra.push(format!(
+                    "{what}: system calls per result page: {}",
+                    per_page_calls(&counts, sample.pages)
+                ));
             }
             if args.callgrind {
                 n += 1;
@@ -423,6 +416,29 @@ fn syscall_counts(text: &str) -> std::collections::HashMap<String, u64> {
         .collect()
 }
 
+/// `total 24.5, pwrite64 15.5, pread64 3.3, …`: the calls per result
+/// page, the total first, then every call made at least [`NAMED_FROM`]
+/// times per page and each of [`COUNTED`], most frequent first.
+fn per_page_calls(counts: &std::collections::HashMap<String, u64>, pages: f64) -> String {
+    let per_page = |calls: u64| calls as f64 / pages.max(1.0);
+    let mut named: Vec<(&str, f64)> = counts
+        .iter()
+        .map(|(name, &calls)| (name.as_str(), per_page(calls)))
+        .filter(|&(name, n)| name != "total" && n >= NAMED_FROM)
+        .collect();
+    for name in COUNTED {
+        if !named.iter().any(|&(n, _)| n == name) {
+            named.push((name, per_page(counts.get(name).copied().unwrap_or(0))));
+        }
+    }
+    named.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    let total = per_page(counts.get("total").copied().unwrap_or(0));
+    std::iter::once(format!("total {total:.1}"))
+        .chain(named.iter().map(|(name, n)| format!("{name} {n:.1}")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The instructions a callgrind output file counts in all.
 fn callgrind_total(text: &str) -> Option<u64> {
     text.lines()
@@ -451,6 +467,26 @@ mod tests {
         assert_eq!(counts["futex"], 1000);
         assert_eq!(counts["total"], 2000);
         assert!(!counts.contains_key("syscall"));
+    }
+
+    #[test]
+    fn names_the_calls_per_page_most_frequent_first() {
+        let counts: std::collections::HashMap<String, u64> = [
+            ("pwrite64", 1550),
+            ("pread64", 330),
+            ("epoll_wait", 190),
+            ("brk", 5),
+            ("futex", 0),
+            ("total", 2100),
+        ]
+        .into_iter()
+        .map(|(name, calls)| (name.to_string(), calls))
+        .collect();
+        assert_eq!(
+            per_page_calls(&counts, 100.0),
+            "total 21.0, pwrite64 15.5, pread64 3.3, epoll_wait 1.9, \
+             fdatasync 0.0, fsync 0.0, futex 0.0"
+        );
     }
 
     #[test]

@@ -19,6 +19,22 @@ use crate::record::{Fields, Record};
 /// before it is refused as busy.
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// Bytes per page of a database file gather creates (SQLite's default is
+/// 4,096). A commit writes each changed page to the WAL as a frame (two
+/// `pwrite64`s: its header and the page), and the checkpoint reads each
+/// one back and writes it into the file: a result page's records and its
+/// kept body, a few KiB each, take half as many frames at 8 KiB. On the
+/// demo's guide (1,000 result pages) system calls per page went from 24.5
+/// to 18.0 and the file from 10.1 to 8.8 MB, at the same instructions. A
+/// file made with another page size keeps it.
+const PAGE_SIZE: i64 = 8192;
+
+/// SQLite's page cache, in KiB (its default is 2,000): the pages a
+/// gathering writes to are the last of each table and the upper levels of
+/// its indexes, which fit; a page read again comes from the kernel's file
+/// cache. A smaller cache is the larger part of gather's own memory.
+const CACHE_KIB: i64 = 1024;
+
 /// The gatherer database.
 pub(super) struct Sqlite {
     conn: Connection,
@@ -83,10 +99,18 @@ impl Sqlite {
                 });
             }
         }
+        if version == 0 {
+            // Only an empty file takes a page size: WAL fixes it from
+            // the first write on.
+            conn.pragma_update(None, "page_size", PAGE_SIZE)
+                .map_err(err("setting the page size"))?;
+        }
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(err("switching to WAL"))?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(err("setting synchronous=NORMAL"))?;
+        conn.pragma_update(None, "cache_size", -CACHE_KIB)
+            .map_err(err("setting the page cache's size"))?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(err("enabling foreign keys"))?;
         let mut store = Sqlite {

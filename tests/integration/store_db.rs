@@ -74,6 +74,43 @@ fn a_recorded_query_survives_a_store_that_was_never_closed() {
 }
 
 #[test]
+fn a_new_file_has_8_kib_pages_and_a_file_with_other_pages_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let page_size = |path: &Path| -> i64 {
+        raw(path)
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap()
+    };
+    let new = dir.path().join("new.sqlite");
+    drop(Store::open(&new).unwrap());
+    assert_eq!(page_size(&new), 8192);
+
+    // A file already written with SQLite's default pages (as gather wrote
+    // them before): WAL fixes its page size, and the store works on it.
+    let older = dir.path().join("older.sqlite");
+    let conn = raw(&older);
+    conn.pragma_update(None, "page_size", 4096).unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(conn);
+    let mut store = Store::open(&older).unwrap();
+    let id = store.upsert_source(&cityworld()).unwrap();
+    let q = outcome(
+        "region=Rügen",
+        QueryState::Done,
+        vec![page("http://x/r?region=R%C3%BCgen", 1000)],
+        &[("ort", "Binz")],
+    );
+    assert_eq!(store.record_query(id, &q).unwrap(), 1);
+    drop(store);
+    assert_eq!(page_size(&older), 4096);
+    let store = Store::open(&older).unwrap();
+    assert_eq!(store.stats(id).unwrap().pages, 1);
+}
+
+#[test]
 fn values_are_stored_once_with_the_first_query_as_provenance() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gather.sqlite");
