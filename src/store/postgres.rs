@@ -1484,7 +1484,7 @@ fn is_retryable(error: &tokio_postgres::Error) -> bool {
     })
 }
 
-/// Inserts a page and, when given, its kept body (content type, DEFLATE),
+/// Inserts a page and, when given, its kept body (content type, packed),
 /// in one statement.
 async fn insert_page(
     st: &Statements,
@@ -1617,7 +1617,7 @@ fn walk_from_lines(walk: Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// A query's pages as statement parameters, with the kept bodies (DEFLATE)
+/// A query's pages as statement parameters, with the kept bodies (packed)
 /// the budget allows.
 struct PageRows<'a> {
     urls: Vec<&'a str>,

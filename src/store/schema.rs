@@ -121,7 +121,8 @@ ALTER TABLE sources ADD COLUMN rules TEXT;
 CREATE TABLE page_bodies (
     page_id      INTEGER PRIMARY KEY REFERENCES pages (id) ON DELETE CASCADE,
     content_type TEXT,
-    -- raw DEFLATE of the body as it was received
+    -- the body as it was received, compressed (store::pack: LZ4 now,
+    -- zstd or raw DEFLATE in files older gathers wrote)
     body         BLOB NOT NULL
 );
 ";
