@@ -712,8 +712,10 @@ fn label(text: &str) -> Label {
     let has = |list: &[&str]| {
         words.iter().any(|w| {
             list.contains(w)
-                // "»»", "weiter»": arrows glued to a word or repeated.
-                || list.iter().any(|m| is_mark(m) && w.contains(m))
+                // "»»", "weiter»": arrows glued to a word or repeated. A
+                // word of letters and digits holds no sign (most words).
+                || (!w.chars().all(char::is_alphanumeric)
+                    && list.iter().any(|m| is_mark(m) && w.contains(m)))
         })
     };
     if has(PREVIOUS_WORDS) {
