@@ -212,8 +212,10 @@ pub struct Navigator {
     /// The `href`s, as written, that lead from a page at `known_base` (a
     /// URL without its query) to a page fetched or queued: the pager of a
     /// long query lists every page on every page, and these are passed
-    /// over without being resolved again.
-    known: HashSet<String>,
+    /// over without being resolved again. A pager's `href`s share a long
+    /// prefix; foldhash reads them eight bytes at a time, with a seed of
+    /// its own for every set.
+    known: HashSet<String, foldhash::fast::RandomState>,
     known_base: String,
 }
 
@@ -285,7 +287,7 @@ impl Navigator {
             unread_next: false,
             unsaved: Vec::new(),
             taken: 0,
-            known: HashSet::new(),
+            known: HashSet::default(),
             known_base: String::new(),
         }
     }
@@ -712,8 +714,10 @@ fn label(text: &str) -> Label {
     let has = |list: &[&str]| {
         words.iter().any(|w| {
             list.contains(w)
-                // "»»", "weiter»": arrows glued to a word or repeated.
-                || list.iter().any(|m| is_mark(m) && w.contains(m))
+                // "»»", "weiter»": arrows glued to a word or repeated. A
+                // word of letters and digits holds no sign (most words).
+                || (!w.chars().all(char::is_alphanumeric)
+                    && list.iter().any(|m| is_mark(m) && w.contains(m)))
         })
     };
     if has(PREVIOUS_WORDS) {

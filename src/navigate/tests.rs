@@ -45,6 +45,9 @@ fn labels_are_read_as_a_reader_would() {
     assert_eq!(label("weiter »"), Label::Next);
     assert_eq!(label("Nächste Seite"), Label::Next);
     assert_eq!(label("»»"), Label::Next);
+    assert_eq!(label("weiter»"), Label::Next);
+    assert_eq!(label("Seite→"), Label::Next);
+    assert_eq!(label("«Anfang"), Label::Previous);
     assert_eq!(label(">"), Label::Next);
     assert_eq!(label("more results"), Label::Next);
     assert_eq!(label("« zurück"), Label::Previous);

@@ -217,15 +217,18 @@ impl Page {
         let Some(href) = self.label_id("href") else {
             return Vec::new();
         };
-        self.with_label(A)
-            .iter()
-            .filter_map(|&a| {
-                Some(Link {
-                    href: self.attr(a, href)?.trim().to_string(),
+        let anchors = self.with_label(A);
+        // Sized once: a pager lists every page of a long query.
+        let mut links = Vec::with_capacity(anchors.len());
+        for &a in anchors {
+            if let Some(value) = self.attr(a, href) {
+                links.push(Link {
+                    href: value.trim().to_string(),
                     text: self.text_of(a),
-                })
-            })
-            .collect()
+                });
+            }
+        }
+        links
     }
 
     /// How many nodes the tree has (elements and texts).

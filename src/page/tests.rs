@@ -394,3 +394,52 @@ fn names_that_share_an_entry_of_the_name_table_stay_apart() {
     assert_eq!(page.attr(cb, ab), Some("3"));
     assert_eq!(page.attr(cb, xb), None);
 }
+
+#[test]
+fn attributes_stored_at_once_survive_what_the_tree_builder_does() {
+    // An `a` closed by the next paragraph is reopened in it: the copy has
+    // the attributes of the first (a repeated `href` is dropped, the first
+    // counts), and so does a cell's implied row and table body.
+    let page = Page::parse(
+        "<p><a href=x href=y class=c>one<p>two</a>\
+         <table><td id=cell colspan=2>3</table>",
+    );
+    assert_eq!(
+        page.links(),
+        vec![
+            Link {
+                href: "x".into(),
+                text: "one".into()
+            },
+            Link {
+                href: "x".into(),
+                text: "two".into()
+            }
+        ]
+    );
+    let a = page.with_label(A);
+    assert_eq!(a.len(), 2);
+    for &a in a {
+        let attrs: Vec<(&str, &str)> = page.attrs(a).collect();
+        assert_eq!(attrs, [("href", "x"), ("class", "c")]);
+    }
+    let td = page.label_id("td").expect("a cell");
+    let td = page.with_label(td)[0];
+    let attrs: Vec<(&str, &str)> = page.attrs(td).collect();
+    assert_eq!(attrs, [("id", "cell"), ("colspan", "2")]);
+    // Where the tree builder reads attributes, they still reach it: a
+    // hidden input in a table stays in it, a visible one is put before it,
+    // and the attributes of the `html` tag written twice are merged.
+    let page = Page::parse(
+        "<html lang=de><table><tr><input type=hidden name=h><input name=v>\
+         </table><html lang=en id=root>",
+    );
+    let inputs = page.with_label(page.label_id("input").expect("inputs"));
+    let table = page.with_label(TABLE)[0];
+    assert_eq!(page.attribute(inputs[0], "name"), Some("v"));
+    assert!(inputs[0] < table);
+    assert_eq!(page.attribute(inputs[1], "name"), Some("h"));
+    assert!(inputs[1] > table);
+    let html: Vec<(&str, &str)> = page.attrs(Page::ROOT).collect();
+    assert_eq!(html, [("lang", "de"), ("id", "root")]);
+}
