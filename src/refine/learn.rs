@@ -76,6 +76,8 @@ pub struct WordRanking {
     /// The most rows one answer showed: the cap, once an answer stated more
     /// hits than it showed, or several answers ended at it.
     shown: u64,
+    /// The cap as the answers told so far show it ([`Self::cap`]).
+    cap: Option<u64>,
     /// Whether the form combines words (`"A B"` finds fewer rows than
     /// `"A"`): unknown until the probe is answered.
     combines: Option<bool>,
@@ -182,6 +184,7 @@ impl WordRanking {
         let hits = hits.map(|h| h.max(shown));
         self.shown = self.shown.max(shown);
         self.answers.insert(key.clone(), (hits, shown));
+        self.cap = self.find_cap();
         // The first answer to two words whose first word was answered
         // tells whether the form combines words (the probe's, or a stored
         // one when a gathering is resumed). Without hit counts, two
@@ -254,6 +257,11 @@ impl WordRanking {
     /// [`COMMON_CAP`] answers ended at it and some below (otherwise no cap
     /// is seen).
     fn cap(&self) -> Option<u64> {
+        self.cap
+    }
+
+    /// [`Self::cap`] computed from the answers, each time one is told.
+    fn find_cap(&self) -> Option<u64> {
         let stated = self
             .answers
             .values()
