@@ -79,6 +79,15 @@ pub struct RefineBenchArgs {
     /// Articles in the demo press archive.
     #[arg(long, default_value_t = 3000)]
     pub articles: usize,
+    /// Only the keyword searches whose words are learned (their coverage
+    /// curves beside their ceilings).
+    #[arg(long)]
+    pub keywords: bool,
+    /// Also gather each keyword search with this gather executable (an
+    /// earlier build), against the same demo site, and print its curve
+    /// beside this build's.
+    #[arg(long, value_name = "EXE")]
+    pub baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -799,8 +808,29 @@ fn keyword_curve(
     ceiling: &[usize],
 ) -> Result<(), String> {
     let s = &gathered.report.sources[0];
-    let conn = rusqlite::Connection::open(gathered._dir.path().join("bench.sqlite"))
-        .map_err(|e| e.to_string())?;
+    let requests = gathered
+        .sent
+        .iter()
+        .filter(|r| r.target.contains('?'))
+        .count();
+    println!(
+        "{what}: {} queries ({} learned), {requests} requests, stopped: {}",
+        s.queries_sent,
+        s.queries_learned,
+        s.learning_stopped.as_deref().unwrap_or("-")
+    );
+    print_curve(
+        &gathered._dir.path().join("bench.sqlite"),
+        rows,
+        total,
+        ceiling,
+    )
+}
+
+/// The coverage curve of the queries stored in the gatherer database `db`
+/// (see [`keyword_curve`]).
+fn print_curve(db: &Path, rows: &str, total: usize, ceiling: &[usize]) -> Result<(), String> {
+    let conn = rusqlite::Connection::open(db).map_err(|e| e.to_string())?;
     let mut stmt = conn
         .prepare(
             "SELECT count(v.id) FROM queries q
@@ -814,17 +844,6 @@ fn keyword_curve(
         .map(|n| n.map(|n| usize::try_from(n).unwrap_or(0)))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
-    let requests = gathered
-        .sent
-        .iter()
-        .filter(|r| r.target.contains('?'))
-        .count();
-    println!(
-        "{what}: {} queries ({} learned), {requests} requests, stopped: {}",
-        new_rows.len(),
-        s.queries_learned,
-        s.learning_stopped.as_deref().unwrap_or("-")
-    );
     let share = |rows: usize| rows as f64 / total as f64;
     let at = |n: usize| ceiling.get(n - 1).or(ceiling.last()).copied().unwrap_or(0);
     let mut reached = 0;
@@ -877,9 +896,24 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
         }))
         .map_err(|e| format!("cannot start the demo site: {e:#}"))?;
 
+    if !args.keywords {
+        refined_providers(&runtime, &site, args)?;
+    }
+    keyword_searches(&runtime, &site, args.baseline.as_deref())?;
+    runtime.block_on(site.shutdown());
+    Ok(())
+}
+
+/// The providers whose truncated answers are refined: requests and
+/// coverage against static plans.
+fn refined_providers(
+    runtime: &tokio::runtime::Runtime,
+    site: &DemoSite,
+    args: &RefineBenchArgs,
+) -> Result<(), String> {
     // Sites whose answers are whole: exactly the static plan.
     for variant in [Variant::Listed, Variant::Paged] {
-        let (report, sent, _) = gather_variant(&runtime, &site, variant, "/cgi-bin/")?;
+        let (report, sent, _) = gather_variant(runtime, site, variant, "/cgi-bin/")?;
         let s = &report.sources[0];
         println!(
             "{variant:?}: {} queries planned, {} sent, {} refined, {} requests to the result scripts",
@@ -892,7 +926,7 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
 
     // The page-limited guide.
     let (report, sent, values) =
-        gather_variant(&runtime, &site, Variant::Limited, "/cgi-bin/liste.pl")?;
+        gather_variant(runtime, site, Variant::Limited, "/cgi-bin/liste.pl")?;
     let s = &report.sources[0];
     let mut pages_per_query: std::collections::BTreeMap<String, usize> = Default::default();
     for request in &sent {
@@ -936,7 +970,7 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
 
     // The capped catalogue, against static prefix plans of every length.
     let (report, sent, values) =
-        gather_variant(&runtime, &site, Variant::Catalogue, "/cgi-bin/katalog.pl")?;
+        gather_variant(runtime, site, Variant::Catalogue, "/cgi-bin/katalog.pl")?;
     let expected = site.expected(Variant::Catalogue);
     let covered = coverage(&values, &expected)[0].1;
     println!(
@@ -995,8 +1029,49 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
         }
     }
 
-    foreign_providers(&runtime, &site)?;
+    foreign_providers(runtime, site)
+}
 
+/// The keyword searches: words learned from the answers, each curve
+/// beside the greedy ceiling.
+fn keyword_searches(
+    runtime: &tokio::runtime::Runtime,
+    site: &DemoSite,
+    baseline: Option<&Path>,
+) -> Result<(), String> {
+    if let Some(exe) = baseline {
+        if !exe.is_file() {
+            return Err(format!("--baseline {}: no such executable", exe.display()));
+        }
+    }
+    // Each search gathered by this build, then by the baseline's.
+    let curves = |what: &str, url: &url::Url, rows: &str, total: usize, ceiling: &[usize]| {
+        keyword_curve(
+            &format!("{what}, this build"),
+            gather_fresh(runtime, site, url, Some(500))?,
+            rows,
+            total,
+            ceiling,
+        )?;
+        let Some(exe) = baseline else {
+            return Ok::<(), String>(());
+        };
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let db = dir.path().join("bench.sqlite");
+        let status = std::process::Command::new(exe)
+            .arg("--db")
+            .arg(&db)
+            .args(["--max-queries", "500", url.as_str()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map_err(|e| format!("{}: {e}", exe.display()))?;
+        if !status.success() {
+            return Err(format!("{} {url}: {status}", exe.display()));
+        }
+        println!("{what}, baseline {}:", exe.display());
+        print_curve(&db, rows, total, ceiling)
+    };
     // The keyword searches: words learned from the answers, within 500
     // queries; the coverage curve from the order the queries were sent.
     let total = site.expected(Variant::Archive)["nr"].len();
@@ -1015,9 +1090,9 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
                 .sort_by_cached_key(|&at| gather::demo::archive_relevance(&wanted, articles[at].0));
         },
     );
-    keyword_curve(
+    curves(
         &format!("Archive ({total} articles, the 100 best matches shown per query, 3 seed words, German)"),
-        gather_fresh(&runtime, &site, &site.url(Variant::Archive), Some(500))?,
+        &site.url(Variant::Archive),
         "nr",
         total,
         &archive_ceiling,
@@ -1036,18 +1111,28 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
         30,
         |_, matches| matches.reverse(),
     );
-    keyword_curve(
+    curves(
         &format!("Picture library ({pictures} captions, the 50 most recent matches listed, 3 seed words, English, topics)"),
-        gather_fresh(
-            &runtime,
-            &site,
-            &site.base_url().join(gather::demo::pictures::PATH).map_err(|e| e.to_string())?,
-            Some(500),
-        )?,
+        &site.base_url().join(gather::demo::pictures::PATH).map_err(|e| e.to_string())?,
         "no",
         pictures,
         &pictures_ceiling,
     )?;
-    runtime.block_on(site.shutdown());
+    // Built after the policy, unlike both: French, the 20 cheapest listed,
+    // the count in words gather does not read.
+    use gather::demo::annonces;
+    let ads = annonces::ads();
+    let rows: Vec<Vec<String>> = ads.iter().map(|a| words(&a.title)).collect();
+    let annonces_ceiling =
+        ceiling::greedy_ceiling(&rows, annonces::MAX_SHOWN, 500, 200, 30, |_, matches| {
+            matches.sort_by_key(|&at| (ads[at].price, ads[at].reference))
+        });
+    curves(
+        &format!("Classifieds ({} ads, the 20 cheapest matches listed, 3 seed words, French, a count gather does not read)", ads.len()),
+        &site.base_url().join(annonces::PATH).map_err(|e| e.to_string())?,
+        "ref",
+        ads.len(),
+        &annonces_ceiling,
+    )?;
     Ok(())
 }

@@ -2,8 +2,11 @@
 //! own, for the ways real providers hide their databases: a cap no single
 //! count shows ([`super::shelf`]), pager links that carry a refined
 //! query's parameters ([`super::stellen`]), a form that ignores its
-//! parameters ([`super::events`]), and a keyword search that lists only
-//! its most recent matches ([`super::pictures`]).
+//! parameters ([`super::events`]), and keyword searches that list only
+//! their most recent ([`super::pictures`]) or cheapest
+//! ([`super::annonces`]) matches.
+
+use std::collections::BTreeMap;
 
 use axum::http::{header, Uri};
 use axum::response::{IntoResponse, Response};
@@ -20,6 +23,7 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .merge(super::pictures::routes())
         .merge(super::cottages::routes())
         .merge(super::hofladen::routes())
+        .merge(super::annonces::routes())
 }
 
 /// The value (trimmed) of a parameter of a query string, empty when absent.
@@ -29,6 +33,27 @@ pub(crate) fn param(query: Option<&str>, name: &str) -> String {
         .find(|(n, _)| n == name)
         .map(|(_, v)| v.trim().to_string())
         .unwrap_or_default()
+}
+
+/// What a keyword search finds: the rows (positions) in the posting list
+/// of the first word (in the provider's order) that every other word's list
+/// holds too; words are compared in lower case.
+pub(crate) fn all_words(index: &BTreeMap<String, Vec<usize>>, words: &str) -> Vec<usize> {
+    let wanted: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
+    let Some((first, rest)) = wanted.split_first() else {
+        return Vec::new();
+    };
+    let Some(found) = index.get(first) else {
+        return Vec::new();
+    };
+    found
+        .iter()
+        .copied()
+        .filter(|at| {
+            rest.iter()
+                .all(|w| index.get(w).is_some_and(|l| l.contains(at)))
+        })
+        .collect()
 }
 
 /// One of `choices` (value, label, weight), drawn by weight.

@@ -158,20 +158,9 @@ fn label(number: u32) -> String {
 /// What a search finds: every matching picture, most recent first.
 pub fn search(words: &str) -> Vec<&'static Picture> {
     let library = library();
-    let wanted: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
-    let Some((first, rest)) = wanted.split_first() else {
-        return Vec::new();
-    };
-    let Some(found) = library.index.get(first) else {
-        return Vec::new();
-    };
-    found
-        .iter()
-        .filter(|&&at| {
-            rest.iter()
-                .all(|w| library.index.get(w).is_some_and(|l| l.contains(&at)))
-        })
-        .map(|&at| &library.pictures[at])
+    super::foreign::all_words(&library.index, words)
+        .into_iter()
+        .map(|at| &library.pictures[at])
         .collect()
 }
 

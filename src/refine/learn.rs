@@ -5,14 +5,19 @@
 //!
 //! The estimate is the paper's, with the rows gathered so far as the
 //! sample: a word that occurs in many of them occurs in many rows of the
-//! database, scaled to the database by the hit counts the pages state.
+//! database, scaled to the database by the hit counts the pages state, or
+//! by the scale of the words sent that it is found beside, where that is
+//! larger (the sample is thinner where the gathering only touched).
+//! Without a count the page states, an answer is capped where several end
+//! at the same largest row count.
 //! Where answers are capped, a word counts for at most the cap, and a
 //! capped word is narrowed by a second word once a probe shows that the
 //! form combines words ([`WordRanking::candidates`]).
 //! Words already sent, stop words, numbers and words of fewer than three
 //! letters are skipped. Each kind of query (one word or two, under the cap
-//! or above it) has its estimates corrected by the new rows the queries of
-//! that kind brought in this run ([`WordRanking::gained`]): where the
+//! or above it; a word also by its frequency band) has its estimates
+//! corrected by the new rows the queries of that kind brought in this run
+//! ([`WordRanking::gained`]): where the
 //! sample misleads (a provider that lists its newest matches, whatever the
 //! word), the kind that does not pay falls behind. Otherwise the ranking
 //! depends only on what is stored, and no word is sent twice.
@@ -65,11 +70,14 @@ pub struct WordRanking {
     /// What the ranking stood at when a query (lower case) was sent: the
     /// values then, and how many of them held the query's word.
     chosen: BTreeMap<String, (u64, u64)>,
-    /// Answered queries (lower case) → their hit count and the rows shown.
-    answers: BTreeMap<String, (u64, u64)>,
+    /// Answered queries (lower case) → the hit count their page stated
+    /// (if any) and the rows shown.
+    answers: BTreeMap<String, (Option<u64>, u64)>,
     /// The most rows one answer showed: the cap, once an answer stated more
-    /// hits than it showed.
+    /// hits than it showed, or several answers ended at it.
     shown: u64,
+    /// The cap as the answers told so far show it ([`Self::cap`]).
+    cap: Option<u64>,
     /// Whether the form combines words (`"A B"` finds fewer rows than
     /// `"A"`): unknown until the probe is answered.
     combines: Option<bool>,
@@ -77,10 +85,10 @@ pub struct WordRanking {
     probed: bool,
     /// Queries sent (lower case) whose new rows are still to be told: the
     /// kind of query and the new rows it was expected to bring.
-    promised: BTreeMap<String, (Kind, f64)>,
-    /// Per kind of query: the new rows expected and brought, of the
-    /// queries told ([`Self::gained`]).
-    record: [(f64, f64); 4],
+    promised: BTreeMap<String, (Kind, u32, f64)>,
+    /// Per kind of query and frequency band ([`band`]): the new rows
+    /// expected and brought, of the queries told ([`Self::gained`]).
+    record: BTreeMap<(usize, u32), (f64, f64)>,
 }
 
 /// Kinds of query whose estimates are corrected by what they brought:
@@ -101,6 +109,11 @@ const PRIOR_ROWS: f64 = 50.0;
 
 /// How many words of a value count toward the pairs of words.
 const PAIR_WORDS: usize = 8;
+
+/// Answers that end at the same, largest row count, without a stated hit
+/// count, after which that count is taken for the cap (as refinement
+/// judges a common cap).
+const COMMON_CAP: usize = 3;
 
 /// A candidate query and the new rows it is expected to bring.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,20 +181,70 @@ impl WordRanking {
     /// the rows it showed.
     pub fn answered(&mut self, query: &str, hits: Option<u64>, shown: u64) {
         let key = query.to_lowercase();
-        let hits = hits.unwrap_or(shown).max(shown);
+        let hits = hits.map(|h| h.max(shown));
         self.shown = self.shown.max(shown);
+        self.answers.insert(key.clone(), (hits, shown));
+        self.cap = self.find_cap();
         // The first answer to two words whose first word was answered
         // tells whether the form combines words (the probe's, or a stored
-        // one when a gathering is resumed).
+        // one when a gathering is resumed). Without hit counts, two
+        // answers that both end at the cap tell nothing: another pair is
+        // probed.
         if self.combines.is_none() {
             let whole = key
                 .split_once(' ')
-                .and_then(|(first, _)| self.answers.get(first));
-            if let Some(&(whole, _)) = whole {
-                self.combines = Some(shown > 0 && hits < whole);
+                .and_then(|(first, _)| self.answers.get(first).copied());
+            if let Some(whole) = whole {
+                let (both, first) = (self.hits_of(&key), self.hits_of_answer(whole));
+                match (both, first) {
+                    (Some(both), Some(first)) => self.combines = Some(shown > 0 && both < first),
+                    _ if shown == 0 || shown < whole.1 => {
+                        self.combines = Some(shown > 0 && shown < whole.1)
+                    }
+                    _ => self.probed = false,
+                }
             }
         }
-        self.answers.insert(key, (hits, shown));
+    }
+
+    /// Whether an answer (stated hits, rows shown) was cut: it stated more
+    /// hits than it showed, or it states none and ends at the cap.
+    fn capped(&self, (hits, shown): (Option<u64>, u64)) -> bool {
+        match hits {
+            Some(hits) => hits > shown,
+            None => shown > 0 && self.cap() == Some(shown),
+        }
+    }
+
+    /// A query's hits: those its page stated, all it showed when it was
+    /// whole, `None` when it was cut without a count.
+    fn hits_of(&self, key: &str) -> Option<u64> {
+        self.answers
+            .get(key)
+            .and_then(|&answer| self.hits_of_answer(answer))
+    }
+
+    fn hits_of_answer(&self, answer: (Option<u64>, u64)) -> Option<u64> {
+        match answer {
+            (Some(hits), _) => Some(hits),
+            (None, shown) => (!self.capped(answer)).then_some(shown),
+        }
+    }
+
+    /// The hits of a capped answer: stated, or estimated from how often
+    /// the gathered values held its word when it was sent (never below
+    /// one more than it showed).
+    fn capped_hits(&self, key: &str, scale: Option<f64>) -> Option<u64> {
+        let &(hits, shown) = self.answers.get(key)?;
+        if !self.capped((hits, shown)) {
+            return None;
+        }
+        hits.or_else(|| {
+            let &(values, found) = self.chosen.get(key)?;
+            let estimate = scale? * found as f64 * self.values as f64 / values.max(1) as f64;
+            Some((estimate.round() as u64).max(shown + 1))
+        })
+        .or(Some(shown + 1))
     }
 
     /// Whether the form is known to combine words (`None`: not probed yet).
@@ -189,13 +252,32 @@ impl WordRanking {
         self.combines
     }
 
-    /// The cap: the most rows an answer showed, once some answer stated
-    /// more hits than it showed (otherwise no cap is seen).
+    /// The cap: the most rows an answer showed, once some answer at it
+    /// stated more hits than it showed, or, without stated counts,
+    /// [`COMMON_CAP`] answers ended at it and some below (otherwise no cap
+    /// is seen).
     fn cap(&self) -> Option<u64> {
-        self.answers
+        self.cap
+    }
+
+    /// [`Self::cap`] computed from the answers, each time one is told.
+    fn find_cap(&self) -> Option<u64> {
+        let stated = self
+            .answers
             .values()
-            .any(|&(hits, shown)| hits > shown && shown == self.shown)
-            .then_some(self.shown)
+            .any(|&(hits, shown)| hits.is_some_and(|h| h > shown) && shown == self.shown);
+        // Without stated hit counts: several answers end at the largest
+        // row count, and some end below it.
+        let at = self
+            .answers
+            .values()
+            .filter(|&&(hits, shown)| hits.is_none() && shown == self.shown)
+            .count();
+        let below = self
+            .answers
+            .values()
+            .any(|&(_, shown)| shown > 0 && shown < self.shown);
+        (self.shown > 1 && (stated || (at >= COMMON_CAP && below))).then_some(self.shown)
     }
 
     /// Database rows per gathered value: the hit counts the pages stated
@@ -205,8 +287,11 @@ impl WordRanking {
     fn scale(&self) -> Option<f64> {
         let mut ratios: Vec<f64> = self
             .answers
-            .iter()
-            .filter_map(|(key, &(hits, _))| {
+            .keys()
+            .filter_map(|key| {
+                // A capped answer without a stated count tells only a
+                // bound.
+                let hits = self.hits_of(key)?;
                 let &(values, found) = self.chosen.get(key)?;
                 // A word that finds nothing stands where the search does
                 // not look (a field it does not cover): it tells nothing
@@ -234,11 +319,18 @@ impl WordRanking {
     pub fn candidates(&self, tried: &HashSet<String>) -> Vec<Candidate> {
         let cap = self.cap().map_or(f64::INFINITY, |c| c as f64);
         let scale = self.scale();
+        let local = self.local_scales();
         let mut ranked: Vec<(Candidate, u64)> = self
             .frequency
             .iter()
             .filter(|(w, _)| !tried.contains(*w))
             .map(|(w, &f)| {
+                // The scale of the words found beside it, where some were
+                // sent: the sample is not as thick everywhere.
+                let scale = match (local.get(w.as_str()), scale) {
+                    (Some(&l), Some(s)) => Some(l.max(s)),
+                    (l, s) => l.copied().or(s),
+                };
                 let hits = f as f64 * scale.unwrap_or(1.0);
                 let expected = match scale {
                     Some(s) => hits.min(cap) * (1.0 - 1.0 / s),
@@ -250,7 +342,7 @@ impl WordRanking {
                     Kind::Word
                 };
                 let text = self.spelling[w].clone();
-                let expected = expected * self.correction(kind);
+                let expected = expected * self.correction(kind, band(f));
                 (
                     Candidate {
                         text,
@@ -273,25 +365,73 @@ impl WordRanking {
         ranked.into_iter().map(|(c, _)| c).collect()
     }
 
+    /// Per word found beside words sent: database rows per gathered row
+    /// among the rows of those words (their hits against how many
+    /// gathered values hold them now), weighted by how often each is
+    /// found beside it, at least 1. Where the gathering went deep (a
+    /// subject whose words were sent and whose rows are gathered), a word
+    /// has less left to bring than the sample's average says; where it
+    /// only touched, more.
+    fn local_scales(&self) -> std::collections::HashMap<&str, f64> {
+        let sent: std::collections::HashMap<&str, f64> = self
+            .answers
+            .keys()
+            .filter(|key| !key.contains(' '))
+            .filter_map(|key| {
+                let hits = self.hits_of(key)?;
+                let f = *self.frequency.get(key)?;
+                (hits > 0 && f > 0).then(|| (key.as_str(), (hits as f64 / f as f64).max(1.0)))
+            })
+            .collect();
+        let mut sums: std::collections::HashMap<&str, (f64, f64)> = Default::default();
+        if sent.is_empty() {
+            return Default::default();
+        }
+        for ((a, b), &n) in &self.pairs {
+            for (word, other) in [(a, b), (b, a)] {
+                if let Some(ratio) = sent.get(other.as_str()) {
+                    let sum = sums.entry(word.as_str()).or_default();
+                    sum.0 += n as f64 * ratio;
+                    sum.1 += n as f64;
+                }
+            }
+        }
+        sums.into_iter()
+            .map(|(w, (sum, weight))| (w, (sum / weight).max(1.0)))
+            .collect()
+    }
+
+    /// The frequency band a candidate query is judged in: a single word's
+    /// ([`band`]); pairs are judged together.
+    fn band_of(&self, text: &str) -> u32 {
+        if text.contains(' ') {
+            return 0;
+        }
+        band(
+            self.frequency
+                .get(&text.to_lowercase())
+                .copied()
+                .unwrap_or(0),
+        )
+    }
+
     /// Capped words narrowed by a second word, with their expected new rows
     /// and the pair's frequency.
     fn narrowed(&self, tried: &HashSet<String>, cap: f64) -> Vec<(Candidate, u64)> {
         let mut out = Vec::new();
+        let scale = self.scale();
         for ((a, b), &both) in &self.pairs {
             for (first, second) in [(a, b), (b, a)] {
-                let Some(&(hits, shown)) = self.answers.get(first) else {
+                let Some(hits) = self.capped_hits(first, scale) else {
                     continue;
                 };
-                if hits <= shown {
-                    continue;
-                }
                 let text = format!("{} {}", self.spelling[first], self.spelling[second]);
                 if tried.contains(&text.to_lowercase()) {
                     continue;
                 }
                 // A second word whose every hit was shown is gathered whole.
                 let other = self.answers.get(second);
-                if other.is_some_and(|&(hits, shown)| hits <= shown) {
+                if other.is_some_and(|&answer| !self.capped(answer)) {
                     continue;
                 }
                 let share = |word: &String, hits: u64| {
@@ -306,7 +446,7 @@ impl WordRanking {
                 } else {
                     Kind::Pair
                 };
-                let expected = estimate.min(cap) * (1.0 - gathered) * self.correction(kind);
+                let expected = estimate.min(cap) * (1.0 - gathered) * self.correction(kind, 0);
                 out.push((
                     Candidate {
                         text,
@@ -333,10 +473,10 @@ impl WordRanking {
             }
         }
         for c in self.candidates(tried).into_iter().take(n - out.len()) {
-            self.promised.insert(
-                c.text.to_lowercase(),
-                (c.kind, c.expected / self.correction(c.kind)),
-            );
+            self.promised.insert(c.text.to_lowercase(), {
+                let band = self.band_of(&c.text);
+                (c.kind, band, c.expected / self.correction(c.kind, band))
+            });
             out.push(c.text);
         }
         out
@@ -346,8 +486,8 @@ impl WordRanking {
     /// [`Self::next`] brought: the estimates of its kind are corrected by
     /// it from then on.
     pub fn gained(&mut self, query: &str, rows: u64) {
-        if let Some((kind, expected)) = self.promised.remove(&query.to_lowercase()) {
-            let record = &mut self.record[kind as usize];
+        if let Some((kind, band, expected)) = self.promised.remove(&query.to_lowercase()) {
+            let record = self.record.entry((kind as usize, band)).or_default();
             record.0 += expected;
             record.1 += rows as f64;
         }
@@ -355,8 +495,12 @@ impl WordRanking {
 
     /// What queries of a kind brought against what they were expected to
     /// bring, starting from their estimate ([`PRIOR_ROWS`]).
-    fn correction(&self, kind: Kind) -> f64 {
-        let (expected, brought) = self.record[kind as usize];
+    fn correction(&self, kind: Kind, band: u32) -> f64 {
+        let (expected, brought) = self
+            .record
+            .get(&(kind as usize, band))
+            .copied()
+            .unwrap_or_default();
         (brought + PRIOR_ROWS) / (expected + PRIOR_ROWS)
     }
 
@@ -364,11 +508,13 @@ impl WordRanking {
     /// capped.
     fn probe_query(&mut self, tried: &HashSet<String>) -> Option<String> {
         self.cap()?;
-        let (first, _) = self
+        let scale = self.scale();
+        let (_, first) = self
             .answers
-            .iter()
-            .filter(|(key, &(hits, shown))| !key.contains(' ') && hits > shown)
-            .max_by_key(|(_, &(hits, _))| hits)?;
+            .keys()
+            .filter(|key| !key.contains(' '))
+            .filter_map(|key| Some((self.capped_hits(key, scale)?, key)))
+            .max()?;
         let (_, second) = self
             .pairs
             .iter()
@@ -388,6 +534,12 @@ impl WordRanking {
         self.probed = true;
         Some(text)
     }
+}
+
+/// The band of a word's frequency among the gathered values (powers of
+/// two), by which its kind of query is judged.
+fn band(frequency: u64) -> u32 {
+    frequency.max(1).ilog2()
 }
 
 /// The `n` most frequent words of a text worth a query (the seed words of
@@ -586,5 +738,62 @@ mod tests {
         let delta = next.iter().position(|c| c.text == "Delta").unwrap();
         assert_eq!(next[delta].kind, Kind::CappedWord);
         assert!(epsilon < delta, "{next:?}");
+    }
+
+    #[test]
+    fn without_a_hit_count_the_cap_is_the_row_count_several_answers_end_at() {
+        let values = [
+            "Alpha Beta",
+            "Alpha Gamma",
+            "Alpha Delta",
+            "Beta Gamma",
+            "Epsilon Zeta",
+            "Epsilon Beta",
+        ];
+        let mut ranking = WordRanking::new(values);
+        let mut tried: HashSet<String> = HashSet::new();
+        for (word, shown) in [("Alpha", 20), ("Beta", 20)] {
+            ranking.sent(word);
+            ranking.answered(word, None, shown);
+            tried.insert(word.to_lowercase());
+        }
+        // Two answers at 20 and none below: no cap is seen yet.
+        assert_eq!(ranking.cap(), None);
+        ranking.sent("Zeta");
+        ranking.answered("Zeta", None, 7);
+        tried.insert("zeta".into());
+        assert_eq!(ranking.cap(), None);
+        ranking.sent("Gamma");
+        ranking.answered("Gamma", None, 20);
+        tried.insert("gamma".into());
+        // Three answers end at 20, one below: 20 is the cap, and the
+        // answers at it are cut (their hits unknown), the one below whole.
+        assert_eq!(ranking.cap(), Some(20));
+        assert!(ranking.capped((None, 20)));
+        assert!(!ranking.capped((None, 7)));
+        assert_eq!(ranking.hits_of("zeta"), Some(7));
+        assert_eq!(ranking.hits_of("alpha"), None);
+        // Only the whole answer scales the sample: Zeta, in one of the 6
+        // values, found 7.
+        let scale = ranking.scale().unwrap();
+        assert!((scale - 7.0).abs() < 1e-9, "{scale}");
+        // The probe narrows a capped word. Both ending at the cap tells
+        // nothing: another pair is probed.
+        let probe = ranking.next(&tried, 1);
+        assert_eq!(probe.len(), 1);
+        assert!(probe[0].contains(' '), "{probe:?}");
+        tried.insert(probe[0].to_lowercase());
+        ranking.answered(&probe[0], None, 20);
+        assert_eq!(ranking.combines(), None);
+        let second = ranking.next(&tried, 1);
+        assert!(second[0].contains(' ') && second != probe, "{second:?}");
+        tried.insert(second[0].to_lowercase());
+        // Fewer rows than the first word's: the form combines words.
+        ranking.answered(&second[0], None, 4);
+        assert_eq!(ranking.combines(), Some(true));
+        assert!(ranking
+            .candidates(&tried)
+            .iter()
+            .any(|c| c.text.contains(' ')));
     }
 }
