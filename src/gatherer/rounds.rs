@@ -559,14 +559,8 @@ impl<'s> Rounds<'s> {
     ) -> Result<TextRefinement, GatherError> {
         let root = context.root(key);
         if root != key {
-            let root_values = manager
-                .store()
-                .answered_among(self.work.source, &[root.to_string()])?
-                .into_iter()
-                .filter_map(parse_answered)
-                .next()
-                .map(|(_, values, ..)| values);
-            if let Some(root_values) = root_values {
+            let root_answered = context.root_answered(manager, self.work.source, key)?;
+            if let Some((_, root_values, ..)) = root_answered {
                 let coarser = self.refiner.text_prefixes(&root_values, wildcard);
                 if !coarser.is_empty() {
                     return Ok(TextRefinement::Coarser(root.to_string(), coarser));
@@ -1076,6 +1070,21 @@ impl Context<'_> {
         key
     }
 
+    /// The answered query `key` was refined from (its planned
+    /// ancestor, or itself), read from the store: `None` until answered.
+    fn root_answered(
+        &self,
+        manager: &Manager<'_>,
+        id: crate::store::SourceId,
+        key: &str,
+    ) -> Result<Option<Answered>, GatherError> {
+        Ok(manager
+            .store()
+            .answered_among(id, &[self.root(key).to_string()])?
+            .into_iter()
+            .find_map(parse_answered))
+    }
+
     /// The answered queries of a query's tree.
     fn tree(
         &self,
@@ -1084,12 +1093,10 @@ impl Context<'_> {
         key: &str,
     ) -> Result<Vec<String>, GatherError> {
         let root = self.root(key);
-        let mut tree: Vec<String> = manager
-            .store()
-            .answered_among(id, &[root.to_string()])?
+        let mut tree: Vec<String> = self
+            .root_answered(manager, id, key)?
+            .map(|(k, ..)| k)
             .into_iter()
-            .filter(|q| parse_answered(q.clone()).is_some())
-            .map(|q| q.key)
             .filter(|k| !self.parents.contains_key(k))
             .collect();
         tree.extend(
