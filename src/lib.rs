@@ -23,7 +23,7 @@
 //! with the same caret ([`span::Excerpt`]).
 
 pub mod boilerplate;
-pub mod charset;
+pub use gather_page::charset;
 #[cfg(feature = "demo")]
 pub mod demo;
 mod digest;
@@ -38,7 +38,7 @@ pub mod locate;
 pub mod metadata;
 pub mod navigate;
 pub mod output;
-pub mod page;
+pub use gather_page as page;
 pub mod plan;
 pub mod record;
 pub mod refine;

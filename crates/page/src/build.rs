@@ -21,20 +21,20 @@ use super::{Attr, LabelId, Node, NodeId, Page, MAX_DEPTH, SPACE_BEFORE};
 const NONE: u32 = u32::MAX;
 
 /// Label ids fixed for every page.
-pub(crate) const PCDATA: LabelId = LabelId(0);
-pub(crate) const SCRIPT: LabelId = LabelId(1);
-pub(crate) const STYLE: LabelId = LabelId(2);
-pub(crate) const HTML: LabelId = LabelId(3);
-pub(crate) const HEAD: LabelId = LabelId(4);
-pub(crate) const BODY: LabelId = LabelId(5);
-pub(crate) const TABLE: LabelId = LabelId(6);
-pub(crate) const TR: LabelId = LabelId(7);
-pub(crate) const THEAD: LabelId = LabelId(8);
-pub(crate) const TBODY: LabelId = LabelId(9);
-pub(crate) const TFOOT: LabelId = LabelId(10);
-pub(crate) const A: LabelId = LabelId(11);
-pub(crate) const TITLE: LabelId = LabelId(12);
-pub(crate) const META: LabelId = LabelId(13);
+pub const PCDATA: LabelId = LabelId(0);
+pub const SCRIPT: LabelId = LabelId(1);
+pub const STYLE: LabelId = LabelId(2);
+pub const HTML: LabelId = LabelId(3);
+pub const HEAD: LabelId = LabelId(4);
+pub const BODY: LabelId = LabelId(5);
+pub const TABLE: LabelId = LabelId(6);
+pub const TR: LabelId = LabelId(7);
+pub const THEAD: LabelId = LabelId(8);
+pub const TBODY: LabelId = LabelId(9);
+pub const TFOOT: LabelId = LabelId(10);
+pub const A: LabelId = LabelId(11);
+pub const TITLE: LabelId = LabelId(12);
+pub const META: LabelId = LabelId(13);
 
 fn fixed_labels() -> Vec<(Option<LocalName>, &'static str)> {
     vec![

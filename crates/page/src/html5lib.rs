@@ -1,5 +1,5 @@
 //! The page tree against html5lib's tree-construction tests (the files in
-//! `tests/fixtures/html5lib/`, MIT, from github.com/html5lib/html5lib-tests):
+//! `fixtures/html5lib/`, MIT, from github.com/html5lib/html5lib-tests):
 //! the cases that matter for extraction (misnested tables, implied `tbody`,
 //! foster parenting, unclosed `p` and `li`, misnested formatting elements).
 //!
@@ -18,10 +18,7 @@ struct Case {
 }
 
 fn cases(file: &str) -> Vec<Case> {
-    let path = format!(
-        "{}/tests/fixtures/html5lib/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/fixtures/html5lib/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut out = Vec::new();
     for block in text.split("\n\n#data\n") {

@@ -39,11 +39,10 @@
 //!   `.src`, forms, the wizard): a deep page cannot overflow the stack.
 
 mod build;
+pub mod charset;
 mod tokens;
 
-pub(crate) use build::{
-    A, BODY, META, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TITLE, TR,
-};
+pub use build::{A, BODY, META, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TITLE, TR};
 
 /// The deepest level of the page tree: the root `html` is level 1, and no
 /// element is below level 512 (see the module docs).
@@ -57,7 +56,7 @@ const SPACE_BEFORE: u32 = 1 << 31;
 /// ids compare in document order and a subtree is a range of ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
-pub(crate) struct NodeId(u32);
+pub struct NodeId(u32);
 
 impl NodeId {
     fn index(self) -> usize {
@@ -66,17 +65,17 @@ impl NodeId {
 
     /// The id right after this one in document order (its first child if it
     /// has children); may be one past the page's last node.
-    pub(crate) fn next(self) -> NodeId {
+    pub fn next(self) -> NodeId {
         NodeId(self.0 + 1)
     }
 
     /// The node's place in document order.
-    pub(crate) fn index_u32(self) -> u32 {
+    pub fn index_u32(self) -> u32 {
         self.0
     }
 
     /// The node at a place in document order (a page's ids are `0..len`).
-    pub(crate) fn from_u32(index: u32) -> NodeId {
+    pub fn from_u32(index: u32) -> NodeId {
         NodeId(index)
     }
 }
@@ -85,7 +84,7 @@ impl NodeId {
 /// ids are given per page, see [`Page::label_id`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(transparent)]
-pub(crate) struct LabelId(u32);
+pub struct LabelId(u32);
 
 /// One node of the tree, 20 bytes.
 #[derive(Debug, Clone, Copy)]
@@ -189,7 +188,7 @@ impl Page {
 
     /// Every `<meta name=…>` wherever the parser put it, in document order,
     /// as (name trimmed, `content` as written or empty).
-    pub(crate) fn meta_tags(&self) -> impl Iterator<Item = (&str, &str)> {
+    pub fn meta_tags(&self) -> impl Iterator<Item = (&str, &str)> {
         let name_id = self.label_id("name");
         let content_id = self.label_id("content");
         let metas = if name_id.is_some() {
@@ -253,14 +252,14 @@ impl Page {
     // ---- crate-internal access for HEL, forms and the wizard ----
 
     /// The root (`html`).
-    pub(crate) const ROOT: NodeId = NodeId(0);
+    pub const ROOT: NodeId = NodeId(0);
 
     fn node(&self, node: NodeId) -> &Node {
         &self.nodes[node.index()]
     }
 
     /// The id of a lower-case label or attribute name on this page.
-    pub(crate) fn label_id(&self, label: &str) -> Option<LabelId> {
+    pub fn label_id(&self, label: &str) -> Option<LabelId> {
         self.labels
             .iter()
             .position(|l| **l == *label)
@@ -268,46 +267,46 @@ impl Page {
     }
 
     /// Whether white space (a dropped text node) came just before the node.
-    pub(crate) fn space_before(&self, node: NodeId) -> bool {
+    pub fn space_before(&self, node: NodeId) -> bool {
         self.node(node).space_before()
     }
 
     /// Whether the node is inline markup (`a`, `b`, `span`, `font`, …), whose
     /// boundaries do not separate words in [`Page::text`].
-    pub(crate) fn is_inline(&self, node: NodeId) -> bool {
+    pub fn is_inline(&self, node: NodeId) -> bool {
         INLINE.contains(&self.label_name(node))
     }
 
     /// A node's label id.
-    pub(crate) fn label_of(&self, node: NodeId) -> LabelId {
+    pub fn label_of(&self, node: NodeId) -> LabelId {
         self.node(node).label()
     }
 
     /// A node's label.
-    pub(crate) fn label_name(&self, node: NodeId) -> &str {
+    pub fn label_name(&self, node: NodeId) -> &str {
         &self.labels[self.label_of(node).0 as usize]
     }
 
     /// The parent of a node (`None` for the root).
-    pub(crate) fn parent(&self, node: NodeId) -> Option<NodeId> {
+    pub fn parent(&self, node: NodeId) -> Option<NodeId> {
         let p = self.node(node).parent;
         (p != u32::MAX).then_some(NodeId(p))
     }
 
     /// The ancestors of a node, its parent first.
-    pub(crate) fn ancestors(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+    pub fn ancestors(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         std::iter::successors(self.parent(node), |&n| self.parent(n))
     }
 
     /// The body element.
-    pub(crate) fn body(&self) -> NodeId {
+    pub fn body(&self) -> NodeId {
         self.children(Self::ROOT)
             .find(|&c| self.label_of(c) == BODY)
             .unwrap_or(Self::ROOT)
     }
 
     /// The nodes labelled `label`, in document order.
-    pub(crate) fn with_label(&self, label: LabelId) -> &[NodeId] {
+    pub fn with_label(&self, label: LabelId) -> &[NodeId] {
         let l = label.0 as usize;
         if l + 1 >= self.label_start.len() {
             return &[];
@@ -317,35 +316,35 @@ impl Page {
 
     /// The nodes labelled `label` after `node` in document order (first its
     /// descendants, then everything after it).
-    pub(crate) fn following(&self, node: NodeId, label: LabelId) -> &[NodeId] {
+    pub fn following(&self, node: NodeId, label: LabelId) -> &[NodeId] {
         let all = self.with_label(label);
         &all[all.partition_point(|&n| n <= node)..]
     }
 
     /// The descendants of `node` labelled `label`, in document order.
-    pub(crate) fn descendants_with_label(&self, node: NodeId, label: LabelId) -> &[NodeId] {
+    pub fn descendants_with_label(&self, node: NodeId, label: LabelId) -> &[NodeId] {
         let after = self.following(node, label);
         let end = self.subtree_end(node);
         &after[..after.partition_point(|&n| n < end)]
     }
 
     /// Every node, in document order.
-    pub(crate) fn node_ids(&self) -> impl DoubleEndedIterator<Item = NodeId> {
+    pub fn node_ids(&self) -> impl DoubleEndedIterator<Item = NodeId> {
         (0..self.nodes.len() as u32).map(NodeId)
     }
 
     /// The nodes before `node` in document order (its ancestors among them).
-    pub(crate) fn before(&self, node: NodeId) -> impl DoubleEndedIterator<Item = NodeId> {
+    pub fn before(&self, node: NodeId) -> impl DoubleEndedIterator<Item = NodeId> {
         (0..node.0).map(NodeId)
     }
 
     /// The nodes after `node` in document order (first its descendants).
-    pub(crate) fn after(&self, node: NodeId) -> impl DoubleEndedIterator<Item = NodeId> {
+    pub fn after(&self, node: NodeId) -> impl DoubleEndedIterator<Item = NodeId> {
         (node.0 + 1..self.nodes.len() as u32).map(NodeId)
     }
 
     /// The children of a node.
-    pub(crate) fn children(&self, node: NodeId) -> Children<'_> {
+    pub fn children(&self, node: NodeId) -> Children<'_> {
         Children {
             page: self,
             next: node.0 + 1,
@@ -355,7 +354,7 @@ impl Page {
 
     /// The children labelled `label`; inside a `table`, the rows of its row
     /// groups count as its own rows (hel.md §1).
-    pub(crate) fn child_matches(&self, node: NodeId, label: LabelId) -> ChildMatches<'_> {
+    pub fn child_matches(&self, node: NodeId, label: LabelId) -> ChildMatches<'_> {
         ChildMatches {
             page: self,
             label,
@@ -366,7 +365,7 @@ impl Page {
     }
 
     /// The value of an attribute (by name id).
-    pub(crate) fn attr(&self, node: NodeId, name: LabelId) -> Option<&str> {
+    pub fn attr(&self, node: NodeId, name: LabelId) -> Option<&str> {
         let n = self.node(node);
         if n.label() == PCDATA {
             return None;
@@ -379,7 +378,7 @@ impl Page {
 
     /// The value of an attribute by its lower-case name (`None` for a text
     /// node or an absent attribute).
-    pub(crate) fn attribute(&self, node: NodeId, name: &str) -> Option<&str> {
+    pub fn attribute(&self, node: NodeId, name: &str) -> Option<&str> {
         let n = self.node(node);
         if n.label() == PCDATA {
             return None;
@@ -391,7 +390,7 @@ impl Page {
     }
 
     /// The attributes of an element, as (name, value) pairs in source order.
-    pub(crate) fn attrs(&self, node: NodeId) -> impl Iterator<Item = (&str, &str)> {
+    pub fn attrs(&self, node: NodeId) -> impl Iterator<Item = (&str, &str)> {
         let n = self.node(node);
         let range = if n.label() == PCDATA {
             0..0
@@ -408,13 +407,13 @@ impl Page {
 
     /// One past the last node of a node's subtree (the first node after it
     /// that is not its descendant, or one past the page's last node).
-    pub(crate) fn subtree_end(&self, node: NodeId) -> NodeId {
+    pub fn subtree_end(&self, node: NodeId) -> NodeId {
         NodeId(self.node(node).end)
     }
 
     /// The text of a `pcdata` node as written (entities decoded, white space
     /// kept); `None` for an element.
-    pub(crate) fn pcdata(&self, node: NodeId) -> Option<&str> {
+    pub fn pcdata(&self, node: NodeId) -> Option<&str> {
         (self.label_of(node) == PCDATA).then(|| self.raw_text(node))
     }
 
@@ -425,7 +424,7 @@ impl Page {
     }
 
     /// `.txt`: the node's text, white space collapsed and trimmed.
-    pub(crate) fn text_of(&self, node: NodeId) -> String {
+    pub fn text_of(&self, node: NodeId) -> String {
         let n = self.node(node);
         // A text node, or an element holding just one (most values).
         let only_text = if n.label() == PCDATA {
@@ -486,7 +485,7 @@ impl Page {
     /// attributes and order, so a rule that steps by label and position
     /// reads the same nodes in the kept part. Induction aligns such a
     /// sample of a large page's rows.
-    pub(crate) fn without_subtrees(&self, dropped: &[NodeId]) -> Page {
+    pub fn without_subtrees(&self, dropped: &[NodeId]) -> Page {
         let mut new_id = vec![u32::MAX; self.nodes.len()];
         let mut nodes: Vec<Node> = Vec::new();
         let mut attrs: Vec<Attr> = Vec::new();
@@ -555,7 +554,7 @@ impl Page {
     }
 
     /// `.src`: the node's outer HTML, serialised from the tree.
-    pub(crate) fn outer_html(&self, node: NodeId) -> String {
+    pub fn outer_html(&self, node: NodeId) -> String {
         let end = self.node(node).end;
         let mut out = String::new();
         let mut open: Vec<NodeId> = Vec::new();
@@ -648,7 +647,7 @@ fn escape(out: &mut String, s: &str, attr: bool) {
 }
 
 /// The children of a node, in order.
-pub(crate) struct Children<'a> {
+pub struct Children<'a> {
     page: &'a Page,
     next: u32,
     end: u32,
@@ -667,7 +666,7 @@ impl Iterator for Children<'_> {
 }
 
 /// The children of a node with one label (see `Page::child_matches`).
-pub(crate) struct ChildMatches<'a> {
+pub struct ChildMatches<'a> {
     page: &'a Page,
     label: LabelId,
     row_groups: bool,
