@@ -73,6 +73,9 @@ pub enum KeepMode {
 #[derive(Debug, Clone, Copy, Default)]
 struct Sample {
     pages: f64,
+    /// Bytes received in all (the gatherer's summary; NaN where the
+    /// summary does not say, as the Scrapy spider's).
+    bytes: f64,
     user: f64,
     system: f64,
     peak_rss_mib: f64,
@@ -143,10 +146,11 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
         });
     }
     println!(
-        "size   gatherer  kept  result pages  CPU ms/page (user + system)  peak RSS MiB  wall s  (medians of {} runs, alternated)",
+        "size   gatherer  kept  result pages  KB/page  CPU ms/page (user + system)  CPU µs/KB  peak RSS MiB  wall s  (medians of {} runs, alternated)",
         args.runs.max(1)
     );
-    let mut per_page: Vec<(usize, usize, f64)> = Vec::new();
+    // (arm, size, CPU per page, bytes per page) of each row.
+    let mut per_page: Vec<(usize, usize, f64, f64)> = Vec::new();
     let mut extra: Vec<String> = Vec::new();
     let mut n = 0;
     for &size in &args.pages {
@@ -174,21 +178,27 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
             let pages = m(|s| s.pages);
             let ms = |secs: f64| secs * 1000.0 / pages.max(1.0);
             let cpu = m(|s| (s.user + s.system) / s.pages.max(1.0));
+            // The pages of longer queries are larger (a pager that lists
+            // every page): the cost per byte received tells a page that
+            // costs more from a page that holds more.
+            let page_bytes = m(|s| s.bytes / s.pages.max(1.0));
             println!(
-                "{size:>5}  {:<8}  {:<4}  {pages:>12.0}  {:>6.3} ({:.3} + {:.3})         {:>12.1}  {:>6.2}",
+                "{size:>5}  {:<8}  {:<4}  {pages:>12.0}  {:>7}  {:>6.3} ({:.3} + {:.3})         {:>9}  {:>12.1}  {:>6.2}",
                 arm.label,
                 match (&arm.spider, arm.keep) {
                     (Some(_), _) => "-",
                     (None, true) => "yes",
                     (None, false) => "no",
                 },
+                quotient(page_bytes, 1024.0, 1),
                 cpu * 1000.0,
                 ms(m(|s| s.user)),
                 ms(m(|s| s.system)),
+                quotient(cpu * 1e6, page_bytes / 1024.0, 2),
                 m(|s| s.peak_rss_mib),
                 m(|s| s.wall),
             );
-            per_page.push((at, size, cpu));
+            per_page.push((at, size, cpu, page_bytes));
         }
         for arm in arms.iter().filter(|a| a.spider.is_none()) {
             let what = format!(
@@ -232,8 +242,9 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
                 let instructions =
                     callgrind_total(&text).ok_or("callgrind's output has no summary line")?;
                 extra.push(format!(
-                    "{what}: {:.2} million instructions per result page ({instructions} in all)",
+                    "{what}: {:.2} million instructions per result page, {} per KB received ({instructions} in all)",
                     instructions as f64 / sample.pages.max(1.0) / 1e6,
+                    quotient(instructions as f64, sample.bytes / 1024.0, 0),
                 ));
             }
         }
@@ -243,11 +254,20 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
         println!("{line}");
     }
     for (at, arm) in arms.iter().enumerate() {
-        let rows: Vec<&(usize, usize, f64)> = per_page.iter().filter(|r| r.0 == at).collect();
+        let rows: Vec<_> = per_page.iter().filter(|r| r.0 == at).collect();
         if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
             if rows.len() > 1 {
+                let per_byte = if (last.3 / first.3).is_finite() {
+                    format!(
+                        "; pages {:.2}x the bytes, CPU per KB received {:.3}",
+                        last.3 / first.3,
+                        (last.2 / last.3) / (first.2 / first.3)
+                    )
+                } else {
+                    String::new()
+                };
                 println!(
-                    "{}, kept {}: CPU per result page at {} / at {} pages: {:.3}",
+                    "{}, kept {}: CPU per result page at {} / at {} pages: {:.3}{per_byte}",
                     arm.label,
                     if arm.keep { "yes" } else { "no" },
                     last.1,
@@ -269,7 +289,7 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
             let Some(other) = other else {
                 continue;
             };
-            for (&(_, size, this), &(_, _, theirs)) in rows(at).zip(rows(other)) {
+            for (&(_, size, this, _), &(_, _, theirs, _)) in rows(at).zip(rows(other)) {
                 let ratio = if Some(other) == scrapy {
                     theirs / this
                 } else {
@@ -283,6 +303,16 @@ fn bench(args: &PagesBenchArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `amount / per` with `decimals`, or `-` where either is not known.
+fn quotient(amount: f64, per: f64, decimals: usize) -> String {
+    let value = amount / per;
+    if value.is_finite() {
+        format!("{value:.decimals$}")
+    } else {
+        "-".to_string()
+    }
 }
 
 /// Gathers `url` into `db` in a child process, started through `prefix`
@@ -372,6 +402,7 @@ fn sample(usage: &libc::rusage, pages: f64, report: &serde_json::Value, wall: f6
         // The child's own figure: `ru_maxrss` of a child counts the
         // memory of this process, which holds the demo site, as its own.
         peak_rss_mib: report["peak_rss_bytes"].as_f64().unwrap_or(f64::NAN) / (1024.0 * 1024.0),
+        bytes: report["bytes"].as_f64().unwrap_or(f64::NAN),
         wall,
     }
 }
@@ -453,6 +484,13 @@ fn callgrind_total(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quotient_of_an_unknown_amount_is_a_dash() {
+        assert_eq!(quotient(36_850.0, 1024.0, 1), "36.0");
+        assert_eq!(quotient(f64::NAN, 1024.0, 1), "-");
+        assert_eq!(quotient(0.5, 0.0, 2), "-");
+    }
 
     #[test]
     fn reads_the_calls_of_an_strace_summary() {
