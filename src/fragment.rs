@@ -8,6 +8,7 @@
 //! Two values are the same value when they are equal after [`normalize`]
 //! (Unicode NFC, white space collapsed, trimmed).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
@@ -16,12 +17,22 @@ use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 /// `White_Space`, so also no-break spaces and line breaks) collapsed to one
 /// space, leading and trailing white space removed.
 pub fn normalize(value: &str) -> String {
+    normalized(value).into_owned()
+}
+
+/// [`normalize`], borrowing `value` where it is in the normal form already
+/// (as most values are: NFC, single spaces between words): adding a value
+/// seen before then costs no copy.
+fn normalized(value: &str) -> Cow<'_, str> {
     // Most values are NFC already (all ASCII ones are): the quick check
     // spares them the decomposition and recomposition.
-    let nfc: std::borrow::Cow<'_, str> = match is_nfc_quick(value.chars()) {
+    let nfc: Cow<'_, str> = match is_nfc_quick(value.chars()) {
         IsNormalized::Yes => value.into(),
         IsNormalized::No | IsNormalized::Maybe => value.nfc().collect::<String>().into(),
     };
+    if spaced_once(&nfc) {
+        return nfc;
+    }
     let mut out = String::with_capacity(nfc.len());
     for word in nfc.split_whitespace() {
         if !out.is_empty() {
@@ -29,7 +40,26 @@ pub fn normalize(value: &str) -> String {
         }
         out.push_str(word);
     }
-    out
+    out.into()
+}
+
+/// Whether the words of `text` are separated by single spaces, with no
+/// white space before the first or after the last.
+fn spaced_once(text: &str) -> bool {
+    let mut after_space = true;
+    for c in text.chars() {
+        if c == ' ' {
+            if after_space {
+                return false;
+            }
+            after_space = true;
+        } else if c.is_whitespace() {
+            return false;
+        } else {
+            after_space = false;
+        }
+    }
+    !after_space || text.is_empty()
 }
 
 /// The distinct values of one attribute, in the order they were first added.
@@ -46,7 +76,8 @@ struct AttributeValues {
 /// order of the result pages and of the values on them); adding a value that is
 /// already there (after [`normalize`]) does nothing, and so does adding a value
 /// that is empty after normalisation. Attribute names are taken as they are
-/// (trimmed); an empty attribute name is ignored.
+/// (trimmed); an empty attribute name is ignored. So its values are in the
+/// normal form and never empty: the store takes them as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexFragment {
     attributes: Vec<AttributeValues>,
@@ -61,8 +92,13 @@ impl IndexFragment {
 
     /// Adds one value of `attr`. Returns whether it was new.
     pub fn add(&mut self, attr: &str, value: &str) -> bool {
+        self.add_normalized(attr, normalized(value))
+    }
+
+    /// Adds a value already in the normal form; it is copied only when it is
+    /// new.
+    fn add_normalized(&mut self, attr: &str, value: Cow<'_, str>) -> bool {
         let attr = attr.trim();
-        let value = normalize(value);
         if attr.is_empty() || value.is_empty() {
             return false;
         }
@@ -79,9 +115,10 @@ impl IndexFragment {
             }
         };
         let entry = &mut self.attributes[index];
-        if entry.seen.contains(&value) {
+        if entry.seen.contains(&*value) {
             return false;
         }
+        let value = value.into_owned();
         entry.seen.insert(value.clone());
         entry.values.push(value);
         true
@@ -91,9 +128,10 @@ impl IndexFragment {
     /// already here. Returns how many were new.
     pub fn merge(&mut self, other: &IndexFragment) -> usize {
         let mut added = 0;
+        // `other`'s values are in the normal form already.
         for (attr, values) in other.iter() {
             for value in values {
-                if self.add(attr, value) {
+                if self.add_normalized(attr, Cow::Borrowed(value)) {
                     added += 1;
                 }
             }
@@ -163,6 +201,29 @@ mod tests {
         assert_eq!(normalize("Cafe\u{301}"), "Café");
         assert_eq!(normalize("\u{212b}ngstr\u{f6}m"), "\u{c5}ngstr\u{f6}m");
         assert_eq!(normalize("\u{1100}\u{1161}"), "\u{ac00}");
+    }
+
+    #[test]
+    fn a_value_in_the_normal_form_is_borrowed_and_any_other_is_not() {
+        for same in ["Binz", "Hotel Arkona", "Grüße aus Göhren", "a b c", ""] {
+            assert!(
+                matches!(normalized(same), Cow::Borrowed(v) if v == same),
+                "{same:?}"
+            );
+        }
+        for (odd, normal) in [
+            (" Binz", "Binz"),
+            ("Binz ", "Binz"),
+            ("Hotel  Arkona", "Hotel Arkona"),
+            ("Hotel\tArkona", "Hotel Arkona"),
+            ("Hotel\u{a0}Arkona", "Hotel Arkona"),
+            ("Cafe\u{301}", "Café"),
+            (" ", ""),
+        ] {
+            let got = normalized(odd);
+            assert!(matches!(got, Cow::Owned(_)), "{odd:?}");
+            assert_eq!(got, normal);
+        }
     }
 
     #[test]

@@ -1679,12 +1679,10 @@ struct ValueRows {
 impl ValueRows {
     fn of(fragment: &IndexFragment) -> ValueRows {
         let mut pairs: Vec<(String, String)> = Vec::new();
+        // A fragment's values are normalized and not empty already.
         for (attribute, list) in fragment.iter() {
             for value in list {
-                let value = normalize(value);
-                if !value.is_empty() {
-                    pairs.push((attribute.to_string(), value));
-                }
+                pairs.push((attribute.to_string(), value.clone()));
             }
         }
         pairs.sort();

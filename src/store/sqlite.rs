@@ -1154,10 +1154,10 @@ fn insert_values(
     provenance: Option<&str>,
     fragment: &IndexFragment,
 ) -> Result<u64, rusqlite::Error> {
-    let rows: Vec<(&str, String)> = fragment
+    // A fragment's values are normalized and not empty already.
+    let rows: Vec<(&str, &str)> = fragment
         .iter()
-        .flat_map(|(attribute, values)| values.iter().map(move |v| (attribute, normalize(v))))
-        .filter(|(_, value)| !value.is_empty())
+        .flat_map(|(attribute, values)| values.iter().map(move |v| (attribute, v.as_str())))
         .collect();
     if rows.is_empty() {
         return Ok(0);
