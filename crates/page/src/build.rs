@@ -421,6 +421,9 @@ fn arena_child(child: NodeOrText<Handle>) -> NodeOrText<u32> {
 struct Builder {
     arena: RefCell<Arena>,
     names: NameTable,
+    /// Emptied attribute lists, for the tokenizer's next start tags
+    /// ([`super::tokens::AttributeLists`]).
+    attribute_lists: RefCell<Vec<Vec<Attribute>>>,
 }
 
 impl Builder {
@@ -493,6 +496,15 @@ impl TreeSink for Builder {
         let start = a.attrs.len() as u32;
         a.push_attrs(&attrs);
         let end = a.attrs.len() as u32;
+        let mut attrs = attrs;
+        attrs.clear();
+        let mut lists = self.attribute_lists.borrow_mut();
+        // A few lists are in use at a time (the tag being read, one the
+        // tree builder holds); more are not kept.
+        if attrs.capacity() > 0 && lists.len() < 4 {
+            lists.push(attrs);
+        }
+        drop(lists);
         let id = a.push(Kind::Element {
             name,
             attrs: (start, end),
@@ -614,13 +626,16 @@ pub(super) fn parse(html: &str) -> Page {
     let builder = Builder {
         arena: RefCell::new(Arena::new(html.len())),
         names: NameTable::new(),
+        attribute_lists: RefCell::new(Vec::new()),
     };
     let capped = Capped {
         tree: TreeBuilder::new(builder, opts),
         skip_end: RefCell::new(Vec::new()),
     };
-    let tokenizer =
-        html5gum::Tokenizer::new_with_emitter(html, super::tokens::Tokens::new(&capped));
+    let tokenizer = html5gum::Tokenizer::new_with_emitter(
+        super::tokens::Input::new(html),
+        super::tokens::Tokens::new(&capped),
+    );
     let Ok(()) = tokenizer.finish();
     capped.end();
     layout(capped.tree.sink.finish())
@@ -694,6 +709,13 @@ impl Capped {
             } else {
                 !self_closing
             }
+    }
+}
+
+impl super::tokens::AttributeLists for Capped {
+    fn attribute_list(&self) -> Vec<Attribute> {
+        let spare = self.tree.sink.attribute_lists.borrow_mut().pop();
+        spare.unwrap_or_default()
     }
 }
 

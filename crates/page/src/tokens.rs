@@ -16,18 +16,21 @@ use html5ever::{ns, Attribute, LocalName, QualName};
 use html5gum::{Emitter, Error, State};
 
 /// Element and attribute names met before on the page, in a small table
-/// indexed by their length and their first and last bytes (a newer name
-/// takes the place of an older one that falls on the same entry). html5ever
-/// finds an atom by a SipHash of the name in its set of known names (and
-/// in a locked global set for the others); a page uses a few dozen names
-/// thousands of times, so most are looked up there once per page. No
-/// input can make a lookup cost more than one comparison.
+/// indexed by a hash of the name (FNV-1a; a newer name takes the place of an
+/// older one that falls on the same entry). html5ever finds an atom by a
+/// SipHash of the name in its set of known names (and in a locked global set
+/// for the others); a page uses a few dozen names thousands of times, so
+/// most are looked up there once per page. No input can make a lookup cost
+/// more than one comparison.
 struct Names {
     slots: Vec<Option<(Box<[u8]>, LocalName)>>,
 }
 
 impl Names {
-    const SLOTS: usize = 64;
+    /// Room for the hundred-odd names of a page with few collisions (with 64
+    /// entries and a hash of the length and two bytes, the names of the
+    /// demo's result pages pushed each other out 90 times a page).
+    const SLOTS: usize = 256;
 
     fn new() -> Names {
         Names {
@@ -36,9 +39,11 @@ impl Names {
     }
 
     fn slot(bytes: &[u8]) -> usize {
-        let first = usize::from(bytes.first().copied().unwrap_or(0));
-        let last = usize::from(bytes.last().copied().unwrap_or(0));
-        (bytes.len().wrapping_mul(31) ^ first.wrapping_mul(7) ^ last) % Names::SLOTS
+        let mut h: u32 = 0x811c_9dc5;
+        for &b in bytes {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        (h ^ (h >> 16)) as usize % Names::SLOTS
     }
 
     /// The atom of an element or attribute name.
@@ -55,8 +60,16 @@ impl Names {
     }
 }
 
+/// Where the emitter gets the list for a start tag's attributes: the tree
+/// builder hands each list to the page tree, which copies the attributes
+/// and gives the emptied list back, so a page's tags share a few lists
+/// instead of allocating one each.
+pub(super) trait AttributeLists {
+    fn attribute_list(&self) -> Vec<Attribute>;
+}
+
 /// html5gum's emitter that feeds a `TokenSink` (the tree builder).
-pub(super) struct Tokens<'a, S: TokenSink> {
+pub(super) struct Tokens<'a, S: TokenSink + AttributeLists> {
     sink: &'a S,
     /// Text not yet passed on (html5gum gives it in pieces).
     text: Vec<u8>,
@@ -91,7 +104,7 @@ fn tendril(bytes: &[u8]) -> StrTendril {
     StrTendril::from_slice(&utf8(bytes))
 }
 
-impl<'a, S: TokenSink> Tokens<'a, S> {
+impl<'a, S: TokenSink + AttributeLists> Tokens<'a, S> {
     pub(super) fn new(sink: &'a S) -> Self {
         Tokens {
             sink,
@@ -155,7 +168,7 @@ impl<'a, S: TokenSink> Tokens<'a, S> {
     }
 }
 
-impl<S: TokenSink> Emitter for Tokens<'_, S> {
+impl<S: TokenSink + AttributeLists> Emitter for Tokens<'_, S> {
     type Token = Infallible;
 
     fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
@@ -188,6 +201,9 @@ impl<S: TokenSink> Emitter for Tokens<'_, S> {
         self.name.clear();
         self.self_closing = false;
         self.attrs.clear();
+        if self.attrs.capacity() == 0 {
+            self.attrs = self.sink.attribute_list();
+        }
         self.in_attr = false;
     }
 
@@ -321,5 +337,148 @@ impl<S: TokenSink> Emitter for Tokens<'_, S> {
     fn adjusted_current_node_present_but_not_in_html_namespace(&mut self) -> bool {
         self.sink
             .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+/// The page's bytes as html5gum reads them. html5gum asks for the bytes up
+/// to the next of a few delimiters (`<` or `&` in text, the closing quote
+/// in an attribute's value, white space, `/` or `>` in a tag's name), and
+/// in markup the next one is most often a few bytes away: a byte loop
+/// finds it before a vector search has set up (SSE4.2's string compare, as
+/// html5gum's own reader does, copies a run shorter than 16 bytes out
+/// first). Past the first 16 bytes (text), the vector search takes over.
+pub(super) struct Input<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Input<'a> {
+    pub(super) fn new(html: &'a str) -> Input<'a> {
+        Input {
+            rest: html.as_bytes(),
+        }
+    }
+}
+
+/// The bytes searched one at a time before the vector search.
+const NEAR: usize = 16;
+
+/// The position of the first byte of `haystack` that is in `needle`.
+#[inline(always)]
+fn find(needle: &[u8], haystack: &[u8]) -> Option<usize> {
+    let mut set = [0u64; 4];
+    for &b in needle {
+        set[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+    let near = &haystack[..haystack.len().min(NEAR)];
+    if let Some(at) = near
+        .iter()
+        .position(|&b| (set[usize::from(b >> 6)] >> (b & 63)) & 1 != 0)
+    {
+        return Some(at);
+    }
+    let far = haystack.get(NEAR..).filter(|far| !far.is_empty())?;
+    let mut bytes = [0; 16];
+    bytes[..needle.len()].copy_from_slice(needle);
+    let search = jetscii::Bytes::new(bytes, needle.len() as i32, |b| {
+        (set[usize::from(b >> 6)] >> (b & 63)) & 1 != 0
+    });
+    search.find(far).map(|at| at + NEAR)
+}
+
+impl html5gum::Reader for Input<'_> {
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn read_byte(&mut self) -> Result<Option<u8>, Infallible> {
+        Ok(self.rest.split_first().map(|(&b, rest)| {
+            self.rest = rest;
+            b
+        }))
+    }
+
+    #[inline(always)]
+    fn try_read_string(&mut self, s: &[u8], case_sensitive: bool) -> Result<bool, Infallible> {
+        match self.rest.get(..s.len()) {
+            Some(next) if next == s || (!case_sensitive && next.eq_ignore_ascii_case(s)) => {
+                self.rest = &self.rest[s.len()..];
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The first byte alone if it is in `needle`, else every byte before
+    /// the first one in `needle` (all that is left if none is): html5gum
+    /// needs the split exact.
+    #[inline(always)]
+    fn read_until<'b>(
+        &'b mut self,
+        needle: &[u8],
+        _: &'b mut [u8; 4],
+    ) -> Result<Option<&'b [u8]>, Infallible> {
+        if self.rest.is_empty() {
+            return Ok(None);
+        }
+        let at = find(needle, self.rest).map_or(self.rest.len(), |at| at.max(1));
+        let (chunk, rest) = self.rest.split_at(at);
+        self.rest = rest;
+        Ok(Some(chunk))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use html5gum::Reader;
+
+    use super::Input;
+
+    /// What `read_until` must give: the first byte alone if it is in
+    /// `needle`, else everything before the first byte that is.
+    fn expected<'a>(needle: &[u8], rest: &'a [u8]) -> &'a [u8] {
+        match rest.iter().position(|b| needle.contains(b)) {
+            Some(0) => &rest[..1],
+            Some(at) => &rest[..at],
+            None => rest,
+        }
+    }
+
+    #[test]
+    fn reads_up_to_the_first_delimiter_near_and_far() {
+        // Delimiters at every distance from the start, before and past the
+        // bytes searched one at a time, and none at all.
+        let needles: [&[u8]; 4] = [
+            b"<&\r\0",
+            b"\"&\r\0",
+            b"\t\n\x0c />\0\r",
+            b"`=<>'\"\t\n\x0c \0\r&",
+        ];
+        let mut text = String::new();
+        for n in 0..70 {
+            text.push_str(&"ab\u{e9}cd".repeat(n % 13));
+            text.push(['<', '&', '"', ' ', '>', '\r', '=', '\0', '\''][n % 9]);
+            text.push_str(&"x".repeat(n));
+        }
+        for needle in needles {
+            let mut input = Input::new(&text);
+            let mut rest = text.as_bytes();
+            let mut buf = [0; 4];
+            while let Some(chunk) = input.read_until(needle, &mut buf).unwrap() {
+                assert_eq!(chunk, expected(needle, rest), "needle {needle:?}");
+                rest = &rest[chunk.len()..];
+            }
+            assert!(rest.is_empty());
+        }
+    }
+
+    #[test]
+    fn reads_bytes_and_strings() {
+        let mut input = Input::new("<!DOCTYPE x>");
+        assert_eq!(input.read_byte().unwrap(), Some(b'<'));
+        assert!(!input.try_read_string(b"!doctype", true).unwrap());
+        assert!(input.try_read_string(b"!doctype", false).unwrap());
+        assert!(input.try_read_string(b" x>", true).unwrap());
+        assert_eq!(input.read_byte().unwrap(), None);
+        let mut buf = [0; 4];
+        assert_eq!(input.read_until(b"<", &mut buf).unwrap(), None);
     }
 }
