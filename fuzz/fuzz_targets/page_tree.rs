@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
     let page = Page::from_bytes(bytes, content_type);
     let _ = page.title();
     let _ = page.text();
-    for link in page.links() {
+    for link in &page.links() {
         assert_eq!(link.href.trim(), link.href);
     }
     let _ = page.meta_content("DB.QueryElements");

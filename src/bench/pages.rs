@@ -389,8 +389,8 @@ async fn read_site(starts: Vec<Url>, max_pages: usize) -> Result<Vec<(Url, Page)
             continue;
         }
         let page = Page::from_bytes(&response.body, response.content_type.as_deref());
-        for link in page.links() {
-            let Ok(mut target) = response.url.join(&link.href) else {
+        for link in page.links().iter() {
+            let Ok(mut target) = response.url.join(link.href) else {
                 continue;
             };
             target.set_fragment(None);

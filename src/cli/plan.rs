@@ -228,8 +228,8 @@ async fn sources_from(
     let mut queue = std::collections::VecDeque::new();
     let mut enqueue =
         |base: &Url, page: &gather::page::Page, queue: &mut std::collections::VecDeque<Url>| {
-            for link in page.links() {
-                if let Ok(mut url) = base.join(&link.href) {
+            for link in page.links().iter() {
+                if let Ok(mut url) = base.join(link.href) {
                     url.set_fragment(None);
                     if url.origin() == start.origin() && seen.insert(url.to_string()) {
                         queue.push_back(url);

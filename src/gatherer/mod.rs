@@ -1296,9 +1296,9 @@ struct QueryRun {
 
 /// What the rules found on one result page, and its links.
 struct Extracted {
-    links: Vec<crate::page::Link>,
+    links: crate::page::Links,
     /// The links of the page's pagers (navigation detection).
-    pagers: Vec<crate::page::Link>,
+    pagers: crate::page::Links,
     fragment: IndexFragment,
     records: Vec<Record>,
     warnings: Vec<String>,
@@ -1321,7 +1321,7 @@ fn extract(
     rules: &[(String, Rule)],
     records: &RecordRules,
     response: &Response,
-    pagers: impl FnOnce(&[crate::page::Link]) -> bool,
+    pagers: impl FnOnce(&crate::page::Links) -> bool,
     result_count: Option<&Rule>,
     stated: bool,
 ) -> Extracted {
@@ -1343,14 +1343,14 @@ fn extract(
 }
 
 /// The links of a page's pagination groups ([`crate::links`]).
-fn pager_links(page: &Page, url: &Url) -> Vec<crate::page::Link> {
+fn pager_links(page: &Page, url: &Url) -> crate::page::Links {
     PageLinks::of(page, url)
         .classified()
         .into_iter()
         .filter(|(_, kind)| *kind == LinkKind::Pagination)
         .map(|(l, _)| crate::page::Link {
-            href: l.href.clone(),
-            text: l.text.clone(),
+            href: &l.href,
+            text: &l.text,
         })
         .collect()
 }
@@ -1399,7 +1399,7 @@ fn extract_tree(
     }
     let records = records.records(rules, &values, &rows, &page, url);
     let extracted = Extracted {
-        pagers: Vec::new(),
+        pagers: crate::page::Links::new(),
         links: page.links(),
         fragment,
         rows: record_rows(&records),
@@ -1745,7 +1745,7 @@ impl QueryWork {
         if response.body.len() <= READ_IN_PLACE {
             let read = || {
                 let pagers =
-                    |links: &[crate::page::Link]| navigator.needs_pagers(&response.url, links);
+                    |links: &crate::page::Links| navigator.needs_pagers(&response.url, links);
                 extract(
                     &self.rules,
                     &self.records,

@@ -50,8 +50,9 @@ use url::Url;
 
 use crate::fetch::Request;
 
-/// An anchor of a result page, as the page tree gives it.
-pub use crate::page::Link;
+/// An anchor of a result page, and a page's anchors, as the page tree
+/// gives them.
+pub use crate::page::{Link, Links};
 
 /// The result pages per query when neither the provider (`DB.MaxPages`) nor
 /// the user (`--max-pages`) sets a limit.
@@ -435,8 +436,8 @@ impl Navigator {
     ///   candidate links (counting distinct targets) have. This keeps out
     ///   number-labelled links of other kinds, such as "show 10 / 20 / 50 per
     ///   page".
-    pub fn result_page(&mut self, url: &Url, links: &[Link]) {
-        self.result_page_with_pagers(url, links, &[]);
+    pub fn result_page(&mut self, url: &Url, links: &Links) {
+        self.result_page_with_pagers(url, links, &Links::new());
     }
 
     /// [`Navigator::result_page`], told also the links of the page's pagers:
@@ -445,7 +446,7 @@ impl Navigator {
     /// text the navigator cannot read (a "next" in a language it does not
     /// know) is a candidate too, under the same conditions of host and
     /// shape; a pager's links labelled `1` or "previous" stay out.
-    pub fn result_page_with_pagers(&mut self, url: &Url, links: &[Link], pagers: &[Link]) {
+    pub fn result_page_with_pagers(&mut self, url: &Url, links: &Links, pagers: &Links) {
         self.last = None;
         self.answered = true;
         let key = page_key(url);
@@ -461,7 +462,7 @@ impl Navigator {
             self.known_base = base.to_string();
         }
         let shape_known = !matches!(self.walk, Walk::Detect(None));
-        let unknown: Vec<&Link> = links
+        let unknown: Vec<Link> = links
             .iter()
             .filter(|link| !(shape_known && self.known.contains(link.href.trim())))
             .collect();
@@ -469,15 +470,15 @@ impl Navigator {
             Walk::Off | Walk::Pattern(None) => return,
             Walk::Pattern(Some(pattern)) => unknown
                 .iter()
-                .filter(|link| !matches!(label(&link.text), Label::Page(1) | Label::Previous))
-                .filter_map(|link| absolute(url, &link.href))
+                .filter(|link| !matches!(label(link.text), Label::Page(1) | Label::Previous))
+                .filter_map(|link| absolute(url, link.href))
                 .filter(|target| pattern.matches(target))
                 .collect(),
             Walk::Detect(shape) => detect(&self.query_url, url, &unknown, pagers, shape),
         };
         self.unread_next = unknown.iter().any(|link| {
-            label(&link.text) == Label::Next
-                && absolute(url, &link.href).is_some_and(|target| {
+            label(link.text) == Label::Next
+                && absolute(url, link.href).is_some_and(|target| {
                     target.path() == self.query_url.path()
                         && crate::fetch::on_allowed_host(
                             &self.query_url,
@@ -523,15 +524,15 @@ impl Navigator {
     /// known, only when a link that is neither a number nor "next" or
     /// "previous" leads to a page of that shape (the pagers could make it a
     /// result page).
-    pub fn needs_pagers(&self, url: &Url, links: &[Link]) -> bool {
+    pub fn needs_pagers(&self, url: &Url, links: &Links) -> bool {
         let shape = match &self.walk {
             Walk::Detect(None) => return true,
             Walk::Detect(Some(shape)) => shape,
             Walk::Off | Walk::Pattern(_) => return false,
         };
         links.iter().any(|link| {
-            label(&link.text) == Label::Other
-                && absolute(url, &link.href).is_some_and(|target| shape.matches(&target))
+            label(link.text) == Label::Other
+                && absolute(url, link.href).is_some_and(|target| shape.matches(&target))
         })
     }
 
@@ -749,16 +750,16 @@ fn label(text: &str) -> Label {
 fn detect(
     query: &Url,
     page: &Url,
-    links: &[&Link],
-    pagers: &[Link],
+    links: &[Link],
+    pagers: &Links,
     shape: &mut Option<Shape>,
 ) -> Vec<Url> {
     let own = page_key(page);
     // Looked up for every link that is neither a number nor "next".
-    let pagers: HashSet<&Link> = pagers.iter().collect();
+    let pagers: HashSet<Link> = pagers.iter().collect();
     let mut candidates: Vec<(Url, Label)> = Vec::new();
     for &link in links {
-        let Some(target) = absolute(page, &link.href) else {
+        let Some(target) = absolute(page, link.href) else {
             continue;
         };
         if target.host_str() != query.host_str() || target.port() != query.port() {
@@ -767,10 +768,10 @@ fn detect(
         if page_key(&target) == own {
             continue;
         }
-        match label(&link.text) {
+        match label(link.text) {
             Label::Next => candidates.push((target, Label::Next)),
             Label::Page(n) if n >= 2 => candidates.push((target, Label::Page(n))),
-            Label::Other if pagers.contains(link) => candidates.push((target, Label::Other)),
+            Label::Other if pagers.contains(&link) => candidates.push((target, Label::Other)),
             _ => {}
         }
     }

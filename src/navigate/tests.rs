@@ -5,11 +5,15 @@ fn url(s: &str) -> Url {
     Url::parse(s).expect("test URL")
 }
 
-fn link(href: &str, text: &str) -> Link {
-    Link {
-        href: href.to_string(),
-        text: text.to_string(),
-    }
+fn link(href: &str, text: &str) -> (String, String) {
+    (href.to_string(), text.to_string())
+}
+
+/// A page's links as the page tree gives them.
+fn anchors(list: &[(String, String)]) -> Links {
+    list.iter()
+        .map(|(href, text)| Link { href, text })
+        .collect()
 }
 
 fn query() -> Request {
@@ -18,12 +22,12 @@ fn query() -> Request {
 
 /// Hands out requests until the navigator stops, answering each page with
 /// the links `site` gives for its URL; returns the URLs fetched.
-fn walk(nav: &mut Navigator, site: impl Fn(&Url) -> Vec<Link>) -> Vec<String> {
+fn walk(nav: &mut Navigator, site: impl Fn(&Url) -> Vec<(String, String)>) -> Vec<String> {
     let mut fetched = Vec::new();
     while let Some(request) = nav.next_request() {
         assert!(fetched.len() < 100, "runaway navigation");
         let links = site(&request.url);
-        nav.result_page(&request.url, &links);
+        nav.result_page(&request.url, &anchors(&links));
         fetched.push(request.url.to_string());
     }
     fetched
@@ -82,7 +86,7 @@ fn first_request_is_handed_out_unchanged() {
     // A link back to the form's action is not a result page.
     nav.result_page(
         &url("http://hotels.example/search"),
-        &[link("/search", "2"), link("/search?page=2", "2")],
+        &anchors(&[link("/search", "2"), link("/search?page=2", "2")]),
     );
     let next = nav.next_request().expect("page 2");
     assert_eq!(next.method, Method::Get);
@@ -93,7 +97,7 @@ fn first_request_is_handed_out_unchanged() {
 
 /// A result of `pages` pages at `/search?region=Usedom&page=N`, each with a
 /// window of page numbers, "zurück"/"weiter" links and some noise.
-fn paged_site(pages: u32) -> impl Fn(&Url) -> Vec<Link> {
+fn paged_site(pages: u32) -> impl Fn(&Url) -> Vec<(String, String)> {
     move |at: &Url| {
         let n: u32 = at
             .query_pairs()
@@ -199,13 +203,13 @@ fn detect_takes_the_larger_group_of_numbered_links() {
     nav.next_request();
     nav.result_page(
         &query().url,
-        &[
+        &anchors(&[
             link("/size?n=20", "20"),
             link("/p/2", "2"),
             link("/p/3", "3"),
             link("/size?n=50", "50"),
             link("/p/4", "4"),
-        ],
+        ]),
     );
     let next: Vec<String> = remaining(&mut nav)
         .iter()
@@ -220,15 +224,15 @@ fn a_page_reached_through_a_redirect_is_not_fetched_again() {
     nav.next_request();
     // The query was redirected to page=1 style URL; page 2 links back to it.
     let landed = url("http://hotels.example/search?region=Usedom&page=1");
-    nav.result_page(&landed, &[link("?region=Usedom&page=2", "2")]);
+    nav.result_page(&landed, &anchors(&[link("?region=Usedom&page=2", "2")]));
     let page2 = nav.next_request().expect("page 2");
     nav.result_page(
         &page2.url,
-        &[
+        &anchors(&[
             link("?region=Usedom&page=1", "« zurück"),
             link("?region=Usedom&page=1#top", "Anfang"),
             link("?region=Usedom&page=2", "2"),
-        ],
+        ]),
     );
     assert_eq!(nav.next_request(), None);
 }
@@ -240,7 +244,7 @@ fn pattern_follows_matching_links_in_document_order() {
     nav.next_request();
     nav.result_page(
         &query().url,
-        &[
+        &anchors(&[
             link("search?region=Usedom&page=3", "drei"),
             link("search?region=Usedom&page=1", "1"),
             link("search?region=Usedom&page=0", "« zurück"),
@@ -250,7 +254,7 @@ fn pattern_follows_matching_links_in_document_order() {
             link("search?region=Usedom&per_page=20", "20"),
             link("/other/search?region=Usedom&page=5", "5"),
             link("http://elsewhere.example/search?region=Usedom&page=6", "6"),
-        ],
+        ]),
     );
     let next: Vec<String> = remaining(&mut nav).iter().map(Url::to_string).collect();
     assert_eq!(
@@ -300,7 +304,7 @@ fn a_walk_saved_between_pages_continues_where_it_stood() {
     );
     for _ in 0..2 {
         let request = nav.next_request().unwrap();
-        nav.result_page(&request.url, &site(&request.url));
+        nav.result_page(&request.url, &anchors(&site(&request.url)));
     }
     let checkpoint = nav.checkpoint().unwrap();
     // The links queued are listed once, in the order found; the checkpoint
@@ -331,7 +335,7 @@ fn usedom_page(p: u32) -> String {
 fn a_page_that_failed_is_fetched_again_from_the_checkpoint() {
     let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
     let first = nav.next_request().unwrap();
-    nav.result_page(&first.url, &paged_site(5)(&first.url));
+    nav.result_page(&first.url, &anchors(&paged_site(5)(&first.url)));
     let second = nav.next_request().unwrap();
     nav.give_back();
     let checkpoint = nav.checkpoint().unwrap();
@@ -343,10 +347,10 @@ fn a_page_that_failed_is_fetched_again_from_the_checkpoint() {
 }
 
 /// A walk in `Detect` mode that has read the query's own page of `site`.
-fn past_the_first_page(site: &impl Fn(&Url) -> Vec<Link>) -> Navigator {
+fn past_the_first_page(site: &impl Fn(&Url) -> Vec<(String, String)>) -> Navigator {
     let mut nav = Navigator::new(NavigationMode::Detect, query(), None);
     let first = nav.next_request().unwrap();
-    nav.result_page(&first.url, &site(&first.url));
+    nav.result_page(&first.url, &anchors(&site(&first.url)));
     nav
 }
 
@@ -357,7 +361,7 @@ fn a_saved_walk_lists_only_the_links_found_since() {
     assert_eq!(nav.checkpoint().unwrap().links, [2, 3].map(usedom_page));
     nav.saved();
     let second = nav.next_request().unwrap();
-    nav.result_page(&second.url, &site(&second.url));
+    nav.result_page(&second.url, &anchors(&site(&second.url)));
     let checkpoint = nav.checkpoint().unwrap();
     assert_eq!(checkpoint.links, [usedom_page(4)]);
     assert_eq!(checkpoint.taken, 1);
@@ -365,7 +369,7 @@ fn a_saved_walk_lists_only_the_links_found_since() {
     nav.saved();
     let third = nav.next_request().unwrap();
     let moved = url("http://hotels.example/search?region=Usedom&page=3&moved=1");
-    nav.result_page(&moved, &site(&third.url));
+    nav.result_page(&moved, &anchors(&site(&third.url)));
     assert_eq!(
         nav.checkpoint().unwrap().links,
         [format!("seen {moved}"), usedom_page(5)]
@@ -451,15 +455,18 @@ fn italian_walk(with_pagers: bool) -> Vec<String> {
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(1);
         let page = crate::page::Page::parse(&italian_page(n));
-        let pagers: Vec<Link> = if with_pagers {
+        let pagers: Links = if with_pagers {
             crate::links::PageLinks::of(&page, &request.url)
                 .classified()
                 .into_iter()
                 .filter(|(_, kind)| *kind == crate::links::LinkKind::Pagination)
-                .map(|(l, _)| link(&l.href, &l.text))
+                .map(|(l, _)| Link {
+                    href: &l.href,
+                    text: &l.text,
+                })
                 .collect()
         } else {
-            Vec::new()
+            Links::new()
         };
         nav.result_page_with_pagers(&request.url, &page.links(), &pagers);
         fetched.push(n.to_string());

@@ -14,7 +14,7 @@ use axum::routing::get;
 use axum::Router;
 use gather::fetch::Fetcher;
 use gather::fetch::{Method, Request};
-use gather::navigate::{Link, NavigationMode, Navigator};
+use gather::navigate::{Links, NavigationMode, Navigator};
 use select::document::Document;
 use select::predicate::Name;
 use serde::Deserialize;
@@ -114,16 +114,17 @@ async fn hotel_site() -> (std::net::SocketAddr, Log) {
 }
 
 /// The links of a page, as the page tree will give them.
-fn links(html: &str) -> Vec<Link> {
-    Document::from(html)
-        .find(Name("a"))
-        .filter_map(|a| {
-            Some(Link {
-                href: a.attr("href")?.to_string(),
-                text: a.text().split_whitespace().collect::<Vec<_>>().join(" "),
-            })
-        })
-        .collect()
+fn links(html: &str) -> Links {
+    let mut links = Links::new();
+    for a in Document::from(html).find(Name("a")) {
+        if let Some(href) = a.attr("href") {
+            links.push(
+                href,
+                &a.text().split_whitespace().collect::<Vec<_>>().join(" "),
+            );
+        }
+    }
+    links
 }
 
 /// Runs one query through navigator and fetcher; returns the navigator and
@@ -139,7 +140,7 @@ async fn gather_query(navigator: &mut Navigator) -> BTreeSet<String> {
             page_links
                 .iter()
                 .filter(|l| l.href.starts_with("/hotel/"))
-                .map(|l| l.text.clone()),
+                .map(|l| l.text.to_string()),
         );
         navigator.result_page(&response.url, &page_links);
     }

@@ -38,6 +38,8 @@
 //! - Nothing walks the tree by recursion (building, laying out, `.txt`,
 //!   `.src`, forms, the wizard): a deep page cannot overflow the stack.
 
+use std::borrow::Cow;
+
 mod build;
 pub mod charset;
 mod tokens;
@@ -132,13 +134,115 @@ pub struct Page {
     label_start: Vec<u32>,
 }
 
-/// A link of a page: every `<a href>`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Link {
+/// A link of a page: an `<a href>`, read from the page's [`Links`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Link<'a> {
     /// The `href` attribute as written (surrounding white space removed).
-    pub href: String,
+    pub href: &'a str,
     /// The anchor's text (`.txt`).
-    pub text: String,
+    pub text: &'a str,
+}
+
+/// The links of a page, in document order, their hrefs and texts held in
+/// one string: a pager that lists every page of a long query gives
+/// hundreds of links a page, which would otherwise be two strings each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Links {
+    buf: String,
+    /// Per link, where its href ends and where its text ends in `buf`
+    /// (each begins where the one before it ends).
+    ends: Vec<(u32, u32)>,
+}
+
+impl Links {
+    pub fn new() -> Links {
+        Links::default()
+    }
+
+    /// Adds a link after the others.
+    pub fn push(&mut self, href: &str, text: &str) {
+        self.buf.push_str(href);
+        let href_end = self.buf.len() as u32;
+        self.buf.push_str(text);
+        self.ends.push((href_end, self.buf.len() as u32));
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The `i`-th link.
+    pub fn get(&self, i: usize) -> Option<Link<'_>> {
+        let &(href_end, text_end) = self.ends.get(i)?;
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1].1,
+        };
+        Some(Link {
+            href: &self.buf[start as usize..href_end as usize],
+            text: &self.buf[href_end as usize..text_end as usize],
+        })
+    }
+
+    /// The links in order.
+    pub fn iter(&self) -> LinkIter<'_> {
+        LinkIter {
+            buf: &self.buf,
+            ends: self.ends.iter(),
+            start: 0,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Links {
+    type Item = Link<'a>;
+    type IntoIter = LinkIter<'a>;
+
+    fn into_iter(self) -> LinkIter<'a> {
+        self.iter()
+    }
+}
+
+/// The links of a [`Links`] in order.
+#[derive(Debug, Clone)]
+pub struct LinkIter<'a> {
+    buf: &'a str,
+    ends: std::slice::Iter<'a, (u32, u32)>,
+    start: u32,
+}
+
+impl<'a> Iterator for LinkIter<'a> {
+    type Item = Link<'a>;
+
+    fn next(&mut self) -> Option<Link<'a>> {
+        let &(href_end, text_end) = self.ends.next()?;
+        let link = Link {
+            href: &self.buf[self.start as usize..href_end as usize],
+            text: &self.buf[href_end as usize..text_end as usize],
+        };
+        self.start = text_end;
+        Some(link)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ends.size_hint()
+    }
+}
+
+impl ExactSizeIterator for LinkIter<'_> {}
+
+impl<'a> FromIterator<Link<'a>> for Links {
+    fn from_iter<I: IntoIterator<Item = Link<'a>>>(links: I) -> Links {
+        let mut out = Links::new();
+        for link in links {
+            out.push(link.href, link.text);
+        }
+        out
+    }
 }
 
 impl Default for Page {
@@ -212,19 +316,19 @@ impl Page {
     }
 
     /// Every `<a href>` in document order.
-    pub fn links(&self) -> Vec<Link> {
+    pub fn links(&self) -> Links {
         let Some(href) = self.label_id("href") else {
-            return Vec::new();
+            return Links::new();
         };
         let anchors = self.with_label(A);
         // Sized once: a pager lists every page of a long query.
-        let mut links = Vec::with_capacity(anchors.len());
+        let mut links = Links {
+            buf: String::with_capacity(anchors.len() * 48),
+            ends: Vec::with_capacity(anchors.len()),
+        };
         for &a in anchors {
             if let Some(value) = self.attr(a, href) {
-                links.push(Link {
-                    href: value.trim().to_string(),
-                    text: self.text_of(a),
-                });
+                links.push(value.trim(), &self.text_cow(a));
             }
         }
         links
@@ -425,6 +529,12 @@ impl Page {
 
     /// `.txt`: the node's text, white space collapsed and trimmed.
     pub fn text_of(&self, node: NodeId) -> String {
+        self.text_cow(node).into_owned()
+    }
+
+    /// [`Page::text_of`], borrowed from the page where the text is one
+    /// text node with nothing to collapse (most values).
+    fn text_cow(&self, node: NodeId) -> Cow<'_, str> {
         let n = self.node(node);
         // A text node, or an element holding just one (most values).
         let only_text = if n.label() == PCDATA {
@@ -437,13 +547,13 @@ impl Page {
         if let Some(t) = only_text {
             let raw = self.raw_text(t);
             if is_plain(raw) {
-                return raw.to_string();
+                return Cow::Borrowed(raw);
             }
             let mut out = TextCollector::default();
             out.push(raw);
-            return out.finish();
+            return Cow::Owned(out.finish());
         }
-        self.collect_text(node, None)
+        Cow::Owned(self.collect_text(node, None))
     }
 
     /// The text below an element, white space collapsed, scripts and styles

@@ -140,6 +140,35 @@ fn malformed_markup_still_gives_a_tree() {
 }
 
 #[test]
+fn links_keep_each_href_and_text_in_order() {
+    let list = [
+        ("/a?x=1", "at A"),
+        ("", ""),
+        ("#top", "nach oben"),
+        ("/b", ""),
+    ];
+    let links: Links = list
+        .iter()
+        .map(|&(href, text)| Link { href, text })
+        .collect();
+    assert_eq!(links.len(), 4);
+    assert!(!links.is_empty() && Links::new().is_empty());
+    let read: Vec<(&str, &str)> = links.iter().map(|l| (l.href, l.text)).collect();
+    assert_eq!(read, list);
+    assert_eq!(links.iter().len(), 4);
+    assert_eq!(
+        links.get(2),
+        Some(Link {
+            href: "#top",
+            text: "nach oben"
+        })
+    );
+    assert_eq!(links.get(3).map(|l| l.text), Some(""));
+    assert_eq!(links.get(4), None);
+    assert_eq!((&links).into_iter().count(), 4);
+}
+
+#[test]
 fn title_meta_text_links() {
     let page = Page::parse(
         "<html><head><title> Hotels\n in  MV </title>\
@@ -157,15 +186,15 @@ fn title_meta_text_links() {
     assert_eq!(page.meta_content("DB.Missing"), None);
     assert_eq!(page.text(), "Hotels Stay at A. B");
     assert_eq!(
-        page.links(),
+        page.links().iter().collect::<Vec<_>>(),
         vec![
             Link {
-                href: "/a?x=1&y=2".into(),
-                text: "at A".into()
+                href: "/a?x=1&y=2",
+                text: "at A"
             },
             Link {
-                href: "/b".into(),
-                text: "B".into()
+                href: "/b",
+                text: "B"
             }
         ]
     );
@@ -405,15 +434,15 @@ fn attributes_stored_at_once_survive_what_the_tree_builder_does() {
          <table><td id=cell colspan=2>3</table>",
     );
     assert_eq!(
-        page.links(),
+        page.links().iter().collect::<Vec<_>>(),
         vec![
             Link {
-                href: "x".into(),
-                text: "one".into()
+                href: "x",
+                text: "one"
             },
             Link {
-                href: "x".into(),
-                text: "two".into()
+                href: "x",
+                text: "two"
             }
         ]
     );
