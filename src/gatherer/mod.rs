@@ -1925,9 +1925,14 @@ pub fn reextract(
 
 /// A walk is saved after this many result pages (with their values,
 /// records and checkpoint, in one transaction), or after [`SAVE_EVERY`]:
-/// one transaction per page cost a commit (the full-text index flushed,
-/// some 30 writes to the WAL) per page.
-const SAVE_EVERY_PAGES: usize = 8;
+/// each commit flushes the full-text index and writes the changed pages of
+/// every table to the WAL. On the demo's guide at 1,000 result pages, 8
+/// pages a commit cost 10.5 `pwrite` calls a page, 16 cost 8.2 and 32 cost
+/// 6.7; CPU per page 16 against 8: −4 %, 32 against 16: −5.5 %, for 0.5 MiB
+/// more of the gatherer's own memory (the pages waiting for the save, their
+/// bodies already compressed). A killed process loses what a query fetched
+/// since its last save: 2 seconds at most on a slow provider, as before.
+const SAVE_EVERY_PAGES: usize = 32;
 
 /// A walk is saved at least this often (a slow provider's pages).
 const SAVE_EVERY: Duration = Duration::from_secs(2);

@@ -30,7 +30,7 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use super::{
-    now, pack, unpack, with_links, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage, PageRecord,
+    now, unpack, with_links, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage, PageRecord,
     PlannedQuery, QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind,
     SourceRecord, SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
     TEXT_ATTRIBUTE, WORKER_ALIVE_SECONDS,
@@ -1030,7 +1030,7 @@ async fn try_record_query(
     let ordinal = i64::try_from(outcome.ordinal).unwrap_or(i64::MAX);
     let finished = (outcome.state != QueryState::Pending).then_some(time);
     let pages = PageRows::of(&outcome.pages, |kept| {
-        let packed = pack(&kept.body);
+        let packed = kept.packed();
         if (packed.len() as u64) <= budget {
             budget -= packed.len() as u64;
             Some(packed)
@@ -1627,15 +1627,15 @@ struct PageRows<'a> {
     fetched_at: Vec<i64>,
     elapsed_ms: Vec<i64>,
     content_types: Vec<Option<&'a str>>,
-    bodies: Vec<Option<Vec<u8>>>,
+    bodies: Vec<Option<&'a [u8]>>,
 }
 
-impl PageRows<'_> {
-    /// `pack` compresses a kept body, or gives `None` when it is not kept.
+impl<'a> PageRows<'a> {
+    /// `keep` gives a kept body as written, or `None` when it is not kept.
     fn of(
-        pages: &[PageRecord],
-        mut pack: impl FnMut(&KeptBody) -> Option<Vec<u8>>,
-    ) -> PageRows<'_> {
+        pages: &'a [PageRecord],
+        mut keep: impl FnMut(&'a KeptBody) -> Option<&'a [u8]>,
+    ) -> PageRows<'a> {
         let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         let mut rows = PageRows {
             urls: Vec::with_capacity(pages.len()),
@@ -1648,7 +1648,7 @@ impl PageRows<'_> {
             bodies: Vec::with_capacity(pages.len()),
         };
         for page in pages {
-            let body = page.kept.as_ref().and_then(&mut pack);
+            let body = page.kept.as_ref().and_then(&mut keep);
             rows.content_types.push(
                 body.as_ref()
                     .and(page.kept.as_ref())

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
 use super::{
-    now, pack, schema, unpack, with_links, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome,
+    now, schema, unpack, with_links, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome,
     QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status,
     StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
 };
@@ -498,7 +498,7 @@ impl Sqlite {
         for page in &outcome.pages {
             let page_id = insert_page(&tx, &path, source, Some(query_id), page)?;
             if let Some(kept) = &page.kept {
-                let packed = pack(&kept.body);
+                let packed = kept.packed();
                 if (packed.len() as u64) <= budget {
                     budget -= packed.len() as u64;
                     tx.prepare_cached(
