@@ -138,21 +138,22 @@ impl AnswerTally {
                 }
             };
             let rule = &mut self.rules[at];
-            let mut previous = rule.last.as_deref().map(fold);
+            let last = rule.last.take();
+            let mut previous = last.as_deref();
             for value in list.iter().filter(|v| !v.is_empty()) {
                 rule.count += 1;
-                let folded = fold(value);
-                if let Some(before) = &previous {
-                    rule.ascending &= *before <= folded;
+                if let Some(before) = previous {
+                    rule.ascending &= folded_le(before, value);
                 }
                 if rule.first.is_none() {
                     rule.first = Some(value.clone());
                 }
-                previous = Some(folded);
+                previous = Some(value);
             }
-            if let Some(last) = list.iter().rev().find(|v| !v.is_empty()) {
-                rule.last = Some(last.clone());
-            }
+            rule.last = match list.iter().rev().find(|v| !v.is_empty()) {
+                Some(last) => Some(last.clone()),
+                None => last,
+            };
         }
     }
 
@@ -1134,6 +1135,14 @@ fn with(values: &[(String, String)], element: &str, value: &str) -> Vec<(String,
 /// How values are compared for order: case folded.
 fn fold(s: &str) -> String {
     s.to_uppercase()
+}
+
+/// `fold(a) <= fold(b)`, without making either string (every value of
+/// every result page is compared with the one before it).
+fn folded_le(a: &str, b: &str) -> bool {
+    a.chars()
+        .flat_map(char::to_uppercase)
+        .le(b.chars().flat_map(char::to_uppercase))
 }
 
 /// Whether a choice of a select or radio group stands for every value: an

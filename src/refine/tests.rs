@@ -552,3 +552,20 @@ fn a_capped_prefix_is_split_by_a_select_left_open_unless_prefixes_are_expected_c
         None
     );
 }
+
+#[test]
+fn values_are_compared_for_order_as_their_upper_case() {
+    let values = [
+        "", "a", "A", "ab", "aB", "Ab", "b", "ß", "SS", "ss", "st", "Straße", "STRASSE", "strasse",
+        "ǆ", "Ǆ", "ﬀ", "FF", "ı", "I", "i", "Ärger", "ärger", "Zug", "zz", "ς", "Σ", "σ",
+    ];
+    for a in values {
+        for b in values {
+            assert_eq!(
+                folded_le(a, b),
+                fold(a) <= fold(b),
+                "{a:?} <= {b:?} case folded"
+            );
+        }
+    }
+}
