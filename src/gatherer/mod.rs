@@ -472,14 +472,14 @@ impl RecordSink {
         &self,
         source: &str,
         outcome: &QueryOutcome,
-        records: Vec<Record>,
+        recorded: &crate::store::Recorded,
     ) -> Result<(), String> {
         let mut file = self
             .file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let written = records
-            .into_iter()
+        let written = recorded
+            .new_records_of(outcome)
             .try_for_each(|record| {
                 crate::output::write_record_line(
                     &mut *file,
@@ -487,7 +487,7 @@ impl RecordSink {
                         source: source.to_string(),
                         query_key: Some(outcome.key.clone()),
                         query: Some(outcome.description.clone()),
-                        record,
+                        record: record.clone(),
                     },
                 )
             })
@@ -1031,7 +1031,7 @@ impl Manager<'_> {
         line.queries_without_values += u64::from(run.found_nothing);
         line.warnings.extend(run.warnings);
         if let Some(sink) = &self.sink {
-            sink.write(source_url, done, recorded.new_records)
+            sink.write(source_url, done, &recorded)
                 .map_err(GatherError::Output)?;
         }
         let new_values = run.new_values + recorded.new_values;
@@ -1781,7 +1781,7 @@ impl QueryWork {
         recorded: crate::store::Recorded,
     ) -> Result<u64, String> {
         if let Some(sink) = &self.sink {
-            sink.write(&self.source_url, outcome, recorded.new_records)?;
+            sink.write(&self.source_url, outcome, &recorded)?;
         }
         Ok(recorded.new_values)
     }

@@ -306,8 +306,21 @@ pub struct StoredRecord {
 pub struct Recorded {
     /// How many of its values were new to the source.
     pub new_values: u64,
-    /// Its records the source did not hold yet, in the outcome's order.
-    pub new_records: Vec<Record>,
+    /// Which of its records the source did not hold yet: their positions
+    /// in the outcome's records, in order (see [`Recorded::new_records_of`]).
+    pub new_records: Vec<usize>,
+}
+
+impl Recorded {
+    /// The records of `outcome` the source did not hold yet, in order.
+    pub fn new_records_of<'a>(
+        &'a self,
+        outcome: &'a QueryOutcome,
+    ) -> impl Iterator<Item = &'a Record> + 'a {
+        self.new_records
+            .iter()
+            .filter_map(|&i| outcome.records.get(i))
+    }
 }
 
 /// Why the gatherer database cannot be opened, read or written.

@@ -1089,7 +1089,7 @@ async fn try_record_query(
         }));
     }
     let new_values = row.get::<_, i64>(1).max(0) as u64;
-    let new_records = records.new_ones(&outcome.records, row.get(2));
+    let new_records = records.new_ones(row.get(2));
     Ok(Ok((
         Recorded {
             new_values,
@@ -1725,13 +1725,10 @@ impl RecordRows<'_> {
     }
 
     /// The records whose fields are among `inserted`, in their order.
-    fn new_ones(&self, records: &[Record], inserted: Vec<String>) -> Vec<Record> {
+    fn new_ones(&self, inserted: Vec<String>) -> Vec<usize> {
         let mut inserted: HashSet<String> = inserted.into_iter().collect();
-        records
-            .iter()
-            .zip(&self.fields)
-            .filter(|(_, json)| inserted.remove(*json))
-            .map(|(record, _)| record.clone())
+        (0..self.fields.len())
+            .filter(|&i| inserted.remove(&self.fields[i]))
             .collect()
     }
 }
@@ -1774,14 +1771,14 @@ async fn insert_values(
 }
 
 /// Inserts the records the source does not hold yet, in their order;
-/// returns them.
+/// returns their positions in `records`.
 async fn insert_records(
     st: &Statements,
     tx: &Transaction<'_>,
     source: SourceId,
     query_key: &str,
     records: &[Record],
-) -> Result<Vec<Record>, tokio_postgres::Error> {
+) -> Result<Vec<usize>, tokio_postgres::Error> {
     if records.is_empty() {
         return Ok(Vec::new());
     }
@@ -1799,7 +1796,7 @@ async fn insert_records(
             ],
         )
         .await?;
-    Ok(rows.new_ones(records, inserted.iter().map(|r| r.get(0)).collect()))
+    Ok(rows.new_ones(inserted.iter().map(|r| r.get(0)).collect()))
 }
 
 /// A query a worker claimed from the shared plan.

@@ -1182,23 +1182,24 @@ fn forget_query_results(source: SourceId) -> String {
     )
 }
 
-/// Inserts the records the source does not hold yet; returns them.
+/// Inserts the records the source does not hold yet; returns their
+/// positions in `records`.
 fn insert_records(
     tx: &Transaction<'_>,
     source: SourceId,
     query_key: &str,
     records: &[Record],
-) -> Result<Vec<Record>, rusqlite::Error> {
+) -> Result<Vec<usize>, rusqlite::Error> {
     let mut stmt = tx.prepare_cached(
         "INSERT OR IGNORE INTO records (source_id, query_key, page_url, ordinal, fields)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     let mut added = Vec::new();
-    for record in records {
+    for (i, record) in records.iter().enumerate() {
         let ordinal = i64::try_from(record.ordinal).unwrap_or(i64::MAX);
         let fields = record.fields.to_json();
         if stmt.execute(params![source, query_key, record.page, ordinal, fields])? > 0 {
-            added.push(record.clone());
+            added.push(i);
         }
     }
     Ok(added)

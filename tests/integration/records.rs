@@ -416,8 +416,8 @@ fn store_with_records(path: &Path) {
     ];
     let recorded = store.record_query_new(id, &q2).unwrap();
     assert_eq!(
-        recorded.new_records,
-        vec![q2.records[1].clone()],
+        recorded.new_records_of(&q2).collect::<Vec<_>>(),
+        vec![&q2.records[1]],
         "a record the source holds is not new"
     );
 }
