@@ -431,6 +431,22 @@ impl Builder {
         self.arena.borrow_mut()
     }
 
+    /// An emptied attribute list given back earlier, or a new one.
+    fn attribute_list(&self) -> Vec<Attribute> {
+        self.attribute_lists.borrow_mut().pop().unwrap_or_default()
+    }
+
+    /// Keeps an element's attribute list, emptied, for a later start tag.
+    /// A few lists are in use at a time (the tag being read, one the tree
+    /// builder holds); more are not kept.
+    fn give_back(&self, mut attrs: Vec<Attribute>) {
+        attrs.clear();
+        let mut lists = self.attribute_lists.borrow_mut();
+        if attrs.capacity() > 0 && lists.len() < 4 {
+            lists.push(attrs);
+        }
+    }
+
     /// The entry of `names` for an element name, added if new.
     fn name(&self, arena: &mut Arena, name: QualName) -> u32 {
         let key = name.local.unsafe_data();
@@ -496,15 +512,7 @@ impl TreeSink for Builder {
         let start = a.attrs.len() as u32;
         a.push_attrs(&attrs);
         let end = a.attrs.len() as u32;
-        let mut attrs = attrs;
-        attrs.clear();
-        let mut lists = self.attribute_lists.borrow_mut();
-        // A few lists are in use at a time (the tag being read, one the
-        // tree builder holds); more are not kept.
-        if attrs.capacity() > 0 && lists.len() < 4 {
-            lists.push(attrs);
-        }
-        drop(lists);
+        self.give_back(attrs);
         let id = a.push(Kind::Element {
             name,
             attrs: (start, end),
@@ -714,8 +722,7 @@ impl Capped {
 
 impl super::tokens::AttributeLists for Capped {
     fn attribute_list(&self) -> Vec<Attribute> {
-        let spare = self.tree.sink.attribute_lists.borrow_mut().pop();
-        spare.unwrap_or_default()
+        self.tree.sink.attribute_list()
     }
 }
 

@@ -177,15 +177,11 @@ impl Links {
 
     /// The `i`-th link.
     pub fn get(&self, i: usize) -> Option<Link<'_>> {
-        let &(href_end, text_end) = self.ends.get(i)?;
         let start = match i {
             0 => 0,
-            _ => self.ends[i - 1].1,
+            _ => self.ends.get(i - 1)?.1,
         };
-        Some(Link {
-            href: &self.buf[start as usize..href_end as usize],
-            text: &self.buf[href_end as usize..text_end as usize],
-        })
+        Some(Link::within(&self.buf, start, *self.ends.get(i)?))
     }
 
     /// The links in order.
@@ -194,6 +190,17 @@ impl Links {
             buf: &self.buf,
             ends: self.ends.iter(),
             start: 0,
+        }
+    }
+}
+
+impl<'a> Link<'a> {
+    /// The link that begins at `start` of a [`Links`]'s string and ends
+    /// its href and its text where `ends` says.
+    fn within(buf: &'a str, start: u32, (href_end, text_end): (u32, u32)) -> Link<'a> {
+        Link {
+            href: &buf[start as usize..href_end as usize],
+            text: &buf[href_end as usize..text_end as usize],
         }
     }
 }
@@ -219,12 +226,9 @@ impl<'a> Iterator for LinkIter<'a> {
     type Item = Link<'a>;
 
     fn next(&mut self) -> Option<Link<'a>> {
-        let &(href_end, text_end) = self.ends.next()?;
-        let link = Link {
-            href: &self.buf[self.start as usize..href_end as usize],
-            text: &self.buf[href_end as usize..text_end as usize],
-        };
-        self.start = text_end;
+        let &ends = self.ends.next()?;
+        let link = Link::within(self.buf, self.start, ends);
+        self.start = ends.1;
         Some(link)
     }
 
