@@ -22,7 +22,7 @@ use rand::distributions::WeightedIndex;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
-use super::foreign::Charset;
+use super::form_provider::Charset;
 use super::pages::esc;
 
 /// Where the form page is.
@@ -149,7 +149,7 @@ fn label(reference: u32) -> String {
 /// first.
 pub fn search(words: &str) -> Vec<&'static Ad> {
     let site = site();
-    super::foreign::all_words(&site.index, words)
+    super::form_provider::all_words(&site.index, words)
         .into_iter()
         .map(|at| &site.ads[at])
         .collect()
@@ -157,7 +157,7 @@ pub fn search(words: &str) -> Vec<&'static Ad> {
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    super::foreign::provider(PATH, SCRIPT, Charset::Latin1, form_page, results)
+    super::form_provider::provider(PATH, SCRIPT, Charset::Latin1, form_page, results)
 }
 
 /// The search form, with its metadata.
@@ -191,7 +191,7 @@ fn french(n: usize) -> String {
 
 /// The answer to a search.
 fn results(uri: &Uri) -> String {
-    let q = super::foreign::param(uri.query(), "mots");
+    let q = super::form_provider::param(uri.query(), "mots");
     let found = search(&q);
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"fr\"><head>\

@@ -19,7 +19,7 @@ use axum::Router;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
-use super::foreign::Charset;
+use super::form_provider::Charset;
 use super::pages::esc;
 
 /// Where the form page is.
@@ -146,7 +146,7 @@ pub fn cottages() -> &'static [Cottage] {
                 ),
                 county,
                 town,
-                sleeps: super::foreign::weighted(rng, &SLEEPS),
+                sleeps: super::form_provider::weighted(rng, &SLEEPS),
                 price,
             });
         };
@@ -184,7 +184,7 @@ pub fn expected() -> BTreeMap<String, BTreeSet<String>> {
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    super::foreign::provider(PATH, SCRIPT, Charset::Utf8, form_page, results)
+    super::form_provider::provider(PATH, SCRIPT, Charset::Utf8, form_page, results)
 }
 
 /// The search form, with its metadata.
@@ -236,7 +236,7 @@ pub fn search(county: &str, guests: &str, town: &str) -> Vec<&'static Cottage> {
 
 /// The answer to a search.
 fn results(uri: &Uri) -> String {
-    let get = |name: &str| super::foreign::param(uri.query(), name);
+    let get = |name: &str| super::form_provider::param(uri.query(), name);
     let found = search(&get("county"), &get("guests"), &get("town"));
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Cottages found</title></head><body>\n",

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use axum::http::Uri;
 use axum::Router;
 
-use super::foreign::Charset;
+use super::form_provider::Charset;
 
 /// Where the form page is.
 pub const PATH: &str = "/events/";
@@ -66,7 +66,7 @@ pub fn expected() -> BTreeMap<String, BTreeSet<String>> {
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    super::foreign::provider(PATH, "/events/search", Charset::Utf8, form_page, results)
+    super::form_provider::provider(PATH, "/events/search", Charset::Utf8, form_page, results)
 }
 
 /// `values` numbered from 1, as the form's options.
@@ -88,9 +88,9 @@ pub fn form_page() -> String {
          <meta name=\"DB.MaxResults\" content=\"{MAX_SHOWN}\">\n</head><body>\n\
          <h1>What's on along the coast</h1>\n<form action=\"/events/search\">\n\
          Venue {} Month {} Kind {}\n<input type=\"submit\" value=\"Search events\">\n</form>\n</body></html>\n",
-        super::foreign::select("venue", None, &numbered(&VENUES)),
-        super::foreign::select("month", Some("Any month"), &numbered(&MONTHS)),
-        super::foreign::select("kind", Some("All kinds"), &numbered(&KINDS)),
+        super::form_provider::select("venue", None, &numbered(&VENUES)),
+        super::form_provider::select("month", Some("Any month"), &numbered(&MONTHS)),
+        super::form_provider::select("kind", Some("All kinds"), &numbered(&KINDS)),
     )
 }
 

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use axum::http::Uri;
 use axum::Router;
 
-use super::foreign::Charset;
+use super::form_provider::Charset;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
@@ -93,7 +93,7 @@ pub fn wohnungen() -> &'static [Wohnung] {
                     ),
                     gebiet,
                     ort: orte[rng.gen_range(0..orte.len())],
-                    personen: super::foreign::weighted(&mut rng, &PERSONEN),
+                    personen: super::form_provider::weighted(&mut rng, &PERSONEN),
                 });
             }
         }
@@ -118,7 +118,7 @@ pub fn expected() -> BTreeMap<String, BTreeSet<String>> {
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    super::foreign::provider(PATH, "/fewo/suche", Charset::Latin1, form_page, results)
+    super::form_provider::provider(PATH, "/fewo/suche", Charset::Latin1, form_page, results)
 }
 
 /// The search form, with its metadata.
@@ -159,7 +159,7 @@ pub fn search(gebiet: &str, personen: &str, ort: &str) -> Vec<&'static Wohnung> 
 
 /// The answer to a search.
 fn results(uri: &Uri) -> String {
-    let get = |name: &str| super::foreign::param(uri.query(), name);
+    let get = |name: &str| super::form_provider::param(uri.query(), name);
     let found = search(&get("gebiet"), &get("personen"), &get("ort"));
     let mut out = String::from(
         "<html><head><title>Ferienwohnungen - Ergebnis</title></head><body>\n\

@@ -22,7 +22,7 @@ use axum::Router;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
-use super::foreign::Charset;
+use super::form_provider::Charset;
 use super::pages::esc;
 
 /// Where the form page is.
@@ -148,7 +148,7 @@ fn reachable_where(keep: impl Fn(&Hofladen) -> bool) -> BTreeMap<String, BTreeSe
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    super::foreign::provider(PATH, SCRIPT, Charset::Utf8, form_page, results)
+    super::form_provider::provider(PATH, SCRIPT, Charset::Utf8, form_page, results)
 }
 
 /// The search form, with its metadata.
@@ -193,7 +193,7 @@ pub fn search(kreis: &str, gemeinde: &str) -> Vec<&'static Hofladen> {
 
 /// The answer to a search.
 fn results(uri: &Uri) -> String {
-    let get = |name: &str| super::foreign::param(uri.query(), name);
+    let get = |name: &str| super::form_provider::param(uri.query(), name);
     let found = search(&get("kreis"), &get("gemeinde"));
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"de\"><head><meta charset=\"utf-8\"><title>Hofläden – Ergebnis</title></head><body>\n",

@@ -21,7 +21,7 @@ use rand::distributions::WeightedIndex;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
-use super::foreign::Charset;
+use super::form_provider::Charset;
 use super::pages::esc;
 
 /// Where the form page is.
@@ -158,7 +158,7 @@ fn label(number: u32) -> String {
 /// What a search finds: every matching picture, most recent first.
 pub fn search(words: &str) -> Vec<&'static Picture> {
     let library = library();
-    super::foreign::all_words(&library.index, words)
+    super::form_provider::all_words(&library.index, words)
         .into_iter()
         .map(|at| &library.pictures[at])
         .collect()
@@ -166,7 +166,7 @@ pub fn search(words: &str) -> Vec<&'static Picture> {
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    super::foreign::provider(PATH, SCRIPT, Charset::Utf8, form_page, results)
+    super::form_provider::provider(PATH, SCRIPT, Charset::Utf8, form_page, results)
 }
 
 /// The search form, with its metadata.
@@ -191,7 +191,7 @@ pub fn form_page() -> String {
 
 /// The answer to a search.
 fn results(uri: &Uri) -> String {
-    let q = super::foreign::param(uri.query(), "q");
+    let q = super::form_provider::param(uri.query(), "q");
     let found = search(&q);
     let mut out = String::from(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\

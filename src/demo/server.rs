@@ -85,10 +85,29 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/magazin/{section}/", get(magazine_section))
         .route("/magazin/{section}/{file}", get(magazine_article))
         .merge(super::jobs::routes())
-        .merge(super::foreign::routes())
+        .merge(one_form_providers())
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(site.clone(), log_request))
         .with_state(site)
+}
+
+/// The routes of the providers built unlike the CityWorld services, each
+/// in a file of its own, for the ways real providers hide their databases:
+/// a cap no single count shows ([`super::shelf`]), pager links that carry a
+/// refined query's parameters ([`super::stellen`]), a form that ignores its
+/// parameters ([`super::events`]), and keyword searches that list only
+/// their most recent ([`super::pictures`]) or cheapest
+/// ([`super::annonces`]) matches.
+fn one_form_providers<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    Router::new()
+        .merge(super::shelf::routes())
+        .merge(super::stellen::routes())
+        .merge(super::events::routes())
+        .merge(super::fewo::routes())
+        .merge(super::pictures::routes())
+        .merge(super::cottages::routes())
+        .merge(super::hofladen::routes())
+        .merge(super::annonces::routes())
 }
 
 /// Records every request (method, path and query, body, time) before it is answered.

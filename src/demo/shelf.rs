@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use axum::http::Uri;
 use axum::Router;
 
-use super::foreign::Charset;
+use super::form_provider::Charset;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
@@ -104,7 +104,7 @@ pub fn books() -> &'static [Book] {
                     title = format!("{base} ({volume})");
                     volume += 1;
                 }
-                let format = super::foreign::weighted(&mut rng, &FORMATS);
+                let format = super::form_provider::weighted(&mut rng, &FORMATS);
                 let n = rng.gen_range(1..=3);
                 let mut names: Vec<String> = (0..n)
                     .map(|_| authors[rng.gen_range(0..authors.len())].clone())
@@ -139,7 +139,7 @@ pub fn expected() -> BTreeMap<String, BTreeSet<String>> {
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    super::foreign::provider(PATH, "/shelf/find", Charset::Utf8, form_page, results)
+    super::form_provider::provider(PATH, "/shelf/find", Charset::Utf8, form_page, results)
 }
 
 /// The search form, with its metadata.
@@ -166,9 +166,9 @@ pub fn form_page() -> String {
          <h2>Find a book</h2>\n<form method=\"get\" action=\"/shelf/find\">\n\
          <label>Subject {}</label> <label>Format {}</label> <label>Published {}</label>\n\
          <button type=\"submit\">Find books</button>\n</form>\n</body></html>\n",
-        super::foreign::select("subject", None, &subjects),
-        super::foreign::select("format", Some("Any format"), &formats),
-        super::foreign::select("decade", Some("Any decade"), &decades),
+        super::form_provider::select("subject", None, &subjects),
+        super::form_provider::select("format", Some("Any format"), &formats),
+        super::form_provider::select("decade", Some("Any decade"), &decades),
     )
 }
 
@@ -196,7 +196,7 @@ pub(crate) fn grouped(n: usize) -> String {
 
 /// The answer to a search.
 fn results(uri: &Uri) -> String {
-    let get = |name: &str| super::foreign::param(uri.query(), name);
+    let get = |name: &str| super::form_provider::param(uri.query(), name);
     let found = search(&get("subject"), &get("format"), &get("decade"));
     let label = SUBJECTS
         .iter()

@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use axum::http::Uri;
 use axum::Router;
 
-use super::foreign::Charset;
+use super::form_provider::Charset;
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
@@ -117,7 +117,7 @@ pub fn stellen() -> &'static [Stelle] {
                 .find(|t| t.0 == bereich)
                 .map_or(&[][..], |t| t.1);
             for _ in 0..count {
-                let umfang = super::foreign::weighted(&mut rng, &UMFANG);
+                let umfang = super::form_provider::weighted(&mut rng, &UMFANG);
                 out.push(Stelle {
                     nummer: format!("NO-{}", 10_000 + out.len() * 7),
                     titel: format!(
@@ -153,7 +153,7 @@ pub fn expected() -> BTreeMap<String, BTreeSet<String>> {
 
 /// The routes of the provider.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    super::foreign::provider(
+    super::form_provider::provider(
         PATH,
         "/stellen/liste.cgi",
         Charset::Latin1,
@@ -205,7 +205,7 @@ pub fn search(bereich: &str, umfang: &str, kreis: &str) -> Vec<&'static Stelle> 
 
 /// One result page; the pager's links carry every parameter that is set.
 fn results(uri: &Uri) -> String {
-    let get = |name: &str| super::foreign::param(uri.query(), name);
+    let get = |name: &str| super::form_provider::param(uri.query(), name);
     let seite: usize = get("seite").parse().unwrap_or(1).max(1);
     let found = search(&get("bereich"), &get("umfang"), &get("kreis"));
     let seiten = found.len().div_ceil(PAGE_SIZE).max(1);

@@ -1,10 +1,10 @@
-//! Providers built unlike the CityWorld services, each in a file of its
-//! own, for the ways real providers hide their databases: a cap no single
-//! count shows ([`super::shelf`]), pager links that carry a refined
-//! query's parameters ([`super::stellen`]), a form that ignores its
-//! parameters ([`super::events`]), and keyword searches that list only
-//! their most recent ([`super::pictures`]) or cheapest
-//! ([`super::annonces`]) matches.
+//! The parts a one-form provider is built from: its two routes (the form
+//! page and the result script), its charset, a select, a query string's
+//! parameter, a keyword search over a posting list, a weighted draw. The
+//! providers built unlike the CityWorld services ([`super::shelf`],
+//! [`super::stellen`], [`super::events`], [`super::pictures`],
+//! [`super::annonces`], …) take them from here; the site's router
+//! (`server.rs`) routes them.
 
 use std::collections::BTreeMap;
 
@@ -12,19 +12,6 @@ use axum::http::{header, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-
-/// The routes of every such provider.
-pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    Router::new()
-        .merge(super::shelf::routes())
-        .merge(super::stellen::routes())
-        .merge(super::events::routes())
-        .merge(super::fewo::routes())
-        .merge(super::pictures::routes())
-        .merge(super::cottages::routes())
-        .merge(super::hofladen::routes())
-        .merge(super::annonces::routes())
-}
 
 /// The value (trimmed) of a parameter of a query string, empty when absent.
 pub(crate) fn param(query: Option<&str>, name: &str) -> String {
