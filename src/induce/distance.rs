@@ -40,7 +40,7 @@
 
 use std::collections::HashMap;
 
-use super::template::{combine, Joker, TemplateNode};
+use super::template::{combine, Joker, TemplateNode, MAX_ALIGN_CELLS};
 
 /// The prices of the restricted top-down distance (§3.2.2, §4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,10 +312,6 @@ impl Restricted {
         node
     }
 }
-
-/// The largest matrix (cells) the approximation fills for two sibling
-/// lists; longer lists are paired position by position.
-pub const MAX_ALIGN_CELLS: usize = 1_000_000;
 
 /// The largest product of two trees' sizes the restricted top-down distance
 /// takes on: it keeps the cost of every pair of nodes it compares, about 20

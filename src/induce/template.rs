@@ -31,6 +31,11 @@ impl Joker {
 /// The label the tree gives a text node (`#text` in the DOM, `pcdata` in HEL).
 pub const TEXT: &str = "#text";
 
+/// The largest matrix (cells) the distances' approximation fills for two
+/// sibling lists; longer lists are paired position by position, and a
+/// template does not align with a tree whose children would need more.
+pub const MAX_ALIGN_CELLS: usize = 1_000_000;
+
 /// A node of a template; a page's tree is a template without wildcards.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateNode {
@@ -221,8 +226,7 @@ impl TemplateNode {
             return false;
         }
         let (t, p) = (&self.children, &tree.children);
-        if t.len().saturating_add(1) * p.len().saturating_add(1) > super::distance::MAX_ALIGN_CELLS
-        {
+        if t.len().saturating_add(1) * p.len().saturating_add(1) > MAX_ALIGN_CELLS {
             return false;
         }
         // reach[i][j]: the first i template children align with the first
