@@ -545,7 +545,7 @@ fn read_dir(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<Vec<u8>>)> {
     names.sort();
     let pages = names
         .iter()
-        .map(|p| crate::cli::text::read_page_file(p))
+        .map(|p| gather::fetch::read_saved_page(p))
         .collect::<std::io::Result<_>>()?;
     Ok((names, pages))
 }

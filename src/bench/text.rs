@@ -55,7 +55,7 @@ fn load(dir: &Path) -> Result<Vec<Article>, String> {
     keys.into_iter()
         .map(|key| {
             let path = dir.join("html").join(format!("{key}.html.gz"));
-            let html = crate::cli::text::read_page_file(&path)
+            let html = gather::fetch::read_saved_page(&path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let truth = gt[key]["articleBody"].as_str().unwrap_or("").to_string();
             Ok(Article {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use url::Url;
 
 use gather::boilerplate::article;
-use gather::fetch::{FetchConfig, Fetcher};
+use gather::fetch::{read_saved_page, FetchConfig, Fetcher};
 use gather::page::Page;
 
 #[derive(Debug, clap::Args)]
@@ -18,18 +18,6 @@ pub struct TextArgs {
     /// Print a JSON object (`url`, `title`, `text`) instead of the text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// The bytes of a local page (gzip-compressed when its name ends in `.gz`).
-pub fn read_page_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    let bytes = std::fs::read(path)?;
-    if path.extension().is_some_and(|e| e == "gz") {
-        use std::io::Read;
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut out)?;
-        return Ok(out);
-    }
-    Ok(bytes)
 }
 
 fn fetch(url: &Url) -> Result<(Vec<u8>, Option<String>), String> {
@@ -51,7 +39,7 @@ pub fn run_text(args: &TextArgs) -> ExitCode {
         .filter(|u| matches!(u.scheme(), "http" | "https"));
     let read = match &url {
         Some(url) => fetch(url),
-        None => read_page_file(Path::new(&args.source))
+        None => read_saved_page(Path::new(&args.source))
             .map(|b| (b, None))
             .map_err(|e| format!("cannot read {}: {e}", args.source)),
     };

@@ -945,3 +945,17 @@ fn redirected(
         }
     })
 }
+
+/// The bytes of a page saved on disk (gzip-compressed when its name ends in
+/// `.gz`): what `gather text` and the benchmarks read in place
+/// of a response.
+pub fn read_saved_page(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    let bytes = std::fs::read(path)?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        use std::io::Read;
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut out)?;
+        return Ok(out);
+    }
+    Ok(bytes)
+}
