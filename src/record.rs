@@ -235,7 +235,7 @@ impl RecordRules {
             return Vec::new();
         }
         let mut page_fields: Vec<Part> = Vec::new();
-        let mut cells: Vec<Cell> = Vec::new();
+        let mut cells: Vec<Cell<'_>> = Vec::new();
         for (i, member) in self.members.iter().enumerate() {
             let (Some((_, rule)), Some(value)) = (rules.get(i), values.get(i)) else {
                 continue;
@@ -298,7 +298,7 @@ impl RecordRules {
     fn group_records(
         &self,
         group: &BTreeMap<NodeId, Vec<usize>>,
-        cells: &[Cell],
+        cells: &[Cell<'_>],
         page_fields: &[Part],
         url: &str,
         out: &mut Vec<Record>,
@@ -392,7 +392,7 @@ fn parts(rule: usize, names: &[String], strings: &[Vec<impl AsRef<str>>]) -> Vec
 /// Moves the cells of rules that read the cells of rows to their rows (see
 /// the module's doc): an element is a row of cells when two rules or more
 /// bind its children, each rule one, and not all the same child.
-fn lift_cells(page: &Page, cells: &mut [Cell]) {
+fn lift_cells(page: &Page, cells: &mut [Cell<'_>]) {
     let mut under: HashMap<NodeId, Vec<(usize, NodeId)>> = HashMap::new();
     for cell in cells.iter() {
         if let Some(parent) = page.parent(cell.element) {

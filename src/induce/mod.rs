@@ -479,7 +479,7 @@ impl Induction {
                     .any(|v| v.contains(wanted[k].as_str()) && tight(v, &wanted[k]))
             })
         };
-        let scored: Vec<Scored> = self
+        let scored: Vec<Scored<'_>> = self
             .candidates
             .values()
             .map(|c| {
@@ -521,7 +521,7 @@ impl Induction {
                 .map(|(_, c)| tightness(c))
                 .max()
                 .unwrap_or(0);
-            let mut finalists: Vec<&Scored> = scored
+            let mut finalists: Vec<&Scored<'_>> = scored
                 .iter()
                 .filter(|((l, _), c)| *l == most && tightness(c) == most_tight)
                 .collect();
@@ -531,7 +531,7 @@ impl Induction {
                     .then(training_order(b, a))
             });
             finalists.truncate(MAX_FINALISTS);
-            let judged: Vec<(u32, &Scored)> = finalists
+            let judged: Vec<(u32, &Scored<'_>)> = finalists
                 .into_iter()
                 .map(|f| {
                     let named_values: Vec<&String> = named

@@ -627,9 +627,9 @@ fn is_navigation<'a>(
     let ref_ids = interner.ids(reference);
     // Per neighbour document: its groups that v-harmonise with the
     // reference over at least two links, with their v-, b- and d-weights.
-    let mut per_doc: Vec<(String, Vec<Candidate>)> = Vec::new();
+    let mut per_doc: Vec<(String, Vec<Candidate<'_>>)> = Vec::new();
     for doc in &docs {
-        let list: Vec<Candidate> = doc
+        let list: Vec<Candidate<'_>> = doc
             .groups
             .iter()
             .filter(|other| other.kind != LinkKind::Pagination)

@@ -462,7 +462,7 @@ impl Navigator {
             self.known_base = base.to_string();
         }
         let shape_known = !matches!(self.walk, Walk::Detect(None));
-        let unknown: Vec<Link> = links
+        let unknown: Vec<Link<'_>> = links
             .iter()
             .filter(|link| !(shape_known && self.known.contains(link.href.trim())))
             .collect();
@@ -750,13 +750,13 @@ fn label(text: &str) -> Label {
 fn detect(
     query: &Url,
     page: &Url,
-    links: &[Link],
+    links: &[Link<'_>],
     pagers: &Links,
     shape: &mut Option<Shape>,
 ) -> Vec<Url> {
     let own = page_key(page);
     // Looked up for every link that is neither a number nor "next".
-    let pagers: HashSet<Link> = pagers.iter().collect();
+    let pagers: HashSet<Link<'_>> = pagers.iter().collect();
     let mut candidates: Vec<(Url, Label)> = Vec::new();
     for &link in links {
         let Some(target) = absolute(page, link.href) else {

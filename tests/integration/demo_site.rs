@@ -148,7 +148,7 @@ fn listing(doc: &Document) -> Listing {
         .iter()
         .position(|n| n.name() == Some("body"))
         .expect("page has a body");
-    let tables: Vec<&Node> = order[body_start..]
+    let tables: Vec<&Node<'_>> = order[body_start..]
         .iter()
         .filter(|n| n.name() == Some("table"))
         .collect();
@@ -173,7 +173,7 @@ fn listing(doc: &Document) -> Listing {
             .nth(1)
             .map(|t| t.trim().to_string())
     });
-    let rows: Vec<Node> = table
+    let rows: Vec<Node<'_>> = table
         .descendants()
         .filter(|n| n.name() == Some("tr"))
         .collect();
@@ -352,8 +352,8 @@ async fn listed_form_has_the_elements_its_metadata_names() {
     let form = doc.find(Name("form")).next().expect("a form");
     assert_eq!(form.attr("method"), Some("GET"));
     assert_eq!(form.attr("action"), Some("/cgi-bin/auswahl.pl"));
-    let inputs: Vec<Node> = form.find(Name("input")).collect();
-    let radios: Vec<&Node> = inputs
+    let inputs: Vec<Node<'_>> = form.find(Name("input")).collect();
+    let radios: Vec<&Node<'_>> = inputs
         .iter()
         .filter(|i| i.attr("type") == Some("radio"))
         .collect();

@@ -56,7 +56,7 @@ fn cityworld_page_title_meta_links_text() {
         Some("tr[j:*].td[1].txt\n  where tr[j].td[1].font.getAttr(color) = '#FF8000'")
     );
     let links = page.links();
-    let links: Vec<Link> = links.iter().collect();
+    let links: Vec<Link<'_>> = links.iter().collect();
     assert_eq!(links.len(), 6);
     assert_eq!(
         links[0],
