@@ -252,7 +252,7 @@ async fn a_specs_boilerplate_applies_to_the_ordinary_pages_of_its_host() {
     let site = crate::support::demo_site(100).await;
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("hotels.yaml");
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/specs/hotels.yaml"))
+    let text = std::fs::read_to_string(crate::support::repo_path("specs/hotels.yaml"))
         .unwrap()
         .replace("http://127.0.0.1:8642/", site.base_url().as_str());
     std::fs::write(&spec, format!("{text}\nboilerplate: none\n")).unwrap();

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 
 /// The `gather …` lines of the first code block after the tour's heading.
 fn tour() -> Vec<String> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    let readme =
+        std::fs::read_to_string(crate::support::repo_path("README.md")).expect("README.md");
     let after = readme
         .split("## A five-minute tour")
         .nth(1)

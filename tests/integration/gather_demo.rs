@@ -126,7 +126,7 @@ async fn spec_for_the_hotel_guide_gathers_what_its_metadata_gathers() {
     let site = site().await;
     let dir = tempfile::tempdir().unwrap();
     // specs/hotels.yaml describes `gather demo --serve` on its default port.
-    let spec = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/specs/hotels.yaml"))
+    let spec = std::fs::read_to_string(crate::support::repo_path("specs/hotels.yaml"))
         .unwrap()
         .replace("http://127.0.0.1:8642/", site.base_url().as_str());
     let spec_path = dir.path().join("hotels.yaml");

@@ -1,14 +1,10 @@
 //! The example specs in `specs/` read and check (their pages are not fetched).
 
-use std::path::Path;
-
 use gather::metadata::{Metadata, ResultKind};
 use gather::spec::Spec;
 
 fn metadata(file: &str) -> Metadata {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("specs")
-        .join(file);
+    let path = crate::support::repo_path("specs").join(file);
     let spec = Spec::load(&path).unwrap();
     let entries = spec.entries(file).unwrap();
     Metadata::parse(&entries).unwrap_or_else(|p| panic!("{file}: {p:#?}"))
@@ -52,9 +48,7 @@ fn listed_and_towns_specs_check() {
 
 #[test]
 fn a_spec_parses_from_text_as_it_loads_from_its_file() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("specs")
-        .join("hotels.yaml");
+    let path = crate::support::repo_path("specs").join("hotels.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     let parsed = Spec::from_yaml(&text, "hotels.yaml").unwrap();
     assert_eq!(parsed, Spec::load(&path).unwrap());

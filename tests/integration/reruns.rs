@@ -9,7 +9,7 @@ use gather::demo::{DemoConfig, DemoSite, Variant};
 /// specs/hotels.yaml for `site`, with its `DB.Result` prefix replaced by
 /// `prefix`.
 fn hotels_spec(site: &DemoSite, prefix: &str) -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/specs/hotels.yaml"))
+    std::fs::read_to_string(crate::support::repo_path("specs/hotels.yaml"))
         .unwrap()
         .replace("http://127.0.0.1:8642/", site.base_url().as_str())
         .replace("prefix: html.body->table[1].", &format!("prefix: {prefix}"))

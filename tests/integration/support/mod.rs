@@ -246,9 +246,19 @@ pub fn query_outcome(
     }
 }
 
+/// A file of the repository, by its path from the repository's root (the
+/// tests are built by the cli crate, in `crates/cli`).
+pub fn repo_path(relative: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative)
+}
+
 /// The path of a page in `tests/fixtures/hel`.
 pub fn hel_fixture_path(name: &str) -> String {
-    format!("{}/tests/fixtures/hel/{name}", env!("CARGO_MANIFEST_DIR"))
+    crate::support::repo_path(&format!("tests/fixtures/hel/{name}"))
+        .display()
+        .to_string()
 }
 
 /// The bytes of a page in `tests/fixtures/hel`.

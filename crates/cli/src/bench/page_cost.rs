@@ -60,7 +60,7 @@ pub struct PagesBenchArgs {
 }
 
 /// The Scrapy spider `--scrapy` runs.
-const SCRAPY_SPIDER: &str = include_str!("../../benches/scrapy/paged.py");
+const SCRAPY_SPIDER: &str = include_str!("../../../../benches/scrapy/paged.py");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum KeepMode {

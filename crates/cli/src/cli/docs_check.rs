@@ -92,7 +92,8 @@ fn check(command: &str) -> Option<String> {
 }
 
 fn docs() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The repository's root: this crate sits in `crates/cli`.
+    let root = &Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = vec![root.join("README.md"), root.join("specs/README.md")];
     let mut manual: Vec<_> = std::fs::read_dir(root.join("docs"))
         .expect("docs/")

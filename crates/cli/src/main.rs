@@ -23,7 +23,6 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the built-in CityWorld demo site on 127.0.0.1 and gather it end to end.
-    #[cfg(feature = "demo")]
     Demo(cli::demo::DemoArgs),
     /// Write the gathered index fragments as SOIF or JSON.
     Export(cli::output::ExportArgs),
@@ -70,7 +69,6 @@ fn main() -> ExitCode {
     init_logging(cli.verbose);
     match &cli.command {
         None => cli::gather::run(&cli.gather),
-        #[cfg(feature = "demo")]
         Some(Command::Demo(a)) => cli::demo::run(a),
         Some(Command::Export(a)) => cli::output::run_export(a),
         Some(Command::Search(a)) => cli::output::run_search(a),

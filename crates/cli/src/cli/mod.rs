@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-#[cfg(feature = "demo")]
 pub mod demo;
 #[cfg(test)]
 mod docs_check;
