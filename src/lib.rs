@@ -48,3 +48,4 @@ pub mod span;
 pub mod spec;
 pub mod store;
 pub mod summarize;
+pub mod words;

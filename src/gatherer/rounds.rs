@@ -201,7 +201,7 @@ impl<'s> Rounds<'s> {
         // kind of query is judged by it.
         let mut rows: HashMap<&str, u64> = HashMap::new();
         for (key, value) in &found {
-            if learn::has_words(value) {
+            if crate::words::has_words(value) {
                 *rows.entry(key.as_str()).or_default() += 1;
             }
         }

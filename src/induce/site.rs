@@ -12,7 +12,7 @@
 //!    letter and each wildcard (`S%`, `S*`); with a wildcard that works a
 //!    second letter and a digit (more letters while no two answers show
 //!    rows); only when nothing brought a row, the most frequent words of
-//!    the form page ([`crate::refine::learn::page_words`]). The others
+//!    the form page ([`crate::words::page_words`]). The others
 //!    keep their defaults. A select without an "any" choice that brought
 //!    nothing while the text fields were empty is probed again with the
 //!    field filled. Every probe's answer is kept: a query of the
@@ -322,7 +322,7 @@ pub async fn induce_spec_from(
         message,
     };
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
-    let seeds = crate::refine::learn::page_words(&page.text(), SEED_WORDS);
+    let seeds = crate::words::page_words(&page.text(), SEED_WORDS);
     let (form, inputs) = surfaced_form(&all)
         .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
         .ok_or_else(|| {

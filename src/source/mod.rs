@@ -553,7 +553,7 @@ async fn build(
                 && !metadata.domains.contains_key(element)
                 && !metadata.domain_pages.contains_key(element)
             {
-                let seeds = crate::refine::learn::page_words(&page.tree.text(), SEED_WORDS);
+                let seeds = crate::words::page_words(&page.tree.text(), SEED_WORDS);
                 if !seeds.is_empty() {
                     metadata
                         .domains
