@@ -1,5 +1,5 @@
 //! The words of a text worth a query: those a keyword field is probed
-//! with when a form is surfaced ([`crate::induce::site`]), seeded with when it is
+//! with when a form is surfaced ([`crate::surface`]), seeded with when it is
 //! learned ([`crate::refine::learn`]), and counted by the learner.
 
 use std::collections::BTreeMap;

@@ -581,7 +581,7 @@ impl Manager<'_> {
     }
 
     /// A start URL that is an ordinary page with a form to query is
-    /// surfaced ([`crate::induce::site`]): it becomes a database source
+    /// surfaced ([`crate::surface`]): it becomes a database source
     /// with the spec the probes induced, whose plan the summary shows. When
     /// surfacing fails, the problem (with what was tried) is reported and
     /// the page is crawled as an ordinary page. A spec a gathering before
@@ -596,7 +596,7 @@ impl Manager<'_> {
         let Ok(Discovery::Ordinary(response, page)) = &loaded else {
             return loaded;
         };
-        if !crate::induce::site::has_inputs(page, &response.url) {
+        if !crate::surface::has_inputs(page, &response.url) {
             return loaded;
         }
         if self.options.no_probe {
@@ -619,7 +619,7 @@ impl Manager<'_> {
                 .map(|source| {
                     let plan = format!(
                         "surfaced before: the spec the probes induced then is taken from the database, no probe sent (--fresh probes again)\n{}",
-                        crate::induce::site::plan_of_yaml(&yaml)
+                        crate::surface::plan_of_yaml(&yaml)
                     );
                     (source, plan, yaml)
                 }),

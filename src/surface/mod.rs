@@ -61,10 +61,10 @@ use std::fmt::Write as _;
 
 use url::Url;
 
-use super::{induce, Algorithm, Induction, Slot};
 use crate::fetch::{Fetcher, Request};
 use crate::form::{forms, Choice, ElementKind, Form};
 use crate::hel::Rule;
+use crate::induce::{induce, Algorithm, InduceError, Induction, Slot};
 use crate::metadata::{classify, Metadata};
 use crate::page::{Page, PCDATA};
 use crate::plan::QueryPlan;
@@ -246,7 +246,7 @@ fn answer(p: &ProbeReport) -> String {
 
 /// Why no spec could be induced.
 #[derive(Debug, thiserror::Error)]
-pub enum SiteError {
+pub enum SurfaceError {
     #[error("{0}")]
     Fetch(#[from] crate::fetch::FetchError),
     #[error("{url} carries DB.* metadata: `gather spec {url}` writes its spec")]
@@ -254,7 +254,7 @@ pub enum SiteError {
     #[error("{url}: {message}")]
     Form { url: Url, message: String },
     #[error("{url}: {0}", url = .1)]
-    Induce(super::InduceError, Url),
+    Induce(InduceError, Url),
     /// No probe brought rows, or no rule reads them: what was tried.
     #[error("{url}: {reason}; tried:\n{tried}")]
     Nothing {
@@ -300,7 +300,7 @@ pub async fn induce_spec(
     url: &Url,
     fetcher: &Fetcher,
     per_input: usize,
-) -> Result<InducedSpec, SiteError> {
+) -> Result<InducedSpec, SurfaceError> {
     let resp = fetcher.get(url).await?;
     induce_spec_from(resp, fetcher, per_input).await
 }
@@ -310,14 +310,14 @@ pub async fn induce_spec_from(
     resp: crate::fetch::Response,
     fetcher: &Fetcher,
     per_input: usize,
-) -> Result<InducedSpec, SiteError> {
+) -> Result<InducedSpec, SurfaceError> {
     let decoded = resp.text();
     let page = Page::parse(&decoded.text);
     if page.meta_tags().any(|(name, _)| classify(name).is_some()) {
-        return Err(SiteError::HasMetadata { url: resp.url });
+        return Err(SurfaceError::HasMetadata { url: resp.url });
     }
     let form_url = resp.url.clone();
-    let form_error = |message: String| SiteError::Form {
+    let form_error = |message: String| SurfaceError::Form {
         url: form_url.clone(),
         message,
     };
@@ -377,7 +377,7 @@ pub async fn induce_spec_from(
             send_probes(fetcher, &plan, &defaults, round, &mut sent).await?;
             // 2. Rules, and the rows of every answer.
             let answers =
-                answers_rows(&sent).map_err(|e| SiteError::Induce(e, resp.url.clone()))?;
+                answers_rows(&sent).map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
             (distinct, rows, reason) = (answers.distinct, answers.rows, answers.reason);
         }
         // Letters with a wildcard that works are queries of the plan too
@@ -401,7 +401,7 @@ pub async fn induce_spec_from(
             _ => break,
         };
     }
-    let nothing = |reason: &str, rows: &[BTreeSet<String>]| SiteError::Nothing {
+    let nothing = |reason: &str, rows: &[BTreeSet<String>]| SurfaceError::Nothing {
         url: resp.url.clone(),
         reason: reason.to_string(),
         tried: tried(&inputs, &sent, rows),
@@ -491,7 +491,7 @@ pub async fn induce_spec_from(
         )
     };
     let mut induction = induce(&pages, Algorithm::Approximate)
-        .map_err(|e| SiteError::Induce(e, resp.url.clone()))?;
+        .map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
 
     // 4. and 5. Values without template words, names from the page.
     name_by_probes(&mut induction, form, &training_sent);
@@ -569,7 +569,7 @@ async fn send_probes(
     defaults: &Pairs,
     round: Vec<(Option<usize>, Pairs)>,
     sent: &mut Vec<Sent>,
-) -> Result<(), SiteError> {
+) -> Result<(), SurfaceError> {
     for (input, values) in round {
         let mut sending = values.clone();
         for (k, v) in defaults {
@@ -989,7 +989,7 @@ fn joined<T: ToString>(problems: &[T]) -> String {
 
 /// The distinct answers among those sent, and the rows of every answer
 /// by the rule that reads the most rows on them; or why there are none.
-fn answers_rows(sent: &[Sent]) -> Result<Answers, super::InduceError> {
+fn answers_rows(sent: &[Sent]) -> Result<Answers, InduceError> {
     let ok: Vec<usize> = (0..sent.len())
         .filter(|&i| (200..300).contains(&sent[i].status))
         .collect();
