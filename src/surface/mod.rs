@@ -67,21 +67,19 @@ use std::collections::BTreeSet;
 use url::Url;
 
 use crate::fetch::{Fetcher, Request};
-use crate::form::{forms, Choice};
-use crate::induce::{induce, Algorithm, InduceError};
+use crate::form::{forms, Choice, Form};
+use crate::induce::{induce, Algorithm, InduceError, Induction};
 use crate::metadata::classify;
 use crate::page::Page;
 use crate::spec::{FormRef, ResultItem, Spec, Values};
 
-use choose::{answers_rows, choose, judge, names, tried};
+use choose::{choose, judge, names, tried};
 use naming::{
     attribute_name, echoes_query, name_by_choices, name_by_probes, name_of_words, name_on_page,
     unique, without_template_words,
 };
 pub use plan_text::plan_of_yaml;
-use probe::{
-    inputs_of, more_letters, prefix_follow_ups, probe_plan, selects_beside_text, send_probes,
-};
+use probe::{inputs_of, probe_plan, send_all_probes};
 pub use search_form::{has_inputs, probed_inputs, surfaced_form};
 
 /// Values of a select probed besides its default, unless told otherwise.
@@ -247,68 +245,13 @@ pub async fn induce_spec_from(
     let plan =
         probe_plan(&spec, form, &inputs[0], &resp.url, decoded.encoding).map_err(form_error)?;
 
-    // 1. Probes.
-    let mut sent: Vec<Sent> = Vec::new();
-    // The form as it stands: the plan's query element keeps its default too.
-    let defaults: Vec<(String, String)> = form
-        .element(&inputs[0].name)
-        .map(|e| e.default_values())
-        .unwrap_or_default()
-        .into_iter()
-        .take(1)
-        .map(|v| (inputs[0].name.clone(), v))
-        .collect();
-    // First the form as it stands, the selects and the first letter of
-    // the text fields with each wildcard; then, for a wildcard that
-    // brought rows, a second letter and a digit with it (a wildcard whose
-    // first letter brought nothing is judged and not tried again); the
-    // words of the form page only when none of those brought a row.
-    let mut wanted: Vec<(Option<usize>, Pairs)> = vec![(None, Vec::new())];
-    let mut words: Vec<(Option<usize>, Pairs)> = Vec::new();
-    for (i, input) in inputs.iter().enumerate() {
-        for value in &input.probes {
-            let probe = (Some(i), vec![(input.name.clone(), value.clone())]);
-            if input.text && !value.ends_with(WILDCARDS) {
-                words.push(probe);
-            } else {
-                wanted.push(probe);
-            }
-        }
-    }
-    let mut rows: Vec<BTreeSet<String>> = Vec::new();
-    let mut distinct: Vec<usize> = Vec::new();
-    let mut reason = "";
-    let mut stage = 0;
-    let mut round = wanted;
-    loop {
-        if !round.is_empty() {
-            send_probes(fetcher, &plan, &defaults, round, &mut sent).await?;
-            // 2. Rules, and the rows of every answer.
-            let answers =
-                answers_rows(&sent).map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
-            (distinct, rows, reason) = (answers.distinct, answers.rows, answers.reason);
-        }
-        // Letters with a wildcard that works are queries of the plan too
-        // (their answers are taken again), so more of them are sent until
-        // two answers show the rows a rule reads.
-        let more = if stage == 1 {
-            more_letters(&inputs, &sent, &rows)
-        } else {
-            Vec::new()
-        };
-        if !more.is_empty() {
-            round = more;
-            continue;
-        }
-        stage += 1;
-        round = match stage {
-            1 => prefix_follow_ups(&inputs, &sent, &rows),
-            2 if rows.iter().all(BTreeSet::is_empty) => std::mem::take(&mut words),
-            2 => Vec::new(),
-            3 => selects_beside_text(&inputs, &sent, &rows),
-            _ => break,
-        };
-    }
+    // 1. Probes, and 2. the rules with the rows of every answer.
+    let (sent, answers) = send_all_probes(fetcher, &plan, form, &inputs, &resp.url).await?;
+    let Answers {
+        distinct,
+        rows,
+        reason,
+    } = answers;
     let nothing = |reason: &str, rows: &[BTreeSet<String>]| SurfaceError::Nothing {
         url: resp.url.clone(),
         reason: reason.to_string(),
@@ -324,9 +267,54 @@ pub async fn induce_spec_from(
     let Some(chosen) = chosen else {
         return Err(nothing("no probe brought a row", &rows));
     };
+    let reports = input_reports(&inputs, &verdicts, &chosen);
+    write_template(&mut spec, &inputs, &chosen);
+
+    // The rules again, on the answers with rows: those of the query
+    // elements' probes and the form as it stands first.
+    let training = training_answers(&sent, &rows, &distinct, &chosen);
+    let pages: Vec<Page> = training.iter().map(|&i| sent[i].page.clone()).collect();
+    let training_sent: Vec<&Sent> = training.iter().map(|&i| &sent[i]).collect();
+    let mut induction = induce(&pages, Algorithm::Approximate)
+        .map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
+
+    // 4. and 5. Values without template words, names from the page.
+    name_by_probes(&mut induction, form, &training_sent);
+    let named = write_results(&mut spec, &induction, form, &pages, &training_sent, &inputs);
+    if spec.results.is_empty() {
+        return Err(nothing("no rule reads the answers", &rows));
+    }
+    let probes = sent
+        .iter()
+        .zip(&rows)
+        .map(|(s, r)| ProbeReport {
+            values: s.values.clone(),
+            rows: r.len(),
+            status: s.status,
+        })
+        .collect();
+    let answers = sent
+        .into_iter()
+        .filter_map(|s| s.answer)
+        .filter(|(_, a)| (200..300).contains(&a.status))
+        .collect();
+    Ok(InducedSpec {
+        spec,
+        probes,
+        inputs: reports,
+        unnamed: named.unnamed,
+        samples: named.samples,
+        answers,
+        left_out: named.left_out,
+    })
+}
+
+/// Every input of the form with the role the template chosen gives it,
+/// and why.
+fn input_reports(inputs: &[Input], verdicts: &[Verdict], chosen: &Chosen) -> Vec<InputReport> {
     let mut reports: Vec<InputReport> = inputs
         .iter()
-        .zip(&verdicts)
+        .zip(verdicts)
         .map(|(input, v)| InputReport {
             name: input.name.clone(),
             kind: input.kind,
@@ -345,10 +333,16 @@ pub async fn induce_spec_from(
         reports[i].role = Role::Refine;
         reports[i].why = format!(
             "narrows what {} gives; {}",
-            names(&inputs, &chosen.query),
+            names(inputs, &chosen.query),
             reports[i].why
         );
     }
+    reports
+}
+
+/// Writes the template chosen into the spec: its query elements, their
+/// domains, its refinement elements.
+fn write_template(spec: &mut Spec, inputs: &[Input], chosen: &Chosen) {
     let query_names: Vec<String> = chosen
         .query
         .iter()
@@ -371,9 +365,18 @@ pub async fn induce_spec_from(
                 .collect(),
         ));
     }
+}
 
-    // The rules again, on the answers with rows: those of the query
-    // elements' probes and the form as it stands first.
+/// The answers the rules are induced on again: the distinct answers with
+/// rows of the query elements' probes and the form as it stands; all the
+/// distinct answers with rows when those are fewer than two; all the
+/// distinct answers when even those are.
+fn training_answers(
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+    distinct: &[usize],
+    chosen: &Chosen,
+) -> Vec<usize> {
     let with_rows: Vec<usize> = distinct
         .iter()
         .copied()
@@ -385,40 +388,52 @@ pub async fn induce_spec_from(
         .filter(|&i| sent[i].input.is_none_or(|k| chosen.query.contains(&k)))
         .collect();
     if training.len() < 2 {
-        training = with_rows.clone();
+        training = with_rows;
     }
-    let (pages, training_sent): (Vec<Page>, Vec<&Sent>) = if training.len() >= 2 {
-        (
-            training.iter().map(|&i| sent[i].page.clone()).collect(),
-            training.iter().map(|&i| &sent[i]).collect(),
-        )
+    if training.len() >= 2 {
+        training
     } else {
-        (
-            distinct.iter().map(|&i| sent[i].page.clone()).collect(),
-            distinct.iter().map(|&i| &sent[i]).collect(),
-        )
-    };
-    let mut induction = induce(&pages, Algorithm::Approximate)
-        .map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
+        distinct.to_vec()
+    }
+}
 
-    // 4. and 5. Values without template words, names from the page.
-    name_by_probes(&mut induction, form, &training_sent);
+/// What naming the slots left: the slots without a name, every
+/// attribute's first values, the lines left out as the answers' summary.
+struct Named {
+    unnamed: Vec<(String, Vec<String>)>,
+    samples: Vec<(String, Vec<String>)>,
+    left_out: Vec<String>,
+}
+
+/// Writes a result rule into the spec for every slot of the induction
+/// that is not the answers' summary: its values without template words,
+/// named from the probes, the form's choices or the page, else `slot_N`.
+fn write_results(
+    spec: &mut Spec,
+    induction: &Induction,
+    form: &Form,
+    pages: &[Page],
+    training_sent: &[&Sent],
+    inputs: &[Input],
+) -> Named {
     let mut used: Vec<String> = Vec::new();
-    let mut unnamed = Vec::new();
-    let mut samples = Vec::new();
-    let mut left_out = Vec::new();
+    let mut named = Named {
+        unnamed: Vec::new(),
+        samples: Vec::new(),
+        left_out: Vec::new(),
+    };
     for (n, slot) in induction.slots.iter().enumerate() {
-        if echoes_query(slot, &training_sent, &inputs) {
+        if echoes_query(slot, training_sent, inputs) {
             let shown = slot.values.iter().flatten().next().cloned();
-            left_out.push(shown.unwrap_or_default());
+            named.left_out.push(shown.unwrap_or_default());
             continue;
         }
-        let (slot, cut) = without_template_words(slot, &pages);
+        let (slot, cut) = without_template_words(slot, pages);
         let name = slot
             .name
             .clone()
             .or_else(|| name_by_choices(form, &slot))
-            .or_else(|| name_on_page(&pages, &slot))
+            .or_else(|| name_on_page(pages, &slot))
             .or_else(|| cut.as_deref().and_then(name_of_words))
             .map(|n| attribute_name(&n))
             .filter(|n| !n.is_empty());
@@ -426,12 +441,12 @@ pub async fn induce_spec_from(
             Some(name) => unique(name, &used),
             None => {
                 let name = unique(format!("slot_{}", n + 1), &used);
-                unnamed.push((name.clone(), slot.values[0].clone()));
+                named.unnamed.push((name.clone(), slot.values[0].clone()));
                 name
             }
         };
         used.push(name.clone());
-        samples.push((
+        named.samples.push((
             name.clone(),
             slot.values.iter().flatten().take(5).cloned().collect(),
         ));
@@ -441,32 +456,7 @@ pub async fn induce_spec_from(
             ..ResultItem::default()
         });
     }
-    if spec.results.is_empty() {
-        return Err(nothing("no rule reads the answers", &rows));
-    }
-    let probes = sent
-        .iter()
-        .zip(&rows)
-        .map(|(s, r)| ProbeReport {
-            values: s.values.clone(),
-            rows: r.len(),
-            status: s.status,
-        })
-        .collect();
-    let answers = sent
-        .into_iter()
-        .filter_map(|s| s.answer)
-        .filter(|(_, a)| (200..300).contains(&a.status))
-        .collect();
-    Ok(InducedSpec {
-        spec,
-        probes,
-        inputs: reports,
-        unnamed,
-        samples,
-        answers,
-        left_out,
-    })
+    named
 }
 
 /// The distinct answers, the rows of every answer, and why there are no
@@ -503,7 +493,6 @@ struct Chosen {
 mod tests {
     use super::naming::common_words;
     use super::*;
-    use crate::form::Form;
     use crate::induce::Slot;
 
     fn owned(values: &[&str]) -> Vec<String> {

@@ -7,14 +7,91 @@ use std::collections::BTreeSet;
 
 use url::Url;
 
-use super::choose::{judge, probe_rows};
-use super::{Input, Pairs, Sent, SurfaceError, PROBE_DIGIT, PROBE_LETTERS, PROBE_WORDS, WILDCARDS};
+use super::choose::{answers_rows, judge, probe_rows};
+use super::{
+    Answers, Input, Pairs, Sent, SurfaceError, PROBE_DIGIT, PROBE_LETTERS, PROBE_WORDS, WILDCARDS,
+};
 use crate::fetch::Fetcher;
 use crate::form::{Choice, ElementKind, Form};
 use crate::metadata::Metadata;
 use crate::page::Page;
 use crate::plan::QueryPlan;
 use crate::spec::{Spec, Values};
+
+/// Sends the probes, round after round (see the module docs of
+/// [`super`]): first the form as it stands, the selects and the first
+/// letter of the text fields with each wildcard; then, for a wildcard
+/// that brought rows, a second letter and a digit with it (a wildcard
+/// whose first letter brought nothing is judged and not tried again); the
+/// words of the form page only when none of those brought a row; last the
+/// selects again beside the text field. Returns every probe sent and the
+/// rows of their answers by the rules induced on them.
+pub(super) async fn send_all_probes(
+    fetcher: &Fetcher,
+    plan: &QueryPlan,
+    form: &Form,
+    inputs: &[Input],
+    url: &Url,
+) -> Result<(Vec<Sent>, Answers), SurfaceError> {
+    let mut sent: Vec<Sent> = Vec::new();
+    // The form as it stands: the plan's query element keeps its default too.
+    let defaults: Vec<(String, String)> = form
+        .element(&inputs[0].name)
+        .map(|e| e.default_values())
+        .unwrap_or_default()
+        .into_iter()
+        .take(1)
+        .map(|v| (inputs[0].name.clone(), v))
+        .collect();
+    let mut wanted: Vec<(Option<usize>, Pairs)> = vec![(None, Vec::new())];
+    let mut words: Vec<(Option<usize>, Pairs)> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        for value in &input.probes {
+            let probe = (Some(i), vec![(input.name.clone(), value.clone())]);
+            if input.text && !value.ends_with(WILDCARDS) {
+                words.push(probe);
+            } else {
+                wanted.push(probe);
+            }
+        }
+    }
+    let mut answers = Answers {
+        distinct: Vec::new(),
+        rows: Vec::new(),
+        reason: "",
+    };
+    let mut stage = 0;
+    let mut round = wanted;
+    loop {
+        if !round.is_empty() {
+            send_probes(fetcher, plan, &defaults, round, &mut sent).await?;
+            // 2. Rules, and the rows of every answer.
+            answers = answers_rows(&sent).map_err(|e| SurfaceError::Induce(e, url.clone()))?;
+        }
+        let rows = &answers.rows;
+        // Letters with a wildcard that works are queries of the plan too
+        // (their answers are taken again), so more of them are sent until
+        // two answers show the rows a rule reads.
+        let more = if stage == 1 {
+            more_letters(inputs, &sent, rows)
+        } else {
+            Vec::new()
+        };
+        if !more.is_empty() {
+            round = more;
+            continue;
+        }
+        stage += 1;
+        round = match stage {
+            1 => prefix_follow_ups(inputs, &sent, rows),
+            2 if rows.iter().all(BTreeSet::is_empty) => std::mem::take(&mut words),
+            2 => Vec::new(),
+            3 => selects_beside_text(inputs, &sent, rows),
+            _ => break,
+        };
+    }
+    Ok((sent, answers))
+}
 
 /// Sends a round of probes (each input's values, the others at their
 /// defaults) and keeps their answers.
