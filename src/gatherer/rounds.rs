@@ -10,8 +10,11 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use super::query::{
+    describe_values, take_checkpoint, value_hash, ElementValues, Origin, QueryWork,
+};
 use super::GatherError;
-use super::{describe_values, take_checkpoint, ElementValues, Manager, Origin, QueryWork};
+use super::Manager;
 use crate::navigate::Checkpoint;
 use crate::plan::{Cap, Query};
 use crate::refine::{learn, Answer, Census, CensusTally, Refiner, Truncation, Wildcard, WILDCARDS};
@@ -794,14 +797,6 @@ impl Learning {
 
 /// Every value each query of a round showed ([`value_hash`]), by key.
 pub(super) type Seen = HashMap<String, HashSet<u64>>;
-
-/// A value as [`Seen`] keeps it.
-pub(super) fn value_hash(value: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    value.hash(&mut hasher);
-    hasher.finish()
-}
 
 /// A round's new values (key of the query the store has them from,
 /// value), each given instead to the first query of the round, in `order`,
