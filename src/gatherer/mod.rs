@@ -1,4 +1,4 @@
-//! The gathering manager (seed §4.2, Abbildung 4): it picks the next URL,
+//! The gathering (the manager of seed §4.2, Abbildung 4): it picks the next URL,
 //! lets [`source`] tell a database source from an ordinary
 //! page, sends the planned queries, lets the navigator walk every result page,
 //! extracts the values with the HEL rules and hands each query's index
@@ -58,7 +58,7 @@ use shared::{planned_query, worker_name, Planned, Renewer, Role};
 pub use shared::{work, work_reporting};
 
 use frontier::Crawl;
-use query::{describe, take_checkpoint, Origin, QueryWork, Ran};
+use query::{describe, take_checkpoint, Origin, QueryEnd, QueryJob};
 use record_sink::RecordSink;
 use rules::rules_differ;
 pub use rules::{header_rows_from_json, reextract, rules_from_json, rules_json};
@@ -254,17 +254,17 @@ pub async fn gather_reporting(
             return (Report::ended_by(options, started, &error), Some(error));
         }
     };
-    let mut manager = match Manager::new(options, fetch, Role::Planner).await {
-        Ok(manager) => manager,
+    let mut gathering = match Gathering::new(options, fetch, Role::Planner).await {
+        Ok(gathering) => gathering,
         Err(error) => return (Report::ended_by(options, started, &error), Some(error)),
     };
     // What this process holds of a shared plan is given back however the
     // gathering ends.
-    let gathered = manager.gather(starts).await;
-    manager.end(gathered, started).await
+    let gathered = gathering.gather(starts).await;
+    gathering.end(gathered, started).await
 }
 
-impl Manager<'_> {
+impl Gathering<'_> {
     /// [`gather`]: discovers the starts and the pages crawled from them,
     /// gathers each source, and with a shared plan works on it with the
     /// workers and finishes its sources.
@@ -311,7 +311,7 @@ impl Manager<'_> {
     }
 }
 
-impl Manager<'_> {
+impl Gathering<'_> {
     /// The report of a gathering that ends now.
     fn finish(mut self, started: Instant) -> Report {
         let options = self.options;
@@ -331,7 +331,9 @@ struct Surfaced {
     yaml: String,
 }
 
-struct Manager<'a> {
+/// One gathering in this process (the manager of seed §4.2): its
+/// database, its HTTP client, what it has done so far.
+struct Gathering<'a> {
     store: Arc<Mutex<Store>>,
     fetcher: Fetcher,
     options: &'a Options,
@@ -373,12 +375,12 @@ fn boilerplate_by_origin(starts: &[Start]) -> HashMap<url::Origin, Method> {
         .collect()
 }
 
-impl<'a> Manager<'a> {
+impl<'a> Gathering<'a> {
     async fn new(
         options: &'a Options,
         mut fetch: FetchConfig,
         role: Role,
-    ) -> Result<Manager<'a>, GatherError> {
+    ) -> Result<Gathering<'a>, GatherError> {
         let location = Location::of(&options.db);
         let mut store = Store::open_at(&location)?;
         store.lock_for_gathering()?;
@@ -410,7 +412,7 @@ impl<'a> Manager<'a> {
             Some(path) => Some(RecordSink::open(path)?),
             None => None,
         };
-        Ok(Manager {
+        Ok(Gathering {
             store: Arc::new(Mutex::new(store)),
             fetcher,
             options,
@@ -429,7 +431,7 @@ impl<'a> Manager<'a> {
     }
 }
 
-impl Manager<'_> {
+impl Gathering<'_> {
     fn store(&self) -> MutexGuard<'_, Store> {
         lock(&self.store)
     }
@@ -584,7 +586,7 @@ impl Manager<'_> {
     }
 
     /// Stores an ordinary page with its whole text; its main content
-    /// replaces that once the crawl is over ([`Manager::keep_main_contents`]).
+    /// replaces that once the crawl is over ([`Gathering::keep_main_contents`]).
     fn keep_ordinary_page(&mut self, response: &Response, page: &Page) -> Result<(), GatherError> {
         let info = SourceInfo {
             url: response.url.to_string(),
@@ -729,7 +731,7 @@ impl Manager<'_> {
         });
 
         let work = Arc::new(
-            self.query_work(
+            self.query_job(
                 id,
                 source.url.to_string(),
                 rules,
@@ -843,7 +845,7 @@ impl Manager<'_> {
     }
 
     /// What every query of a source shares.
-    fn query_work(
+    fn query_job(
         &self,
         id: SourceId,
         source_url: String,
@@ -851,8 +853,8 @@ impl Manager<'_> {
         navigation: NavigationMode,
         max_pages: u64,
         result_count: Option<Arc<Rule>>,
-    ) -> QueryWork {
-        QueryWork {
+    ) -> QueryJob {
+        QueryJob {
             fetcher: self.fetcher.clone(),
             store: Arc::clone(&self.store),
             source: id,
@@ -881,7 +883,7 @@ impl Manager<'_> {
         &self,
         source_url: &str,
         line: &mut SourceReport,
-        run: Ran,
+        run: QueryEnd,
     ) -> Result<u64, GatherError> {
         let (recorded, run) = (run.recorded, run.run);
         let done = &run.outcome;
@@ -1021,7 +1023,7 @@ impl Manager<'_> {
     }
 }
 
-impl Manager<'_> {
+impl Gathering<'_> {
     fn tell(&self, event: Progress) {
         if let Some(listener) = &self.options.progress {
             listener.tell(event);
@@ -1033,7 +1035,7 @@ impl Manager<'_> {
     /// Returns each query's new values, in the order they ended.
     async fn run_queries(
         &mut self,
-        work: &Arc<QueryWork>,
+        work: &Arc<QueryJob>,
         source: &Source,
         queries: impl Iterator<Item = (String, Query, Option<Checkpoint>, Origin)>,
         line: &mut SourceReport,

@@ -19,7 +19,7 @@ use crate::refine::AnswerTally;
 use crate::store::{QueryOutcome, QueryState, SourceId, Store, StoreError};
 
 /// What every query of one source shares.
-pub(super) struct QueryWork {
+pub(super) struct QueryJob {
     pub(super) fetcher: Fetcher,
     pub(super) store: Arc<Mutex<Store>>,
     pub(super) source: SourceId,
@@ -50,7 +50,7 @@ pub(super) struct QueryWork {
 }
 
 /// A query run and how its end was recorded.
-pub(super) struct Ran {
+pub(super) struct QueryEnd {
     pub(super) run: QueryRun,
     pub(super) recorded: Result<crate::store::Recorded, StoreError>,
 }
@@ -75,24 +75,24 @@ pub(super) struct QueryRun {
     pub(super) seen: HashSet<u64>,
 }
 
-impl QueryWork {
+impl QueryJob {
     /// The same work, with header rows heading records or not
     /// (`DB.HeaderRows`).
-    pub(super) fn with_header_rows(mut self, on: bool) -> QueryWork {
+    pub(super) fn with_header_rows(mut self, on: bool) -> QueryJob {
         self.records = Arc::new(RecordRules::new(&self.rules).with_header_rows(on));
         self
     }
 
     /// The same work, refining at once a query these ways split whose
     /// first page proves it cut short (`None`: every page is read).
-    pub(super) fn with_splits(mut self, splits: Option<crate::refine::Splits>) -> QueryWork {
+    pub(super) fn with_splits(mut self, splits: Option<crate::refine::Splits>) -> QueryJob {
         self.splits = splits;
         self
     }
 
     /// The same work, taking these answers (by request key) instead of
     /// sending their requests ([`Source::answered`]).
-    pub(super) fn with_answers(self, answers: &[(String, Response)]) -> QueryWork {
+    pub(super) fn with_answers(self, answers: &[(String, Response)]) -> QueryJob {
         lock(&self.answered).extend(answers.iter().cloned());
         self
     }
@@ -135,7 +135,7 @@ impl QueryWork {
         query: Query,
         checkpoint: Option<Checkpoint>,
         origin: Origin,
-    ) -> Ran {
+    ) -> QueryEnd {
         let resumed = checkpoint.is_some();
         let mut navigator = match checkpoint {
             Some(cp) => Navigator::resume(
@@ -348,7 +348,7 @@ impl QueryWork {
             None => self.record(&outcome).await,
         };
         run.outcome = outcome;
-        Ran { run, recorded }
+        QueryEnd { run, recorded }
     }
 
     /// Whether the walk, after the query's first page, will surely be cut

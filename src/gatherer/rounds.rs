@@ -10,11 +10,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::query::{
-    describe_values, take_checkpoint, value_hash, ElementValues, Origin, QueryWork,
-};
+use super::query::{describe_values, take_checkpoint, value_hash, ElementValues, Origin, QueryJob};
 use super::GatherError;
-use super::Manager;
+use super::Gathering;
 use crate::navigate::Checkpoint;
 use crate::plan::{Cap, Query};
 use crate::refine::{learn, Answer, Census, CensusTally, Refiner, Truncation, Wildcard, WILDCARDS};
@@ -33,7 +31,7 @@ pub(super) type Batch = Vec<(String, Query, Option<Checkpoint>, Origin)>;
 
 /// The rounds of one source, refinement first, then learning.
 pub(super) struct Rounds<'s> {
-    pub work: Arc<QueryWork>,
+    pub work: Arc<QueryJob>,
     pub source: &'s Source,
     stage: Stage,
     refiner: Refiner,
@@ -92,7 +90,7 @@ struct Learning {
 
 impl<'s> Rounds<'s> {
     pub fn new(
-        work: Arc<QueryWork>,
+        work: Arc<QueryJob>,
         source: &'s Source,
         checkpoints: HashMap<String, String>,
     ) -> Rounds<'s> {
@@ -121,18 +119,18 @@ impl<'s> Rounds<'s> {
     /// `learning_batch` is how many words a learning round sends.
     pub fn next(
         &mut self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         learning_batch: usize,
         line: &mut super::SourceReport,
     ) -> Result<Option<Batch>, GatherError> {
         loop {
             match &mut self.stage {
                 Stage::Refining => {
-                    if let Some(batch) = self.refine(manager)? {
+                    if let Some(batch) = self.refine(gathering)? {
                         line.queries_refined += batch.len() as u64;
                         return Ok(Some(batch));
                     }
-                    self.stage = match self.start_learning(manager)? {
+                    self.stage = match self.start_learning(gathering)? {
                         Some(learning) => Stage::Learning(Box::new(learning)),
                         None => Stage::Done,
                     };
@@ -140,7 +138,7 @@ impl<'s> Rounds<'s> {
                 Stage::Learning(learning) => {
                     let source = self.source;
                     let id = self.work.source;
-                    match learning.next(manager, source, id, learning_batch)? {
+                    match learning.next(gathering, source, id, learning_batch)? {
                         Ok(batch) => {
                             line.queries_learned += batch.len() as u64;
                             return Ok(Some(batch));
@@ -164,7 +162,7 @@ impl<'s> Rounds<'s> {
     /// recorded them first.
     pub fn answered(
         &mut self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         seen: Option<Seen>,
     ) -> Result<(), GatherError> {
         self.seen = seen;
@@ -173,14 +171,14 @@ impl<'s> Rounds<'s> {
         };
         let sent: HashSet<&str> = learning.sent.iter().map(String::as_str).collect();
         tell_answers(
-            manager,
+            gathering,
             self.work.source,
             &self.refiner,
             &learning.element,
             &mut learning.ranking,
             |key| sent.contains(key),
         )?;
-        let found = manager
+        let found = gathering
             .store()
             .values_found_by(self.work.source, &learning.sent)?;
         let found = attribute(&learning.sent, found, self.seen.as_ref());
@@ -230,18 +228,18 @@ impl<'s> Rounds<'s> {
     /// The next refinements of the source's truncated queries; `None` once
     /// every answer is whole, no way is left, or the query limit is reached
     /// (then [`Rounds::refined`] tells what is left, and why).
-    fn refine(&mut self, manager: &Manager<'_>) -> Result<Option<Batch>, GatherError> {
+    fn refine(&mut self, gathering: &Gathering<'_>) -> Result<Option<Batch>, GatherError> {
         if self.refiner.is_empty() {
             return Ok(None);
         }
         let id = self.work.source;
         let source = self.source;
         let cap = source.plan.cap();
-        let interrupted = manager.options.interrupt.is_set();
+        let interrupted = gathering.options.interrupt.is_set();
         // The answers are read from the store in batches, twice: once for
         // what they reveal together, once for the truncated ones. Only
         // those, and the tree of refined queries, are held.
-        let census = census(manager, id, &self.refiner)?;
+        let census = census(gathering, id, &self.refiner)?;
         let mut truncated: Vec<(Answered, Truncation)> = Vec::new();
         let mut parents: HashMap<String, String> = HashMap::new();
         let mut planned_hits: Option<u64> = Some(0);
@@ -249,7 +247,7 @@ impl<'s> Rounds<'s> {
         let mut probes: Vec<(char, String, Answer, ElementValues)> = Vec::new();
         let text = self.refiner.text_element().map(str::to_string);
         let mut exact: Vec<(ElementValues, u64)> = Vec::new();
-        manager.store().each_answered::<GatherError>(id, |q| {
+        gathering.store().each_answered::<GatherError>(id, |q| {
             let Some(answered) = parse_answered(q) else {
                 return Ok(());
             };
@@ -287,8 +285,8 @@ impl<'s> Rounds<'s> {
             }
             Ok(())
         })?;
-        self.pay(manager, &census)?;
-        self.wildcard = wildcard(manager, id, &self.refiner, &census, probes)?;
+        self.pay(gathering, &census)?;
+        self.wildcard = wildcard(gathering, id, &self.refiner, &census, probes)?;
         self.probing = false;
         let attributes: Vec<String> = self
             .refiner
@@ -297,10 +295,10 @@ impl<'s> Rounds<'s> {
             .map(str::to_string)
             .collect();
         for attribute in attributes {
-            let known = manager.store().attribute_values(id, &attribute)?;
+            let known = gathering.store().attribute_values(id, &attribute)?;
             self.refiner.gathered(&attribute, known);
         }
-        let finished_count = manager.store().finished_count(id)?;
+        let finished_count = gathering.store().finished_count(id)?;
         let context = Context {
             parents: &parents,
             census: &census,
@@ -325,7 +323,7 @@ impl<'s> Rounds<'s> {
                 continue;
             }
             let (children, refines) =
-                match self.text_children(manager, key, values, answer, &context)? {
+                match self.text_children(gathering, key, values, answer, &context)? {
                     TextRefinement::Children(children) => (children, key.clone()),
                     TextRefinement::Coarser(root, children) => (children, root),
                     TextRefinement::Covered => continue,
@@ -341,7 +339,7 @@ impl<'s> Rounds<'s> {
                 .map(|child| source.plan.query_with(self.ordinal, child))
                 .collect();
             let keys: Vec<String> = children.iter().map(Query::key).collect();
-            let finished = manager.store().finished_among(id, &keys)?;
+            let finished = gathering.store().finished_among(id, &keys)?;
             let mut open = false;
             for (mut query, child_key) in children.into_iter().zip(keys) {
                 if finished.contains(&child_key) {
@@ -420,7 +418,7 @@ impl<'s> Rounds<'s> {
     /// ([`Refiner::split_before_prefixes`]).
     fn text_children(
         &mut self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         key: &str,
         values: &[(String, String)],
         answer: &Answer,
@@ -455,7 +453,7 @@ impl<'s> Rounds<'s> {
                         .split_before_prefixes(values, answer, prefixes.len())
                         .is_some();
                 if !select_first {
-                    return self.coarser_prefixes(manager, key, w, prefixes, context);
+                    return self.coarser_prefixes(gathering, key, w, prefixes, context);
                 }
             }
         }
@@ -470,8 +468,8 @@ impl<'s> Rounds<'s> {
         if !by_text {
             return Ok(Children(all));
         }
-        let tree = context.tree(manager, self.work.source, key)?;
-        let nearby: HashSet<String> = manager
+        let tree = context.tree(gathering, self.work.source, key)?;
+        let nearby: HashSet<String> = gathering
             .store()
             .values_found_by(self.work.source, &tree)?
             .into_iter()
@@ -480,7 +478,7 @@ impl<'s> Rounds<'s> {
         self.refiner.nearby(Some(nearby.clone()));
         let first = self.refiner.children(values, answer);
         self.refiner.nearby(None);
-        let Some((keys, hits, sum)) = self.answered_children(manager, context, &first)? else {
+        let Some((keys, hits, sum)) = self.answered_children(gathering, context, &first)? else {
             return Ok(Children(first));
         };
         let own = context.census.hits(answer);
@@ -495,7 +493,7 @@ impl<'s> Rounds<'s> {
         match self.wildcard {
             Wildcard::Accepted(w) => {
                 let prefixes = self.refiner.text_prefixes(values, w);
-                return self.coarser_prefixes(manager, key, w, prefixes, context);
+                return self.coarser_prefixes(gathering, key, w, prefixes, context);
             }
             Wildcard::Unknown => {
                 // One query probes; the others wait for its answers (their
@@ -524,7 +522,7 @@ impl<'s> Rounds<'s> {
         }
         // Every value gathered; once all are done without covering it,
         // nothing is left to try: it is left truncated.
-        let Some((_, _, sum)) = self.answered_children(manager, context, &all)? else {
+        let Some((_, _, sum)) = self.answered_children(gathering, context, &all)? else {
             return Ok(Children(all));
         };
         let covered = match (own, sum) {
@@ -540,7 +538,10 @@ impl<'s> Rounds<'s> {
         // they find is gathered, and its exact values are sent in turn.
         for pool in [Some(&nearby), None] {
             let words = self.refiner.text_words(values, pool);
-            if self.answered_children(manager, context, &words)?.is_none() {
+            if self
+                .answered_children(gathering, context, &words)?
+                .is_none()
+            {
                 return Ok(Children(words));
             }
         }
@@ -554,7 +555,7 @@ impl<'s> Rounds<'s> {
     /// planned (or its ancestor cannot be read).
     fn coarser_prefixes(
         &self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         key: &str,
         wildcard: char,
         prefixes: Vec<ElementValues>,
@@ -562,7 +563,7 @@ impl<'s> Rounds<'s> {
     ) -> Result<TextRefinement, GatherError> {
         let root = context.root(key);
         if root != key {
-            let root_answered = context.root_answered(manager, self.work.source, key)?;
+            let root_answered = context.root_answered(gathering, self.work.source, key)?;
             if let Some((_, root_values, ..)) = root_answered {
                 let coarser = self.refiner.text_prefixes(&root_values, wildcard);
                 if !coarser.is_empty() {
@@ -580,7 +581,7 @@ impl<'s> Rounds<'s> {
     #[allow(clippy::type_complexity)]
     fn answered_children(
         &self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         context: &Context<'_>,
         children: &[ElementValues],
     ) -> Result<Option<(Vec<String>, HashMap<String, Option<u64>>, Option<u64>)>, GatherError> {
@@ -588,11 +589,11 @@ impl<'s> Rounds<'s> {
             .iter()
             .map(|child| self.source.plan.query_with(0, child.clone()).key())
             .collect();
-        let finished = manager.store().finished_among(self.work.source, &keys)?;
+        let finished = gathering.store().finished_among(self.work.source, &keys)?;
         if !keys.iter().all(|k| finished.contains(k)) {
             return Ok(None);
         }
-        let hits = context.hits(manager, self.work.source, &keys)?;
+        let hits = context.hits(gathering, self.work.source, &keys)?;
         // A field that finds a value by one of its words finds Remagen's
         // rows and Remagen-Oberwinter's for `Remagen`: a value whose words
         // hold another child's is counted in that child's hits already.
@@ -642,13 +643,13 @@ impl<'s> Rounds<'s> {
     /// up to no more than the parent's, narrowed it: that pays even without
     /// a new value (its first rows were its parent's: results sorted by the
     /// refined field).
-    fn pay(&mut self, manager: &Manager<'_>, census: &Census) -> Result<(), GatherError> {
+    fn pay(&mut self, gathering: &Gathering<'_>, census: &Census) -> Result<(), GatherError> {
         if self.refining.is_empty() {
             return Ok(());
         }
         let round = std::mem::take(&mut self.refining);
         let keys: Vec<String> = round.iter().map(|(key, _)| key.clone()).collect();
-        let found = manager.store().values_found_by(self.work.source, &keys)?;
+        let found = gathering.store().values_found_by(self.work.source, &keys)?;
         let found = attribute(&keys, found, self.seen.as_ref());
         let mut gains: HashMap<&str, u64> = HashMap::new();
         for (key, _) in &found {
@@ -659,7 +660,7 @@ impl<'s> Rounds<'s> {
         wanted.extend(round.iter().map(|(_, parent)| parent.clone()));
         wanted.sort_unstable();
         wanted.dedup();
-        let answers: Vec<Answered> = manager
+        let answers: Vec<Answered> = gathering
             .store()
             .answered_among(self.work.source, &wanted)?
             .into_iter()
@@ -712,15 +713,15 @@ impl<'s> Rounds<'s> {
     /// Learning, when the source has an open text field to learn
     /// ([`learn::learnable`]): ranked once from what is stored, then told
     /// each round's new values.
-    fn start_learning(&self, manager: &Manager<'_>) -> Result<Option<Learning>, GatherError> {
+    fn start_learning(&self, gathering: &Gathering<'_>) -> Result<Option<Learning>, GatherError> {
         let Some(element) = learn::learnable(self.source.form.as_ref(), &self.source.metadata)
         else {
             return Ok(None);
         };
-        let values = manager.store().values(self.work.source)?;
+        let values = gathering.store().values(self.work.source)?;
         let mut ranking = learn::WordRanking::new(values.values().flatten().map(String::as_str));
         tell_answers(
-            manager,
+            gathering,
             self.work.source,
             &self.refiner,
             &element,
@@ -743,16 +744,16 @@ impl Learning {
     /// stops: the query limit, no word left, or an interrupt.
     fn next(
         &mut self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         source: &Source,
         id: crate::store::SourceId,
         batch: usize,
     ) -> Result<Result<Batch, String>, GatherError> {
-        if manager.options.interrupt.is_set() {
+        if gathering.options.interrupt.is_set() {
             return Ok(Err("the gathering was interrupted".into()));
         }
         let cap = source.plan.cap();
-        let (stored, _) = manager.store().query_counts(id)?;
+        let (stored, _) = gathering.store().query_counts(id)?;
         let room = cap.limit.saturating_sub(stored);
         if room == 0 {
             return Ok(Err(format!("the query limit ({cap})")));
@@ -761,7 +762,7 @@ impl Learning {
         // that a word is never chosen twice, whatever was stored).
         let element = &self.element;
         self.tried.extend(
-            manager
+            gathering
                 .store()
                 .query_values(id)?
                 .iter()
@@ -843,7 +844,7 @@ type Answered = (String, ElementValues, Answer, Option<String>);
 /// a probe showed narrowed rows with; refused once every wildcard was
 /// probed without.
 fn wildcard(
-    manager: &Manager<'_>,
+    gathering: &Gathering<'_>,
     id: crate::store::SourceId,
     refiner: &Refiner,
     census: &Census,
@@ -853,7 +854,7 @@ fn wildcard(
         return Ok(Wildcard::Unknown);
     }
     let parents: Vec<String> = probes.iter().map(|p| p.1.clone()).collect();
-    let parent_hits: HashMap<String, Option<u64>> = manager
+    let parent_hits: HashMap<String, Option<u64>> = gathering
         .store()
         .answered_among(id, &parents)?
         .into_iter()
@@ -894,12 +895,12 @@ fn parse_answered(q: crate::store::AnsweredQuery) -> Option<Answered> {
 /// What the source's answers reveal together, read from the store in
 /// batches.
 fn census(
-    manager: &Manager<'_>,
+    gathering: &Gathering<'_>,
     id: crate::store::SourceId,
     refiner: &Refiner,
 ) -> Result<Census, GatherError> {
     let mut tally = CensusTally::default();
-    manager.store().each_answered::<GatherError>(id, |q| {
+    gathering.store().each_answered::<GatherError>(id, |q| {
         if let Ok(answer) = serde_json::from_str::<Answer>(&q.answer) {
             if serde_json::from_str::<ElementValues>(&q.values).is_ok() {
                 tally.add(&answer);
@@ -914,15 +915,15 @@ fn census(
 /// that `wanted` picks (by key): the hit count each stated and the rows it
 /// showed, for the queries of the learned element alone.
 fn tell_answers(
-    manager: &Manager<'_>,
+    gathering: &Gathering<'_>,
     id: crate::store::SourceId,
     refiner: &Refiner,
     element: &str,
     ranking: &mut learn::WordRanking,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<(), GatherError> {
-    let census = census(manager, id, refiner)?;
-    manager.store().each_answered::<GatherError>(id, |q| {
+    let census = census(gathering, id, refiner)?;
+    gathering.store().each_answered::<GatherError>(id, |q| {
         if !wanted(&q.key) {
             return Ok(());
         }
@@ -1002,14 +1003,14 @@ impl Refined {
 /// How many of a source's answers that showed rows gather could not judge
 /// whole or cut short ([`Refiner::judged`]), of how many.
 pub(super) fn unjudged(
-    manager: &Manager<'_>,
+    gathering: &Gathering<'_>,
     id: crate::store::SourceId,
     source: &Source,
 ) -> Result<(u64, u64), GatherError> {
     let refiner = Refiner::new(source.form.as_ref(), &source.metadata);
-    let census = census(manager, id, &refiner)?;
+    let census = census(gathering, id, &refiner)?;
     let (mut unjudged, mut answers) = (0u64, 0u64);
-    manager.store().each_answered::<GatherError>(id, |q| {
+    gathering.store().each_answered::<GatherError>(id, |q| {
         let Ok(answer) = serde_json::from_str::<Answer>(&q.answer) else {
             return Ok(());
         };
@@ -1038,11 +1039,11 @@ impl Context<'_> {
     /// The hit counts of the answered queries among `keys`.
     fn hits(
         &self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         id: crate::store::SourceId,
         keys: &[String],
     ) -> Result<HashMap<String, Option<u64>>, GatherError> {
-        Ok(manager
+        Ok(gathering
             .store()
             .answered_among(id, keys)?
             .into_iter()
@@ -1069,11 +1070,11 @@ impl Context<'_> {
     /// ancestor, or itself), read from the store: `None` until answered.
     fn root_answered(
         &self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         id: crate::store::SourceId,
         key: &str,
     ) -> Result<Option<Answered>, GatherError> {
-        Ok(manager
+        Ok(gathering
             .store()
             .answered_among(id, &[self.root(key).to_string()])?
             .into_iter()
@@ -1083,13 +1084,13 @@ impl Context<'_> {
     /// The answered queries of a query's tree.
     fn tree(
         &self,
-        manager: &Manager<'_>,
+        gathering: &Gathering<'_>,
         id: crate::store::SourceId,
         key: &str,
     ) -> Result<Vec<String>, GatherError> {
         let root = self.root(key);
         let mut tree: Vec<String> = self
-            .root_answered(manager, id, key)?
+            .root_answered(gathering, id, key)?
             .map(|(k, ..)| k)
             .into_iter()
             .filter(|k| !self.parents.contains_key(k))

@@ -14,8 +14,8 @@ use futures::StreamExt;
 use url::Url;
 
 use super::{
-    describe, header_rows_from_json, lock, rules_from_json, GatherError, Manager, Options, Origin,
-    QueryWork, Report, Rounds, SourceReport,
+    describe, header_rows_from_json, lock, rules_from_json, GatherError, Gathering, Options,
+    Origin, QueryJob, Report, Rounds, SourceReport,
 };
 use crate::fetch::Request;
 use crate::hel::Rule;
@@ -51,16 +51,16 @@ pub async fn work_reporting(options: &Options) -> (Report, Option<GatherError>) 
     let role = Role::Worker {
         wait: options.plan_wait,
     };
-    let mut manager = match Manager::new(options, options.fetch.clone(), role).await {
-        Ok(manager) => manager,
+    let mut gathering = match Gathering::new(options, options.fetch.clone(), role).await {
+        Ok(gathering) => gathering,
         Err(error) => return (Report::ended_by(options, started, &error), Some(error)),
     };
-    let worked = manager.work_shared().await;
+    let worked = gathering.work_shared().await;
     let worked = match worked {
-        Ok(()) => manager.report_lines(),
+        Ok(()) => gathering.report_lines(),
         Err(e) => Err(e),
     };
-    manager.end(worked, started).await
+    gathering.end(worked, started).await
 }
 
 /// What a process is to a shared plan.
@@ -105,7 +105,7 @@ impl Drop for Renewer {
 /// the plan is worked off.
 pub(super) struct Planned {
     pub(super) source: Source,
-    pub(super) work: Arc<QueryWork>,
+    pub(super) work: Arc<QueryJob>,
     /// The query limit that cut the plan, told as a reason.
     pub(super) plan_limit: Option<String>,
     pub(super) page_cap: Cap,
@@ -152,7 +152,7 @@ impl SharedWork {
     }
 }
 
-impl Manager<'_> {
+impl Gathering<'_> {
     /// Works on the shared plan until no query is left that no live worker
     /// holds (for a worker, also none a live planner may still add).
     pub(super) async fn work_shared(&mut self) -> Result<(), GatherError> {
@@ -377,9 +377,9 @@ impl Manager<'_> {
     /// planner left it in the database.
     fn shared_work(
         &self,
-        cache: &Mutex<HashMap<SourceId, Arc<QueryWork>>>,
+        cache: &Mutex<HashMap<SourceId, Arc<QueryJob>>>,
         id: SourceId,
-    ) -> Result<Arc<QueryWork>, GatherError> {
+    ) -> Result<Arc<QueryJob>, GatherError> {
         if let Some(work) = lock(cache).get(&id) {
             return Ok(Arc::clone(work));
         }
@@ -402,8 +402,8 @@ impl Manager<'_> {
             )),
             None => None,
         };
-        let query_work = Arc::new(
-            self.query_work(
+        let query_job = Arc::new(
+            self.query_job(
                 id,
                 work.url.clone(),
                 rules,
@@ -414,13 +414,13 @@ impl Manager<'_> {
             .with_header_rows(header_rows)
             .with_splits(work.splits),
         );
-        lock(cache).insert(id, Arc::clone(&query_work));
-        Ok(query_work)
+        lock(cache).insert(id, Arc::clone(&query_job));
+        Ok(query_job)
     }
 
     /// Puts a round's queries into the shared plan (a query's checkpoint is
     /// in the plan already).
-    fn plan_round(&self, work: &QueryWork, batch: super::rounds::Batch) -> Result<(), GatherError> {
+    fn plan_round(&self, work: &QueryJob, batch: super::rounds::Batch) -> Result<(), GatherError> {
         let planned = batch
             .into_iter()
             .map(|(key, query, _, origin)| planned_query(key, &query, &origin));
@@ -456,7 +456,7 @@ pub(super) fn planned_query(key: String, query: &Query, origin: &Origin) -> Plan
     }
 }
 
-impl QueryWork {
+impl QueryJob {
     /// How workers run the source's queries, as the shared plan keeps it
     /// (JSON of [`SharedWork`]).
     pub(super) fn shared_json(&self) -> String {
