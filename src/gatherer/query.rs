@@ -3,6 +3,7 @@
 //! recorded.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -47,6 +48,55 @@ pub(super) struct QueryJob {
     pub(super) answered: Mutex<HashMap<String, Response>>,
     /// How many requests were answered from `answered`.
     pub(super) reused: std::sync::atomic::AtomicU64,
+}
+
+/// A query's walk while it runs: what is recorded of it, its answer so
+/// far, and when it was last saved.
+struct Walk {
+    outcome: QueryOutcome,
+    run: QueryRun,
+    tally: AnswerTally,
+    /// The query's own page has answered (in this run or before).
+    answered: bool,
+    /// The database stayed away while the walk was saved.
+    lost: Option<StoreError>,
+    /// Pages fetched since the walk was last saved, and when it was.
+    unsaved: usize,
+    saved_at: Instant,
+}
+
+/// What is recorded of a query before its first page is fetched.
+fn new_outcome(
+    key: String,
+    description: String,
+    query: &Query,
+    origin: &Origin,
+    resumed: bool,
+) -> QueryOutcome {
+    QueryOutcome {
+        key,
+        ordinal: query.ordinal,
+        description,
+        state: QueryState::Pending,
+        error: None,
+        attempts: 0,
+        pages: Vec::new(),
+        fragment: IndexFragment::new(),
+        records: Vec::new(),
+        cut_short: false,
+        checkpoint: None,
+        walk_links: Vec::new(),
+        fresh: !resumed,
+        answer: None,
+        values: (!matches!(origin, Origin::Claimed { .. }))
+            .then(|| serde_json::to_string(&query.values).ok())
+            .flatten(),
+        parent: match origin {
+            Origin::Refined(parent) => Some(parent.clone()),
+            _ => None,
+        },
+        learned: *origin == Origin::Learned,
+    }
 }
 
 /// A query run and how its end was recorded.
@@ -137,7 +187,66 @@ impl QueryJob {
         origin: Origin,
     ) -> QueryEnd {
         let resumed = checkpoint.is_some();
-        let mut navigator = match checkpoint {
+        let mut navigator = self.navigator(&query, checkpoint);
+        let outcome = new_outcome(key, description, &query, &origin, resumed);
+        let mut walk = Walk {
+            run: QueryRun {
+                outcome: outcome.clone(),
+                new_values: 0,
+                pages: 0,
+                found_nothing: !self.rules.is_empty(),
+                warnings: Vec::new(),
+                interrupted: false,
+                seen: HashSet::new(),
+            },
+            outcome,
+            tally: AnswerTally::default(),
+            answered: resumed,
+            lost: None,
+            unsaved: 0,
+            saved_at: Instant::now(),
+        };
+        while navigator.has_next() {
+            // Interrupted: a walk that can be continued stops between two
+            // pages; the query's own page is always fetched to its end.
+            if self.interrupt.is_set() && navigator.checkpoint().is_some() {
+                walk.run.interrupted = true;
+                break;
+            }
+            let Some(request) = navigator.next_request() else {
+                break;
+            };
+            let response = match self.fetch_page(&request, &mut walk, &mut navigator).await {
+                ControlFlow::Continue(Some(response)) => response,
+                ControlFlow::Continue(None) => continue,
+                ControlFlow::Break(()) => break,
+            };
+            let first_page = !walk.answered;
+            if self
+                .take_page(response, &query, &mut walk, &mut navigator)
+                .await
+                .is_break()
+            {
+                break;
+            }
+            walk.unsaved += 1;
+            // The query's own answer is saved at once: the query is never
+            // sent again.
+            let due = first_page
+                || walk.unsaved >= SAVE_EVERY_PAGES
+                || walk.saved_at.elapsed() >= SAVE_EVERY;
+            if navigator.has_next() && due && self.save(&mut walk, &mut navigator).await.is_break()
+            {
+                break;
+            }
+        }
+        self.finish(walk, &navigator, &origin).await
+    }
+
+    /// The navigator of a query's walk: from its first page, or from
+    /// where a killed run left it.
+    fn navigator(&self, query: &Query, checkpoint: Option<Checkpoint>) -> Navigator {
+        match checkpoint {
             Some(cp) => Navigator::resume(
                 self.navigation.clone(),
                 query.request.clone(),
@@ -150,173 +259,164 @@ impl QueryJob {
                 Some(self.max_pages),
             ),
         }
-        .allow_hosts(&self.other_hosts);
-        let mut outcome = QueryOutcome {
-            key,
-            ordinal: query.ordinal,
-            description,
-            state: QueryState::Pending,
-            error: None,
-            attempts: 0,
-            pages: Vec::new(),
-            fragment: IndexFragment::new(),
-            records: Vec::new(),
-            cut_short: false,
-            checkpoint: None,
-            walk_links: Vec::new(),
-            fresh: !resumed,
-            answer: None,
-            values: (!matches!(origin, Origin::Claimed { .. }))
-                .then(|| serde_json::to_string(&query.values).ok())
-                .flatten(),
-            parent: match &origin {
-                Origin::Refined(parent) => Some(parent.clone()),
-                _ => None,
-            },
-            learned: origin == Origin::Learned,
-        };
-        let mut tally = AnswerTally::default();
-        let mut run = QueryRun {
-            outcome: outcome.clone(),
-            new_values: 0,
-            pages: 0,
-            found_nothing: !self.rules.is_empty(),
-            warnings: Vec::new(),
-            interrupted: false,
-            seen: HashSet::new(),
-        };
-        // The query's own page has answered (in this run or before).
-        let mut answered = resumed;
-        let mut lost = None;
-        // Pages fetched since the walk was last saved, and when it was.
-        let (mut unsaved, mut saved_at) = (0usize, Instant::now());
-        while navigator.has_next() {
-            // Interrupted: a walk that can be continued stops between two
-            // pages; the query's own page is always fetched to its end.
-            if self.interrupt.is_set() && navigator.checkpoint().is_some() {
-                run.interrupted = true;
-                break;
+        .allow_hosts(&self.other_hosts)
+    }
+
+    /// Fetches the walk's next page. A result link that can never be
+    /// fetched (a redirect to file://, a 404) is passed over
+    /// (`Continue(None)`), so that it does not fail its query on every
+    /// run; another failure ends the walk, the request given back.
+    async fn fetch_page(
+        &self,
+        request: &crate::fetch::Request,
+        walk: &mut Walk,
+        navigator: &mut Navigator,
+    ) -> ControlFlow<(), Option<Response>> {
+        match self.fetch(request).await {
+            Ok(response) => ControlFlow::Continue(Some(response)),
+            Err(e) if walk.answered && e.is_permanent() => {
+                walk.run.warnings.push(format!(
+                    "{}: result page skipped: {e}",
+                    walk.outcome.description
+                ));
+                ControlFlow::Continue(None)
             }
-            let Some(request) = navigator.next_request() else {
-                break;
-            };
-            let response = match self.fetch(&request).await {
-                Ok(response) => response,
-                // A result link that can never be fetched (a redirect to
-                // file://, a 404) is passed over, so that it does not fail
-                // its query on every run.
-                Err(e) if answered && e.is_permanent() => {
-                    run.warnings
-                        .push(format!("{}: result page skipped: {e}", outcome.description));
-                    continue;
-                }
-                Err(e) => {
-                    outcome.error = Some(e.to_string());
-                    navigator.give_back();
-                    break;
-                }
-            };
-            let answered_before = answered;
-            answered = true;
-            outcome.attempts += response.attempts;
-            let record = page_record(&response);
-            outcome.pages.push(if self.keep_pages {
-                record.keeping(response.content_type.as_deref(), &response.body)
-            } else {
-                record
-            });
-            run.pages += 1;
-            if let Some(listener) = &self.progress {
-                listener.tell(Progress::Page {
-                    url: response.url.clone(),
-                });
-            }
-            let url = response.url.clone();
-            // The hit count is read on the query's own page.
-            let count = self.result_count.clone().filter(|_| !answered_before);
-            let stated = !answered_before && self.result_count.is_none();
-            let extracted = self.extract(response, &navigator, count, stated).await;
-            let extracted = match extracted {
-                Ok(extracted) => extracted,
-                Err(e) => {
-                    outcome.error = Some(format!("{url}: the page could not be read: {e}"));
-                    break;
-                }
-            };
-            run.found_nothing &= extracted.fragment.is_empty();
-            run.warnings.extend(extracted.warnings);
-            tally.hits(extracted.hits);
-            tally.stated(extracted.stated);
-            tally.rows(extracted.rows);
-            tally.page(&extracted.lists);
-            run.seen.extend(
-                extracted
-                    .fragment
-                    .iter()
-                    .flat_map(|(_, values)| values.iter().map(|v| value_hash(v))),
-            );
-            outcome.fragment.merge(&extracted.fragment);
-            outcome.records.extend(extracted.records);
-            navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
-            // A first page that proves the walk will be cut short ends it
-            // when the query is refined anyway: its refinements read the
-            // rows of the pages left.
-            if !answered_before && self.cut_short_at_once(&navigator, &tally, &query.values) {
-                tally.early(self.max_pages);
-                outcome.answer = serde_json::to_string(&tally.answer()).ok();
-                break;
-            }
-            outcome.answer = serde_json::to_string(&tally.answer()).ok();
-            unsaved += 1;
-            // The query's own answer is saved at once: the query is never
-            // sent again.
-            let due =
-                !answered_before || unsaved >= SAVE_EVERY_PAGES || saved_at.elapsed() >= SAVE_EVERY;
-            if navigator.has_next() && due {
-                unsaved = 0;
-                saved_at = Instant::now();
-                (outcome.checkpoint, outcome.walk_links) = saved_walk(&navigator);
-                if outcome.checkpoint.is_some() {
-                    let saved = self
-                        .record(&outcome)
-                        .await
-                        .map_err(Some)
-                        .and_then(|recorded| {
-                            self.write_records(&outcome, recorded).map_err(|message| {
-                                outcome.error =
-                                    Some(format!("cannot save the query's progress: {message}"));
-                                None
-                            })
-                        });
-                    match saved {
-                        Ok(new) => {
-                            run.new_values += new;
-                            // A walk saved twice (the records file
-                            // failed after the database took the page)
-                            // lists links twice, which resuming reads once.
-                            navigator.saved();
-                            outcome.walk_links.clear();
-                            outcome.pages.clear();
-                            outcome.fragment = IndexFragment::new();
-                            outcome.records.clear();
-                            outcome.attempts = 0;
-                            outcome.fresh = false;
-                        }
-                        // The database stayed away: the process ends, and
-                        // the query continues from its last checkpoint.
-                        Err(Some(e @ StoreError::Lost { .. })) => {
-                            lost = Some(e);
-                            break;
-                        }
-                        Err(Some(e)) => {
-                            outcome.error = Some(format!("cannot save the query's progress: {e}"));
-                            break;
-                        }
-                        Err(None) => break,
-                    }
-                }
+            Err(e) => {
+                walk.outcome.error = Some(e.to_string());
+                navigator.give_back();
+                ControlFlow::Break(())
             }
         }
+    }
+
+    /// Takes a fetched result page into the walk: the page, its values,
+    /// records and links, the answer so far. Breaks when the page cannot
+    /// be read, or when the query's first page proves the walk will be cut
+    /// short and the query is refined anyway.
+    async fn take_page(
+        &self,
+        response: Response,
+        query: &Query,
+        walk: &mut Walk,
+        navigator: &mut Navigator,
+    ) -> ControlFlow<()> {
+        let answered_before = walk.answered;
+        walk.answered = true;
+        let outcome = &mut walk.outcome;
+        outcome.attempts += response.attempts;
+        let record = page_record(&response);
+        outcome.pages.push(if self.keep_pages {
+            record.keeping(response.content_type.as_deref(), &response.body)
+        } else {
+            record
+        });
+        walk.run.pages += 1;
+        if let Some(listener) = &self.progress {
+            listener.tell(Progress::Page {
+                url: response.url.clone(),
+            });
+        }
+        let url = response.url.clone();
+        // The hit count is read on the query's own page.
+        let count = self.result_count.clone().filter(|_| !answered_before);
+        let stated = !answered_before && self.result_count.is_none();
+        let extracted = self.extract(response, navigator, count, stated).await;
+        let extracted = match extracted {
+            Ok(extracted) => extracted,
+            Err(e) => {
+                walk.outcome.error = Some(format!("{url}: the page could not be read: {e}"));
+                return ControlFlow::Break(());
+            }
+        };
+        let (run, tally, outcome) = (&mut walk.run, &mut walk.tally, &mut walk.outcome);
+        run.found_nothing &= extracted.fragment.is_empty();
+        run.warnings.extend(extracted.warnings);
+        tally.hits(extracted.hits);
+        tally.stated(extracted.stated);
+        tally.rows(extracted.rows);
+        tally.page(&extracted.lists);
+        run.seen.extend(
+            extracted
+                .fragment
+                .iter()
+                .flat_map(|(_, values)| values.iter().map(|v| value_hash(v))),
+        );
+        outcome.fragment.merge(&extracted.fragment);
+        outcome.records.extend(extracted.records);
+        navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
+        // A first page that proves the walk will be cut short ends it
+        // when the query is refined anyway: its refinements read the
+        // rows of the pages left.
+        if !answered_before && self.cut_short_at_once(navigator, tally, &query.values) {
+            tally.early(self.max_pages);
+            outcome.answer = serde_json::to_string(&tally.answer()).ok();
+            return ControlFlow::Break(());
+        }
+        outcome.answer = serde_json::to_string(&tally.answer()).ok();
+        ControlFlow::Continue(())
+    }
+
+    /// Saves the walk so far with the navigator's checkpoint, in one
+    /// transaction, and appends its new records to the records file.
+    /// Breaks when it cannot be saved.
+    async fn save(&self, walk: &mut Walk, navigator: &mut Navigator) -> ControlFlow<()> {
+        walk.unsaved = 0;
+        walk.saved_at = Instant::now();
+        let outcome = &mut walk.outcome;
+        (outcome.checkpoint, outcome.walk_links) = saved_walk(navigator);
+        if outcome.checkpoint.is_none() {
+            return ControlFlow::Continue(());
+        }
+        let saved = self
+            .record(outcome)
+            .await
+            .map_err(Some)
+            .and_then(|recorded| {
+                self.write_records(outcome, recorded).map_err(|message| {
+                    outcome.error = Some(format!("cannot save the query's progress: {message}"));
+                    None
+                })
+            });
+        match saved {
+            Ok(new) => {
+                walk.run.new_values += new;
+                // A walk saved twice (the records file
+                // failed after the database took the page)
+                // lists links twice, which resuming reads once.
+                navigator.saved();
+                outcome.walk_links.clear();
+                outcome.pages.clear();
+                outcome.fragment = IndexFragment::new();
+                outcome.records.clear();
+                outcome.attempts = 0;
+                outcome.fresh = false;
+                ControlFlow::Continue(())
+            }
+            // The database stayed away: the process ends, and
+            // the query continues from its last checkpoint.
+            Err(Some(e @ StoreError::Lost { .. })) => {
+                walk.lost = Some(e);
+                ControlFlow::Break(())
+            }
+            Err(Some(e)) => {
+                outcome.error = Some(format!("cannot save the query's progress: {e}"));
+                ControlFlow::Break(())
+            }
+            Err(None) => ControlFlow::Break(()),
+        }
+    }
+
+    /// Ends the walk: the query's state and answer, where a failed or
+    /// interrupted walk stands, and its end recorded.
+    async fn finish(&self, walk: Walk, navigator: &Navigator, origin: &Origin) -> QueryEnd {
+        let Walk {
+            mut outcome,
+            mut run,
+            mut tally,
+            answered,
+            lost,
+            ..
+        } = walk;
         outcome.state = if outcome.error.is_some() {
             QueryState::Failed
         } else if run.interrupted {
@@ -333,7 +433,7 @@ impl QueryJob {
         // A failed or interrupted walk continues from where it stood; a done
         // one is done.
         (outcome.checkpoint, outcome.walk_links) = match outcome.state {
-            QueryState::Failed | QueryState::Pending => saved_walk(&navigator),
+            QueryState::Failed | QueryState::Pending => saved_walk(navigator),
             QueryState::Done => (None, Vec::new()),
         };
         // An empty answer is no sign of a wrong rule where the provider
