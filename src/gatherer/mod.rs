@@ -683,7 +683,59 @@ impl Gathering<'_> {
         Ok(())
     }
 
+    /// Gathers a database source: its plan's queries (or, with a shared
+    /// plan, puts them into the database for the workers), then its rounds
+    /// of refinements and learned words, and tells whether its content is
+    /// complete.
     async fn gather_database(&mut self, source: &Source) -> Result<(), GatherError> {
+        let rules = source.metadata.rules();
+        let header_rows = source.metadata.header_rows != Some(false);
+        let (id, mut line) = self.start_database(source, &rules, header_rows)?;
+        let page_cap = Cap::in_force(
+            Capped::Pages,
+            source.metadata.max_pages,
+            self.options.max_pages,
+        );
+        let plan_limit = source.plan.cut_short().then(|| {
+            format!(
+                "query limit: {} of {} queries ({})",
+                source.plan.len(),
+                source.plan.total(),
+                source.plan.cap()
+            )
+        });
+        let work = Arc::new(self.source_job(id, source, rules, header_rows, &page_cap));
+
+        if self.shared.is_some() {
+            self.plan_shared(id, source, work, line, plan_limit, page_cap)?;
+            return Ok(());
+        }
+
+        let (skipped, checkpoints) = self.run_plan(id, source, &work, &mut line).await?;
+        let mut rounds = Rounds::new(Arc::clone(&work), source, checkpoints);
+        self.run_rounds(&mut rounds, &mut line).await?;
+        let refined = rounds.refined;
+        line.learning_stopped = rounds.learning_stopped;
+        let reused = work.reused.load(std::sync::atomic::Ordering::Relaxed);
+        if reused > 0 {
+            line.notes.push(format!(
+                "{reused} answers taken from the probes that surfaced the form, not asked again"
+            ));
+        }
+        self.tell(Progress::SourceDone);
+        line.queries_skipped = skipped;
+        self.finish_source(id, source, plan_limit, &page_cap, refined, line)
+    }
+
+    /// Stores a database source with the pages fetched to find it, the
+    /// spec its probes induced, its rules (compared with those of its last
+    /// gathering) and its listed values; its id and its report line.
+    fn start_database(
+        &mut self,
+        source: &Source,
+        rules: &[(String, Rule)],
+        header_rows: bool,
+    ) -> Result<(SourceId, SourceReport), GatherError> {
         let id = self.store().upsert_source(&SourceInfo {
             url: source.url.to_string(),
             kind: SourceKind::Database,
@@ -701,9 +753,7 @@ impl Gathering<'_> {
             line.notes.push(surfaced.plan.trim_end().to_string());
             self.store().set_surfaced_spec(id, &surfaced.yaml)?;
         }
-        let rules = source.metadata.rules();
-        let header_rows = source.metadata.header_rows != Some(false);
-        self.take_rules(id, &rules, header_rows, &mut line)?;
+        self.take_rules(id, rules, header_rows, &mut line)?;
 
         // Listed values (a Result.<attr> given as values) are indexed once per source.
         let mut listed = IndexFragment::new();
@@ -715,69 +765,84 @@ impl Gathering<'_> {
             }
         }
         line.new_values += self.store().record_values(id, None, &listed)?;
+        Ok((id, line))
+    }
 
-        let page_cap = Cap::in_force(
-            Capped::Pages,
-            source.metadata.max_pages,
-            self.options.max_pages,
-        );
-        let plan_limit = source.plan.cut_short().then(|| {
-            format!(
-                "query limit: {} of {} queries ({})",
-                source.plan.len(),
-                source.plan.total(),
-                source.plan.cap()
-            )
+    /// The job every query of a database source shares: its rules, its
+    /// navigation, its page cap, the answers its probes brought, and its
+    /// ways to refine.
+    fn source_job(
+        &self,
+        id: SourceId,
+        source: &Source,
+        rules: Vec<(String, Rule)>,
+        header_rows: bool,
+        page_cap: &Cap,
+    ) -> QueryJob {
+        self.query_job(
+            id,
+            source.url.to_string(),
+            rules,
+            source.navigation.clone(),
+            page_cap.limit,
+            source.metadata.result_count.clone().map(Arc::new),
+        )
+        .with_header_rows(header_rows)
+        .with_answers(&source.answered)
+        // Not when the query limit leaves no room for a refinement.
+        .with_splits(
+            Some(Refiner::new(source.form.as_ref(), &source.metadata).splits())
+                .filter(|s| !s.is_empty() && source.plan.cap().limit > source.plan.len()),
+        )
+    }
+
+    /// Workers run the queries: the plan goes into the database. The
+    /// source's refinements and learned words are planned once the plan
+    /// is worked off ([`gather`]).
+    fn plan_shared(
+        &mut self,
+        id: SourceId,
+        source: &Source,
+        work: Arc<QueryJob>,
+        mut line: SourceReport,
+        plan_limit: Option<String>,
+        page_cap: Cap,
+    ) -> Result<(), GatherError> {
+        let planned = self.store().plan_queries(
+            id,
+            &work.shared_json(),
+            source
+                .plan
+                .queries()
+                .map(|query| planned_query(query.key(), &query, &Origin::Planned)),
+        )?;
+        line.notes.push(format!(
+            "{planned} queries added to the shared plan, which workers (gather worker) can join"
+        ));
+        self.lines.insert(id, line);
+        self.planned.push(Planned {
+            source: source.clone(),
+            work,
+            plan_limit,
+            page_cap,
         });
+        Ok(())
+    }
 
-        let work = Arc::new(
-            self.query_job(
-                id,
-                source.url.to_string(),
-                rules,
-                source.navigation.clone(),
-                page_cap.limit,
-                source.metadata.result_count.clone().map(Arc::new),
-            )
-            .with_header_rows(header_rows)
-            .with_answers(&source.answered)
-            // Not when the query limit leaves no room for a refinement.
-            .with_splits(
-                Some(Refiner::new(source.form.as_ref(), &source.metadata).splits())
-                    .filter(|s| !s.is_empty() && source.plan.cap().limit > source.plan.len()),
-            ),
-        );
-
-        if self.shared.is_some() {
-            // Workers run the queries: the plan goes into the database. The
-            // source's refinements and learned words are planned once the
-            // plan is worked off ([`gather`]).
-            let planned = self.store().plan_queries(
-                id,
-                &work.shared_json(),
-                source
-                    .plan
-                    .queries()
-                    .map(|query| planned_query(query.key(), &query, &Origin::Planned)),
-            )?;
-            line.notes.push(format!(
-                "{planned} queries added to the shared plan, which workers (gather worker) can join"
-            ));
-            self.lines.insert(id, line);
-            self.planned.push(Planned {
-                source: source.clone(),
-                work,
-                plan_limit,
-                page_cap,
-            });
-            return Ok(());
-        }
-
-        // The plan is generated lazily, query by query: it may be far larger
-        // than memory. Queries done in an earlier run are passed over (the
-        // store is asked batch by batch, so that memory stays flat however
-        // many queries are done); a query a killed run left half-walked
-        // continues where it stood.
+    /// Runs the source's static plan in this process. The plan is
+    /// generated lazily, query by query: it may be far larger than memory.
+    /// Queries done in an earlier run are passed over (the store is asked
+    /// batch by batch, so that memory stays flat however many queries are
+    /// done); a query a killed run left half-walked continues where it
+    /// stood. Returns the queries passed over, and the checkpoints of the
+    /// walks not of the plan (the rounds').
+    async fn run_plan(
+        &mut self,
+        id: SourceId,
+        source: &Source,
+        work: &Arc<QueryJob>,
+        line: &mut SourceReport,
+    ) -> Result<(u64, HashMap<String, String>), GatherError> {
         let done_before = self.store().finished_count(id)?;
         let mut checkpoints = self.store().checkpoints(id)?;
         self.tell(Progress::Source {
@@ -825,23 +890,11 @@ impl Gathering<'_> {
             Some(open)
         })
         .flatten();
-        self.run_queries(&work, source, pending, &mut line).await?;
+        self.run_queries(work, source, pending, line).await?;
         if let Some(e) = lookup {
             return Err(e.into());
         }
-        let mut rounds = Rounds::new(Arc::clone(&work), source, checkpoints);
-        self.run_rounds(&mut rounds, &mut line).await?;
-        let refined = rounds.refined;
-        line.learning_stopped = rounds.learning_stopped;
-        let reused = work.reused.load(std::sync::atomic::Ordering::Relaxed);
-        if reused > 0 {
-            line.notes.push(format!(
-                "{reused} answers taken from the probes that surfaced the form, not asked again"
-            ));
-        }
-        self.tell(Progress::SourceDone);
-        line.queries_skipped = skipped;
-        self.finish_source(id, source, plan_limit, &page_cap, refined, line)
+        Ok((skipped, checkpoints))
     }
 
     /// What every query of a source shares.
