@@ -233,60 +233,15 @@ impl<'s> Rounds<'s> {
             return Ok(None);
         }
         let id = self.work.source;
-        let source = self.source;
-        let cap = source.plan.cap();
+        let cap = self.source.plan.cap();
         let interrupted = gathering.options.interrupt.is_set();
         // The answers are read from the store in batches, twice: once for
         // what they reveal together, once for the truncated ones. Only
         // those, and the tree of refined queries, are held.
         let census = census(gathering, id, &self.refiner)?;
-        let mut truncated: Vec<(Answered, Truncation)> = Vec::new();
-        let mut parents: HashMap<String, String> = HashMap::new();
-        let mut planned_hits: Option<u64> = Some(0);
-        let mut planned_any = false;
-        let mut probes: Vec<(char, String, Answer, ElementValues)> = Vec::new();
-        let text = self.refiner.text_element().map(str::to_string);
-        let mut exact: Vec<(ElementValues, u64)> = Vec::new();
-        gathering.store().each_answered::<GatherError>(id, |q| {
-            let Some(answered) = parse_answered(q) else {
-                return Ok(());
-            };
-            let (key, values, answer, parent) = &answered;
-            if let Some(parent) = parent {
-                if let Some((w, _)) = self.refiner.probe_result(values, answer, None, None) {
-                    probes.push((w, parent.clone(), answer.clone(), values.clone()));
-                }
-            }
-            match parent {
-                Some(parent) => {
-                    parents.insert(key.clone(), parent.clone());
-                }
-                None => {
-                    planned_any = true;
-                    planned_hits = planned_hits.and_then(|sum| Some(sum + census.hits(answer)?));
-                }
-            }
-            match self.refiner.truncation(answer, &census) {
-                Some(truncation) => truncated.push((answered, truncation)),
-                None => {
-                    // A whole answer of an exact value of the open text
-                    // field: it may cover a capped prefix.
-                    let exact_value = text.as_deref().and_then(|t| {
-                        values.iter().find(|(n, v)| {
-                            n == t
-                                && !v.trim().is_empty()
-                                && !v.ends_with(|c| WILDCARDS.contains(&c))
-                        })
-                    });
-                    if let (Some(_), Some(hits)) = (exact_value, census.hits(answer)) {
-                        exact.push((values.clone(), hits));
-                    }
-                }
-            }
-            Ok(())
-        })?;
+        let survey = self.survey(gathering, &census)?;
         self.pay(gathering, &census)?;
-        self.wildcard = wildcard(gathering, id, &self.refiner, &census, probes)?;
+        self.wildcard = wildcard(gathering, id, &self.refiner, &census, survey.probes)?;
         self.probing = false;
         let attributes: Vec<String> = self
             .refiner
@@ -300,18 +255,116 @@ impl<'s> Rounds<'s> {
         }
         let finished_count = gathering.store().finished_count(id)?;
         let context = Context {
-            parents: &parents,
+            parents: &survey.parents,
             census: &census,
-            exact: &exact,
+            exact: &survey.exact,
         };
         let mut refined = Refined::default();
+        let mut next = self.children(gathering, &survey.truncated, &context, &mut refined)?;
+        // The provider's hit counts of the planned queries add up to its
+        // size where the plan covers the database once.
+        refined.estimate = survey.planned_hits.filter(|_| survey.planned_any);
+        let room = cap.limit.saturating_sub(finished_count);
+        if next.len() as u64 > room {
+            next.truncate(room as usize);
+            refined.budget = Some(cap);
+        }
+        if next.is_empty() || interrupted {
+            self.stop_refining(refined, interrupted);
+            return Ok(None);
+        }
+        self.refinements_sent
+            .extend(next.iter().map(|n| n.0.clone()));
+        self.refining = next
+            .iter()
+            .filter_map(|(key, .., origin)| match origin {
+                Origin::Refined(parent) => Some((key.clone(), parent.clone())),
+                _ => None,
+            })
+            .collect();
+        self.refined = Some(refined);
+        Ok(Some(next))
+    }
+
+    /// Reads the source's answers once: the truncated ones, the tree of
+    /// refined queries, the planned queries' hit counts, the wildcard
+    /// probes' results and the whole answers of exact values.
+    fn survey(&self, gathering: &Gathering<'_>, census: &Census) -> Result<Survey, GatherError> {
+        let mut survey = Survey {
+            truncated: Vec::new(),
+            parents: HashMap::new(),
+            planned_hits: Some(0),
+            planned_any: false,
+            probes: Vec::new(),
+            exact: Vec::new(),
+        };
+        let text = self.refiner.text_element().map(str::to_string);
+        gathering
+            .store()
+            .each_answered::<GatherError>(self.work.source, |q| {
+                let Some(answered) = parse_answered(q) else {
+                    return Ok(());
+                };
+                let (key, values, answer, parent) = &answered;
+                if let Some(parent) = parent {
+                    if let Some((w, _)) = self.refiner.probe_result(values, answer, None, None) {
+                        survey
+                            .probes
+                            .push((w, parent.clone(), answer.clone(), values.clone()));
+                    }
+                }
+                match parent {
+                    Some(parent) => {
+                        survey.parents.insert(key.clone(), parent.clone());
+                    }
+                    None => {
+                        survey.planned_any = true;
+                        survey.planned_hits = survey
+                            .planned_hits
+                            .and_then(|sum| Some(sum + census.hits(answer)?));
+                    }
+                }
+                match self.refiner.truncation(answer, census) {
+                    Some(truncation) => survey.truncated.push((answered, truncation)),
+                    None => {
+                        // A whole answer of an exact value of the open text
+                        // field: it may cover a capped prefix.
+                        let exact_value = text.as_deref().and_then(|t| {
+                            values.iter().find(|(n, v)| {
+                                n == t
+                                    && !v.trim().is_empty()
+                                    && !v.ends_with(|c| WILDCARDS.contains(&c))
+                            })
+                        });
+                        if let (Some(_), Some(hits)) = (exact_value, census.hits(answer)) {
+                            survey.exact.push((values.clone(), hits));
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+        Ok(survey)
+    }
+
+    /// The refinements of the truncated queries not yet done nor sent,
+    /// numbered on from the plan; a truncated query that cannot be refined
+    /// (refinement stopped paying on its branch, no way is left) goes to
+    /// what is left, one with refinements still open to `refined.open`.
+    fn children(
+        &mut self,
+        gathering: &Gathering<'_>,
+        truncated: &[(Answered, Truncation)],
+        context: &Context<'_>,
+        refined: &mut Refined,
+    ) -> Result<Batch, GatherError> {
+        let (id, source) = (self.work.source, self.source);
         let mut next = Vec::new();
         let mut seen = HashSet::new();
-        for ((key, values, answer, parent), truncation) in &truncated {
+        for ((key, values, answer, parent), truncation) in truncated {
             let truncation = *truncation;
             // The hit count the pages state, for choosing among splits.
             let answer = &Answer {
-                hits: census.hits(answer),
+                hits: context.census.hits(answer),
                 ..answer.clone()
             };
             if self.refining_stopped.is_some()
@@ -323,7 +376,7 @@ impl<'s> Rounds<'s> {
                 continue;
             }
             let (children, refines) =
-                match self.text_children(gathering, key, values, answer, &context)? {
+                match self.text_children(gathering, key, values, answer, context)? {
                     TextRefinement::Children(children) => (children, key.clone()),
                     TextRefinement::Coarser(root, children) => (children, root),
                     TextRefinement::Covered => continue,
@@ -363,43 +416,28 @@ impl<'s> Rounds<'s> {
                 refined.open.push((describe_values(values), truncation));
             }
         }
-        // The provider's hit counts of the planned queries add up to its
-        // size where the plan covers the database once.
-        refined.estimate = planned_hits.filter(|_| planned_any);
-        let room = cap.limit.saturating_sub(finished_count);
-        if next.len() as u64 > room {
-            next.truncate(room as usize);
-            refined.budget = Some(cap);
-        }
-        if next.is_empty() || interrupted {
-            let why = if refined.budget.is_some() {
-                "the query limit"
-            } else if self.refining_stopped.is_some() {
-                STOPPED_PAYING
-            } else if interrupted {
-                "the gathering was interrupted"
-            } else {
-                "refinements failed"
-            };
-            let open = std::mem::take(&mut refined.open);
-            refined
-                .left
-                .extend(open.into_iter().map(|(q, t)| (q, t, why)));
-            refined.stopped = self.refining_stopped.clone();
-            self.refined = Some(refined);
-            return Ok(None);
-        }
-        self.refinements_sent
-            .extend(next.iter().map(|n| n.0.clone()));
-        self.refining = next
-            .iter()
-            .filter_map(|(key, .., origin)| match origin {
-                Origin::Refined(parent) => Some((key.clone(), parent.clone())),
-                _ => None,
-            })
-            .collect();
+        Ok(next)
+    }
+
+    /// Refinement ends: the truncated queries still open are left, with
+    /// why (the query limit, refinement stopped paying, an interrupted
+    /// gathering, or refinements that failed).
+    fn stop_refining(&mut self, mut refined: Refined, interrupted: bool) {
+        let why = if refined.budget.is_some() {
+            "the query limit"
+        } else if self.refining_stopped.is_some() {
+            STOPPED_PAYING
+        } else if interrupted {
+            "the gathering was interrupted"
+        } else {
+            "refinements failed"
+        };
+        let open = std::mem::take(&mut refined.open);
+        refined
+            .left
+            .extend(open.into_iter().map(|(q, t)| (q, t, why)));
+        refined.stopped = self.refining_stopped.clone();
         self.refined = Some(refined);
-        Ok(Some(next))
     }
 
     /// The refinements of a truncated query. A text field is first filled
@@ -424,37 +462,15 @@ impl<'s> Rounds<'s> {
         answer: &Answer,
         context: &Context<'_>,
     ) -> Result<TextRefinement, GatherError> {
-        use TextRefinement::{Children, Covered};
+        use TextRefinement::Children;
         if self.refiner.text_attributes().is_empty() {
             return Ok(Children(self.refiner.children(values, answer)));
         }
         if let Wildcard::Accepted(w) = self.wildcard {
-            if let Some((_, _, stem)) = self.refiner.text_prefix(values, w) {
-                let prefixes = self.refiner.text_prefixes(values, w);
-                // A prefix query (`Ro*`) cut short.
-                if !stem.is_empty() {
-                    let covered = answer.hits.is_some_and(|hits| {
-                        self.refiner.prefix_covered(values, w, hits, context.exact)
-                    });
-                    if covered {
-                        return Ok(Covered);
-                    }
-                    return Ok(Children(
-                        self.refiner
-                            .split_before_prefixes(values, answer, prefixes.len())
-                            .unwrap_or(prefixes),
-                    ));
-                }
-                // The field left empty: prefixes, unless a select left open
-                // is expected to be cheaper.
-                let select_first = self.refiner.leaves_select_open(values)
-                    && self
-                        .refiner
-                        .split_before_prefixes(values, answer, prefixes.len())
-                        .is_some();
-                if !select_first {
-                    return self.coarser_prefixes(gathering, key, w, prefixes, context);
-                }
+            if let Some(refinement) =
+                self.by_prefixes(w, gathering, key, values, answer, context)?
+            {
+                return Ok(refinement);
             }
         }
         let all = self.refiner.children(values, answer);
@@ -520,6 +536,72 @@ impl<'s> Rounds<'s> {
             }
             Wildcard::Refused => {}
         }
+        self.every_value_then_words(gathering, values, all, own, &nearby, context)
+    }
+
+    /// The refinements of a truncated query where the provider takes
+    /// wildcard `w` and the text field is one a prefix fills: a prefix query
+    /// (`Ro*`) cut short is covered by the whole answers of exact values, or
+    /// split by a select left open or extended; the field left empty gets
+    /// the prefixes ([`Rounds::coarser_prefixes`]), unless a select left
+    /// open is expected to be cheaper (`None`, as when no prefix fills it).
+    fn by_prefixes(
+        &mut self,
+        w: char,
+        gathering: &Gathering<'_>,
+        key: &str,
+        values: &[(String, String)],
+        answer: &Answer,
+        context: &Context<'_>,
+    ) -> Result<Option<TextRefinement>, GatherError> {
+        use TextRefinement::{Children, Covered};
+        let Some((_, _, stem)) = self.refiner.text_prefix(values, w) else {
+            return Ok(None);
+        };
+        let prefixes = self.refiner.text_prefixes(values, w);
+        // A prefix query (`Ro*`) cut short.
+        if !stem.is_empty() {
+            let covered = answer
+                .hits
+                .is_some_and(|hits| self.refiner.prefix_covered(values, w, hits, context.exact));
+            if covered {
+                return Ok(Some(Covered));
+            }
+            return Ok(Some(Children(
+                self.refiner
+                    .split_before_prefixes(values, answer, prefixes.len())
+                    .unwrap_or(prefixes),
+            )));
+        }
+        // The field left empty: prefixes, unless a select left open
+        // is expected to be cheaper.
+        let select_first = self.refiner.leaves_select_open(values)
+            && self
+                .refiner
+                .split_before_prefixes(values, answer, prefixes.len())
+                .is_some();
+        if select_first {
+            return Ok(None);
+        }
+        self.coarser_prefixes(gathering, key, w, prefixes, context)
+            .map(Some)
+    }
+
+    /// The last refinements of a truncated query whose nearby values did
+    /// not cover it (`own`: its hit count): every value gathered (`all`);
+    /// once all are done without covering it, the words of the values
+    /// gathered, `nearby` first; then nothing is left to try: it is left
+    /// truncated.
+    fn every_value_then_words(
+        &mut self,
+        gathering: &Gathering<'_>,
+        values: &[(String, String)],
+        all: Vec<ElementValues>,
+        own: Option<u64>,
+        nearby: &HashSet<String>,
+        context: &Context<'_>,
+    ) -> Result<TextRefinement, GatherError> {
+        use TextRefinement::Children;
         // Every value gathered; once all are done without covering it,
         // nothing is left to try: it is left truncated.
         let Some((_, _, sum)) = self.answered_children(gathering, context, &all)? else {
@@ -536,7 +618,7 @@ impl<'s> Rounds<'s> {
         // that finds a value by one of its words reaches values no answer
         // listed through the words they share with gathered ones. What
         // they find is gathered, and its exact values are sent in turn.
-        for pool in [Some(&nearby), None] {
+        for pool in [Some(nearby), None] {
             let words = self.refiner.text_words(values, pool);
             if self
                 .answered_children(gathering, context, &words)?
@@ -1021,6 +1103,22 @@ pub(super) fn unjudged(
         Ok(())
     })?;
     Ok((unjudged, answers))
+}
+
+/// What one reading of a source's answers tells a round of refinements
+/// ([`Rounds::survey`]).
+struct Survey {
+    /// The truncated answers, with how they were cut short.
+    truncated: Vec<(Answered, Truncation)>,
+    /// Refined query → the query it refines.
+    parents: HashMap<String, String>,
+    /// The planned queries' hit counts added up (`None` when one has none).
+    planned_hits: Option<u64>,
+    planned_any: bool,
+    /// The wildcard probes' results: wildcard, parent, answer, values.
+    probes: Vec<(char, String, Answer, ElementValues)>,
+    /// Whole answers of exact values of the open text field, with their hits.
+    exact: Vec<(ElementValues, u64)>,
 }
 
 /// What one refinement round knows of the source's answers: the query
