@@ -22,7 +22,7 @@ use crate::hel::Rule;
 use crate::navigate::{Checkpoint, NavigationMode};
 use crate::plan::{Cap, Query};
 use crate::source::Source;
-use crate::store::{Claim, Location, PlannedQuery, SharedPlan, SourceId, SourceKind};
+use crate::store::{Claim, Location, PlannedQuery, SharedPlan, SourceId, SourceKind, StoreError};
 
 /// Works on the shared plan of a PostgreSQL gatherer database (`gather
 /// worker`): claims its queries one by one, runs them as a gathering does,
@@ -262,44 +262,13 @@ impl Gathering<'_> {
         Ok(())
     }
 
+    /// Runs the queries this process claims on the shared plan,
+    /// `--concurrency` at a time, and counts each in its source's line,
+    /// until the plan is worked off ([`claims`]) or the gathering is
+    /// interrupted.
     async fn run_claims(&mut self, plan: &SharedPlan) -> Result<(), GatherError> {
         let mut lines = std::mem::take(&mut self.lines);
-        let interrupt = self.options.interrupt.clone();
-        let role = self.role;
-        let since = Instant::now();
-        let claims = Box::pin(futures::stream::unfold(plan.clone(), move |plan| {
-            let interrupt = interrupt.clone();
-            async move {
-                loop {
-                    if interrupt.is_set() {
-                        return None;
-                    }
-                    match plan.claim().await {
-                        Ok(Some(claim)) => return Some((Ok(claim), plan)),
-                        Ok(None) => {}
-                        Err(e) => return Some((Err(e), plan)),
-                    }
-                    let others = match plan.others().await {
-                        Ok(others) => others,
-                        Err(e) => return Some((Err(e), plan)),
-                    };
-                    // Others hold the rest: wait, to take a query over
-                    // should its worker die. A worker also waits for what
-                    // a live planner may still add, and for a first plan.
-                    let waits = others.held > 0
-                        || match role {
-                            Role::Planner => false,
-                            Role::Worker { wait } => {
-                                others.planners > 0 || (!others.planned && since.elapsed() < wait)
-                            }
-                        };
-                    if !waits {
-                        return None;
-                    }
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-            }
-        }));
+        let claims = claims(plan, self.options.interrupt.clone(), self.role);
         let works = Mutex::new(HashMap::new());
         let this = &*self;
         let works = &works;
@@ -310,41 +279,7 @@ impl Gathering<'_> {
                     .and_then(|claim| Ok((this.shared_work(works, claim.source)?, claim)));
                 async move {
                     let (work, claim) = prepared?;
-                    let Claim {
-                        query:
-                            PlannedQuery {
-                                key,
-                                ordinal,
-                                description,
-                                request,
-                                parent,
-                                learned,
-                                values,
-                                ..
-                            },
-                        checkpoint,
-                        ..
-                    } = claim;
-                    let origin = Origin::Claimed {
-                        planned: parent.is_none() && !learned,
-                    };
-                    let request: Request = serde_json::from_str(&request).map_err(|e| {
-                        GatherError::Setup(format!("the shared plan's query {key:?}: {e}"))
-                    })?;
-                    // Its element values decide whether a first page that
-                    // proves it cut short ends its walk.
-                    let values = values
-                        .as_deref()
-                        .and_then(|json| serde_json::from_str(json).ok())
-                        .unwrap_or_default();
-                    let query = Query {
-                        ordinal,
-                        values,
-                        request,
-                    };
-                    let checkpoint = checkpoint
-                        .as_deref()
-                        .and_then(|json| serde_json::from_str::<Checkpoint>(json).ok());
+                    let (key, description, query, checkpoint, origin) = claimed_query(claim)?;
                     let run = work.run(key, description, query, checkpoint, origin).await;
                     Ok::<_, GatherError>((work, run))
                 }
@@ -438,6 +373,94 @@ impl Gathering<'_> {
         };
         Ok(self.options.concurrency.max(1) * workers as usize)
     }
+}
+
+/// The queries this process claims on the shared plan, one after another,
+/// until none is left to claim or the gathering is interrupted. While
+/// others hold the rest, it waits, to take a query over should its worker
+/// die; a worker also waits for what a live planner may still add, and for
+/// a first plan ([`super::Options::plan_wait`]).
+fn claims(
+    plan: &SharedPlan,
+    interrupt: super::Interrupt,
+    role: Role,
+) -> impl futures::Stream<Item = Result<Claim, StoreError>> + Unpin {
+    let since = Instant::now();
+    Box::pin(futures::stream::unfold(plan.clone(), move |plan| {
+        let interrupt = interrupt.clone();
+        async move {
+            loop {
+                if interrupt.is_set() {
+                    return None;
+                }
+                match plan.claim().await {
+                    Ok(Some(claim)) => return Some((Ok(claim), plan)),
+                    Ok(None) => {}
+                    Err(e) => return Some((Err(e), plan)),
+                }
+                let others = match plan.others().await {
+                    Ok(others) => others,
+                    Err(e) => return Some((Err(e), plan)),
+                };
+                // Others hold the rest: wait, to take a query over
+                // should its worker die. A worker also waits for what
+                // a live planner may still add, and for a first plan.
+                let waits = others.held > 0
+                    || match role {
+                        Role::Planner => false,
+                        Role::Worker { wait } => {
+                            others.planners > 0 || (!others.planned && since.elapsed() < wait)
+                        }
+                    };
+                if !waits {
+                    return None;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }))
+}
+
+/// A claimed query as its job runs it: key, description, the query, where
+/// its walk stands, where it comes from.
+fn claimed_query(
+    claim: Claim,
+) -> Result<(String, String, Query, Option<Checkpoint>, Origin), GatherError> {
+    let Claim {
+        query:
+            PlannedQuery {
+                key,
+                ordinal,
+                description,
+                request,
+                parent,
+                learned,
+                values,
+                ..
+            },
+        checkpoint,
+        ..
+    } = claim;
+    let origin = Origin::Claimed {
+        planned: parent.is_none() && !learned,
+    };
+    let request: Request = serde_json::from_str(&request)
+        .map_err(|e| GatherError::Setup(format!("the shared plan's query {key:?}: {e}")))?;
+    // Its element values decide whether a first page that
+    // proves it cut short ends its walk.
+    let values = values
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default();
+    let query = Query {
+        ordinal,
+        values,
+        request,
+    };
+    let checkpoint = checkpoint
+        .as_deref()
+        .and_then(|json| serde_json::from_str::<Checkpoint>(json).ok());
+    Ok((key, description, query, checkpoint, origin))
 }
 
 /// A query as the shared plan keeps it.
