@@ -13,6 +13,11 @@
 //! values and stored in the same transaction; with [`Options::records_out`]
 //! the records new to the database are also appended to a JSON Lines file,
 //! which is flushed after every query.
+//!
+//! Its parts: the crawl frontier (`frontier`), a query's walk
+//! (`query`), the rules on a result page (`extraction`), the rules as
+//! stored (`rules`), the records file (`record_sink`), the rounds after
+//! the plan (`rounds`) and the shared plan (`shared`).
 
 mod extraction;
 mod frontier;
