@@ -11,7 +11,9 @@
 //!    content links); [`refine`] narrows the queries whose answers were cut
 //!    short and learns words for open text fields;
 //! 4. [`page`] builds the page tree and [`hel`] extracts the values
-//!    ([`locate`] and [`induce`] write rules for sites without metadata);
+//!    ([`locate`] and [`induce`] write rules for sites without metadata,
+//!    [`surface`] probes a form without metadata and chooses its query
+//!    templates, with the words of a page ([`words`]) for a text field);
 //!    [`boilerplate`] finds an ordinary page's main content;
 //! 5. [`fragment`] merges the index fragments and [`record`] groups the
 //!    values of one row into records, [`store`] keeps them in
@@ -48,3 +50,5 @@ pub mod span;
 pub mod spec;
 pub mod store;
 pub mod summarize;
+pub mod surface;
+pub mod words;

@@ -250,100 +250,7 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for s in &self.sources {
-            writeln!(f, "{} ({})", s.url, s.kind.as_str())?;
-            writeln!(
-                f,
-                "  queries: {} sent, {} failed, {} done before (of {} planned)",
-                s.queries_sent, s.queries_failed, s.queries_skipped, s.queries_planned
-            )?;
-            for note in &s.notes {
-                writeln!(f, "  note: {note}")?;
-            }
-            if s.queries_refined > 0 {
-                writeln!(
-                    f,
-                    "  refined: {} queries sent to complete truncated answers",
-                    s.queries_refined
-                )?;
-            }
-            if let Some(why) = &s.refining_stopped {
-                writeln!(f, "  refining stopped: {why}")?;
-            }
-            if let Some(why) = &s.learning_stopped {
-                writeln!(
-                    f,
-                    "  learned: {} queries with words from the answers; stopped: {why}",
-                    s.queries_learned
-                )?;
-            }
-            for (query, truncation, why) in s.truncated_left.iter().take(5) {
-                writeln!(f, "  truncated: {query}: {truncation}; left by {why}")?;
-            }
-            if s.truncated_left.len() > 5 {
-                writeln!(
-                    f,
-                    "  … and {} more truncated queries",
-                    s.truncated_left.len() - 5
-                )?;
-            }
-            if let Some(estimate) = s.hits_estimate {
-                writeln!(f, "  the provider's hit counts add up to {estimate} rows")?;
-            }
-            writeln!(f, "  result pages: {}", s.pages)?;
-            if let Some(stats) = &s.stats {
-                let values: Vec<String> = stats
-                    .values_per_attribute
-                    .iter()
-                    .map(|(a, n)| format!("{a} {n}"))
-                    .collect();
-                writeln!(
-                    f,
-                    "  values: {} ({} new)",
-                    if values.is_empty() {
-                        "none".to_string()
-                    } else {
-                        values.join(", ")
-                    },
-                    s.new_values
-                )?;
-                if s.queries_refined + s.queries_learned > 0 && s.new_values > 0 {
-                    writeln!(
-                        f,
-                        "  result pages per new value: {:.2}",
-                        s.pages as f64 / s.new_values as f64
-                    )?;
-                }
-                if stats.records > 0 {
-                    writeln!(f, "  records: {}", stats.records)?;
-                }
-                if let Some(reason) = &stats.incomplete {
-                    writeln!(f, "  incomplete: {reason}")?;
-                }
-            }
-            // An incomplete source's reason is the line above.
-            let told = s.stats.as_ref().is_some_and(|st| st.incomplete.is_some());
-            if s.kind == SourceKind::Database && !told {
-                writeln!(f, "  completeness: {}", s.completeness)?;
-            }
-            for failure in s.failures.iter().take(5) {
-                writeln!(f, "  failed: {failure}")?;
-            }
-            if s.failures.len() > 5 {
-                writeln!(f, "  … and {} more failures", s.failures.len() - 5)?;
-            }
-            if s.queries_without_values > 0 {
-                writeln!(
-                    f,
-                    "  warning: {} of {} queries answered but no rule found a value on their pages (a rule that does not fit the result pages?)",
-                    s.queries_without_values, s.queries_sent
-                )?;
-            }
-            for warning in s.warnings.iter().take(5) {
-                writeln!(f, "  warning: {warning}")?;
-            }
-            if s.warnings.len() > 5 {
-                writeln!(f, "  … and {} more warnings", s.warnings.len() - 5)?;
-            }
+            s.write_summary(f)?;
         }
         if self.ordinary_pages > 0 {
             writeln!(f, "ordinary pages: {}", self.ordinary_pages)?;
@@ -384,6 +291,130 @@ impl fmt::Display for Report {
             self.elapsed.as_secs_f64(),
             self.db.display()
         )
+    }
+}
+
+impl SourceReport {
+    /// The source's lines of the summary: its queries, rounds, values,
+    /// completeness, failures and warnings.
+    fn write_summary(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} ({})", self.url, self.kind.as_str())?;
+        writeln!(
+            f,
+            "  queries: {} sent, {} failed, {} done before (of {} planned)",
+            self.queries_sent, self.queries_failed, self.queries_skipped, self.queries_planned
+        )?;
+        for note in &self.notes {
+            writeln!(f, "  note: {note}")?;
+        }
+        self.write_rounds(f)?;
+        writeln!(f, "  result pages: {}", self.pages)?;
+        if let Some(stats) = &self.stats {
+            self.write_values(f, stats)?;
+        }
+        // An incomplete source's reason is the line above.
+        let told = self
+            .stats
+            .as_ref()
+            .is_some_and(|st| st.incomplete.is_some());
+        if self.kind == SourceKind::Database && !told {
+            writeln!(f, "  completeness: {}", self.completeness)?;
+        }
+        self.write_troubles(f)
+    }
+
+    /// The rounds after the plan: refinements, learned words, what was
+    /// left truncated, the provider's hit counts.
+    fn write_rounds(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.queries_refined > 0 {
+            writeln!(
+                f,
+                "  refined: {} queries sent to complete truncated answers",
+                self.queries_refined
+            )?;
+        }
+        if let Some(why) = &self.refining_stopped {
+            writeln!(f, "  refining stopped: {why}")?;
+        }
+        if let Some(why) = &self.learning_stopped {
+            writeln!(
+                f,
+                "  learned: {} queries with words from the answers; stopped: {why}",
+                self.queries_learned
+            )?;
+        }
+        for (query, truncation, why) in self.truncated_left.iter().take(5) {
+            writeln!(f, "  truncated: {query}: {truncation}; left by {why}")?;
+        }
+        if self.truncated_left.len() > 5 {
+            writeln!(
+                f,
+                "  … and {} more truncated queries",
+                self.truncated_left.len() - 5
+            )?;
+        }
+        if let Some(estimate) = self.hits_estimate {
+            writeln!(f, "  the provider's hit counts add up to {estimate} rows")?;
+        }
+        Ok(())
+    }
+
+    /// What the database holds of the source: values per attribute,
+    /// records, why it is incomplete.
+    fn write_values(&self, f: &mut fmt::Formatter<'_>, stats: &SourceStats) -> fmt::Result {
+        let values: Vec<String> = stats
+            .values_per_attribute
+            .iter()
+            .map(|(a, n)| format!("{a} {n}"))
+            .collect();
+        writeln!(
+            f,
+            "  values: {} ({} new)",
+            if values.is_empty() {
+                "none".to_string()
+            } else {
+                values.join(", ")
+            },
+            self.new_values
+        )?;
+        if self.queries_refined + self.queries_learned > 0 && self.new_values > 0 {
+            writeln!(
+                f,
+                "  result pages per new value: {:.2}",
+                self.pages as f64 / self.new_values as f64
+            )?;
+        }
+        if stats.records > 0 {
+            writeln!(f, "  records: {}", stats.records)?;
+        }
+        if let Some(reason) = &stats.incomplete {
+            writeln!(f, "  incomplete: {reason}")?;
+        }
+        Ok(())
+    }
+
+    /// The source's failures and warnings, five of each at most.
+    fn write_troubles(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for failure in self.failures.iter().take(5) {
+            writeln!(f, "  failed: {failure}")?;
+        }
+        if self.failures.len() > 5 {
+            writeln!(f, "  … and {} more failures", self.failures.len() - 5)?;
+        }
+        if self.queries_without_values > 0 {
+            writeln!(
+                f,
+                "  warning: {} of {} queries answered but no rule found a value on their pages (a rule that does not fit the result pages?)",
+                self.queries_without_values, self.queries_sent
+            )?;
+        }
+        for warning in self.warnings.iter().take(5) {
+            writeln!(f, "  warning: {warning}")?;
+        }
+        if self.warnings.len() > 5 {
+            writeln!(f, "  … and {} more warnings", self.warnings.len() - 5)?;
+        }
+        Ok(())
     }
 }
 

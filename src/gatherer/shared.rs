@@ -14,15 +14,15 @@ use futures::StreamExt;
 use url::Url;
 
 use super::{
-    describe, header_rows_from_json, lock, rules_from_json, GatherError, Manager, Options, Origin,
-    QueryWork, Report, Rounds, SourceReport,
+    describe, header_rows_from_json, lock, rules_from_json, GatherError, Gathering, Options,
+    Origin, QueryJob, Report, Rounds, SourceReport,
 };
 use crate::fetch::Request;
 use crate::hel::Rule;
 use crate::navigate::{Checkpoint, NavigationMode};
 use crate::plan::{Cap, Query};
 use crate::source::Source;
-use crate::store::{Claim, Location, PlannedQuery, SharedPlan, SourceId, SourceKind};
+use crate::store::{Claim, Location, PlannedQuery, SharedPlan, SourceId, SourceKind, StoreError};
 
 /// Works on the shared plan of a PostgreSQL gatherer database (`gather
 /// worker`): claims its queries one by one, runs them as a gathering does,
@@ -51,16 +51,16 @@ pub async fn work_reporting(options: &Options) -> (Report, Option<GatherError>) 
     let role = Role::Worker {
         wait: options.plan_wait,
     };
-    let mut manager = match Manager::new(options, options.fetch.clone(), role).await {
-        Ok(manager) => manager,
+    let mut gathering = match Gathering::new(options, options.fetch.clone(), role).await {
+        Ok(gathering) => gathering,
         Err(error) => return (Report::ended_by(options, started, &error), Some(error)),
     };
-    let worked = manager.work_shared().await;
+    let worked = gathering.work_shared().await;
     let worked = match worked {
-        Ok(()) => manager.report_lines(),
+        Ok(()) => gathering.report_lines(),
         Err(e) => Err(e),
     };
-    manager.end(worked, started).await
+    gathering.end(worked, started).await
 }
 
 /// What a process is to a shared plan.
@@ -105,7 +105,7 @@ impl Drop for Renewer {
 /// the plan is worked off.
 pub(super) struct Planned {
     pub(super) source: Source,
-    pub(super) work: Arc<QueryWork>,
+    pub(super) work: Arc<QueryJob>,
     /// The query limit that cut the plan, told as a reason.
     pub(super) plan_limit: Option<String>,
     pub(super) page_cap: Cap,
@@ -152,7 +152,7 @@ impl SharedWork {
     }
 }
 
-impl Manager<'_> {
+impl Gathering<'_> {
     /// Works on the shared plan until no query is left that no live worker
     /// holds (for a worker, also none a live planner may still add).
     pub(super) async fn work_shared(&mut self) -> Result<(), GatherError> {
@@ -262,44 +262,13 @@ impl Manager<'_> {
         Ok(())
     }
 
+    /// Runs the queries this process claims on the shared plan,
+    /// `--concurrency` at a time, and counts each in its source's line,
+    /// until the plan is worked off ([`claims`]) or the gathering is
+    /// interrupted.
     async fn run_claims(&mut self, plan: &SharedPlan) -> Result<(), GatherError> {
         let mut lines = std::mem::take(&mut self.lines);
-        let interrupt = self.options.interrupt.clone();
-        let role = self.role;
-        let since = Instant::now();
-        let claims = Box::pin(futures::stream::unfold(plan.clone(), move |plan| {
-            let interrupt = interrupt.clone();
-            async move {
-                loop {
-                    if interrupt.is_set() {
-                        return None;
-                    }
-                    match plan.claim().await {
-                        Ok(Some(claim)) => return Some((Ok(claim), plan)),
-                        Ok(None) => {}
-                        Err(e) => return Some((Err(e), plan)),
-                    }
-                    let others = match plan.others().await {
-                        Ok(others) => others,
-                        Err(e) => return Some((Err(e), plan)),
-                    };
-                    // Others hold the rest: wait, to take a query over
-                    // should its worker die. A worker also waits for what
-                    // a live planner may still add, and for a first plan.
-                    let waits = others.held > 0
-                        || match role {
-                            Role::Planner => false,
-                            Role::Worker { wait } => {
-                                others.planners > 0 || (!others.planned && since.elapsed() < wait)
-                            }
-                        };
-                    if !waits {
-                        return None;
-                    }
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-            }
-        }));
+        let claims = claims(plan, self.options.interrupt.clone(), self.role);
         let works = Mutex::new(HashMap::new());
         let this = &*self;
         let works = &works;
@@ -310,41 +279,7 @@ impl Manager<'_> {
                     .and_then(|claim| Ok((this.shared_work(works, claim.source)?, claim)));
                 async move {
                     let (work, claim) = prepared?;
-                    let Claim {
-                        query:
-                            PlannedQuery {
-                                key,
-                                ordinal,
-                                description,
-                                request,
-                                parent,
-                                learned,
-                                values,
-                                ..
-                            },
-                        checkpoint,
-                        ..
-                    } = claim;
-                    let origin = Origin::Claimed {
-                        planned: parent.is_none() && !learned,
-                    };
-                    let request: Request = serde_json::from_str(&request).map_err(|e| {
-                        GatherError::Setup(format!("the shared plan's query {key:?}: {e}"))
-                    })?;
-                    // Its element values decide whether a first page that
-                    // proves it cut short ends its walk.
-                    let values = values
-                        .as_deref()
-                        .and_then(|json| serde_json::from_str(json).ok())
-                        .unwrap_or_default();
-                    let query = Query {
-                        ordinal,
-                        values,
-                        request,
-                    };
-                    let checkpoint = checkpoint
-                        .as_deref()
-                        .and_then(|json| serde_json::from_str::<Checkpoint>(json).ok());
+                    let (key, description, query, checkpoint, origin) = claimed_query(claim)?;
                     let run = work.run(key, description, query, checkpoint, origin).await;
                     Ok::<_, GatherError>((work, run))
                 }
@@ -377,9 +312,9 @@ impl Manager<'_> {
     /// planner left it in the database.
     fn shared_work(
         &self,
-        cache: &Mutex<HashMap<SourceId, Arc<QueryWork>>>,
+        cache: &Mutex<HashMap<SourceId, Arc<QueryJob>>>,
         id: SourceId,
-    ) -> Result<Arc<QueryWork>, GatherError> {
+    ) -> Result<Arc<QueryJob>, GatherError> {
         if let Some(work) = lock(cache).get(&id) {
             return Ok(Arc::clone(work));
         }
@@ -402,8 +337,8 @@ impl Manager<'_> {
             )),
             None => None,
         };
-        let query_work = Arc::new(
-            self.query_work(
+        let query_job = Arc::new(
+            self.query_job(
                 id,
                 work.url.clone(),
                 rules,
@@ -414,13 +349,13 @@ impl Manager<'_> {
             .with_header_rows(header_rows)
             .with_splits(work.splits),
         );
-        lock(cache).insert(id, Arc::clone(&query_work));
-        Ok(query_work)
+        lock(cache).insert(id, Arc::clone(&query_job));
+        Ok(query_job)
     }
 
     /// Puts a round's queries into the shared plan (a query's checkpoint is
     /// in the plan already).
-    fn plan_round(&self, work: &QueryWork, batch: super::rounds::Batch) -> Result<(), GatherError> {
+    fn plan_round(&self, work: &QueryJob, batch: super::rounds::Batch) -> Result<(), GatherError> {
         let planned = batch
             .into_iter()
             .map(|(key, query, _, origin)| planned_query(key, &query, &origin));
@@ -440,6 +375,94 @@ impl Manager<'_> {
     }
 }
 
+/// The queries this process claims on the shared plan, one after another,
+/// until none is left to claim or the gathering is interrupted. While
+/// others hold the rest, it waits, to take a query over should its worker
+/// die; a worker also waits for what a live planner may still add, and for
+/// a first plan ([`super::Options::plan_wait`]).
+fn claims(
+    plan: &SharedPlan,
+    interrupt: super::Interrupt,
+    role: Role,
+) -> impl futures::Stream<Item = Result<Claim, StoreError>> + Unpin {
+    let since = Instant::now();
+    Box::pin(futures::stream::unfold(plan.clone(), move |plan| {
+        let interrupt = interrupt.clone();
+        async move {
+            loop {
+                if interrupt.is_set() {
+                    return None;
+                }
+                match plan.claim().await {
+                    Ok(Some(claim)) => return Some((Ok(claim), plan)),
+                    Ok(None) => {}
+                    Err(e) => return Some((Err(e), plan)),
+                }
+                let others = match plan.others().await {
+                    Ok(others) => others,
+                    Err(e) => return Some((Err(e), plan)),
+                };
+                // Others hold the rest: wait, to take a query over
+                // should its worker die. A worker also waits for what
+                // a live planner may still add, and for a first plan.
+                let waits = others.held > 0
+                    || match role {
+                        Role::Planner => false,
+                        Role::Worker { wait } => {
+                            others.planners > 0 || (!others.planned && since.elapsed() < wait)
+                        }
+                    };
+                if !waits {
+                    return None;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }))
+}
+
+/// A claimed query as its job runs it: key, description, the query, where
+/// its walk stands, where it comes from.
+fn claimed_query(
+    claim: Claim,
+) -> Result<(String, String, Query, Option<Checkpoint>, Origin), GatherError> {
+    let Claim {
+        query:
+            PlannedQuery {
+                key,
+                ordinal,
+                description,
+                request,
+                parent,
+                learned,
+                values,
+                ..
+            },
+        checkpoint,
+        ..
+    } = claim;
+    let origin = Origin::Claimed {
+        planned: parent.is_none() && !learned,
+    };
+    let request: Request = serde_json::from_str(&request)
+        .map_err(|e| GatherError::Setup(format!("the shared plan's query {key:?}: {e}")))?;
+    // Its element values decide whether a first page that
+    // proves it cut short ends its walk.
+    let values = values
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default();
+    let query = Query {
+        ordinal,
+        values,
+        request,
+    };
+    let checkpoint = checkpoint
+        .as_deref()
+        .and_then(|json| serde_json::from_str::<Checkpoint>(json).ok());
+    Ok((key, description, query, checkpoint, origin))
+}
+
 /// A query as the shared plan keeps it.
 pub(super) fn planned_query(key: String, query: &Query, origin: &Origin) -> PlannedQuery {
     PlannedQuery {
@@ -456,7 +479,7 @@ pub(super) fn planned_query(key: String, query: &Query, origin: &Origin) -> Plan
     }
 }
 
-impl QueryWork {
+impl QueryJob {
     /// How workers run the source's queries, as the shared plan keeps it
     /// (JSON of [`SharedWork`]).
     pub(super) fn shared_json(&self) -> String {

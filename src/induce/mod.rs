@@ -47,7 +47,6 @@
 
 pub mod distance;
 pub mod sample;
-pub mod site;
 pub mod template;
 
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -553,7 +553,7 @@ async fn build(
                 && !metadata.domains.contains_key(element)
                 && !metadata.domain_pages.contains_key(element)
             {
-                let seeds = crate::refine::learn::page_words(&page.tree.text(), SEED_WORDS);
+                let seeds = crate::words::page_words(&page.tree.text(), SEED_WORDS);
                 if !seeds.is_empty() {
                     metadata
                         .domains
@@ -752,19 +752,19 @@ pub async fn load(
 }
 
 /// Surfaces a fetched form page without metadata
-/// ([`crate::induce::site`]): probes its inputs, induces the spec and
+/// ([`crate::surface`]): probes its inputs, induces the spec and
 /// builds the source from it, without fetching the page again. Returns the
 /// source and what the probing chose (the plan to show).
 pub async fn surface(
     response: &Response,
     fetcher: &Fetcher,
     limits: &Limits,
-) -> Result<(Source, crate::induce::site::InducedSpec), SourceError> {
-    let per_input = crate::induce::site::DEFAULT_PER_INPUT;
-    let induced = crate::induce::site::induce_spec_from(response.clone(), fetcher, per_input)
+) -> Result<(Source, crate::surface::InducedSpec), SourceError> {
+    let per_input = crate::surface::DEFAULT_PER_INPUT;
+    let induced = crate::surface::induce_spec_from(response.clone(), fetcher, per_input)
         .await
         .map_err(|e| match e {
-            crate::induce::site::SiteError::Fetch(e) => SourceError::Fetch(e),
+            crate::surface::SurfaceError::Fetch(e) => SourceError::Fetch(e),
             e => SourceError::Surface(e.to_string()),
         })?;
     let name = format!("the spec induced for {}", response.url);

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gather::form::forms;
-use gather::induce::site::{probed_inputs, surfaced_form};
 use gather::page::Page;
+use gather::surface::{probed_inputs, surfaced_form};
 
 #[derive(Debug, clap::Args)]
 pub struct FormsBenchArgs {

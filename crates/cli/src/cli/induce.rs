@@ -253,7 +253,7 @@ pub fn run_spec_induce(url: &str, auth: &[String], queries: usize) -> ExitCode {
             return super::exit(super::FAILED);
         }
     };
-    match rt.block_on(induce::site::induce_spec(&url, &fetcher, queries)) {
+    match rt.block_on(gather::surface::induce_spec(&url, &fetcher, queries)) {
         Ok(induced) => {
             print!("{}", induced.to_yaml());
             for (name, _) in &induced.unnamed {
@@ -261,7 +261,7 @@ pub fn run_spec_induce(url: &str, auth: &[String], queries: usize) -> ExitCode {
             }
             super::exit(super::OK)
         }
-        Err(e @ induce::site::SiteError::Fetch(_)) => {
+        Err(e @ gather::surface::SurfaceError::Fetch(_)) => {
             eprintln!("gather spec: {e}");
             super::exit(super::FAILED)
         }

@@ -52,7 +52,7 @@ pub struct SpecArgs {
     pub allow_hosts: Vec<String>,
     /// With --induce, how many values of each select to probe besides its
     /// default (at least 1).
-    #[arg(long, value_name = "N", default_value_t = gather::induce::site::DEFAULT_PER_INPUT, requires = "induce")]
+    #[arg(long, value_name = "N", default_value_t = gather::surface::DEFAULT_PER_INPUT, requires = "induce")]
     pub queries: usize,
 }
 

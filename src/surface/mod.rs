@@ -1,0 +1,679 @@
+//! Surfacing a form that carries no metadata (`gather spec --induce URL`,
+//! and plain `gather URL` on such a form): which inputs to query, with
+//! which values, and the rules that read the answers — all found by
+//! sending a few probe queries (Madhavan et al., VLDB 2008: informative
+//! query templates found by probing, keywords for text boxes by probing).
+//!
+//! 0. **The form.** Of a page's forms, the one that looks like a search
+//!    ([`surfaced_form`]): not a login, contact or newsletter form.
+//! 1. **Probes.** The form as it stands (every input at its default), then
+//!    each input alone: a select or radio group with `per_input` of its
+//!    other values (spread over its choices), a text field with a first
+//!    letter and each wildcard (`S%`, `S*`); with a wildcard that works a
+//!    second letter and a digit (more letters while no two answers show
+//!    rows); only when nothing brought a row, the most frequent words of
+//!    the form page ([`crate::words::page_words`]). The others
+//!    keep their defaults. A select without an "any" choice that brought
+//!    nothing while the text fields were empty is probed again with the
+//!    field filled. Every probe's answer is kept: a query of the
+//!    gathering that sends the same request takes it
+//!    ([`InducedSpec::answers`]).
+//! 2. **Rules.** The template of the distinct answers gives the rules
+//!    ([`crate::induce`]); the rule that reads the most rows (a `[*]` rule)
+//!    tells, per answer, which rows it holds. An answer without rows is
+//!    empty. The rules are then induced again on the answers that hold rows.
+//! 3. **Inputs chosen by what they return.** An input is *informative*
+//!    when its probes bring at least two different non-empty sets of rows,
+//!    and not only more of the rows the form as it stands shows (a page
+//!    size). Informative selects without a
+//!    choice meaning "any" partition the database: they are the query
+//!    elements, together (a template of several inputs only when none
+//!    reaches the rows alone). Those with such a choice only narrow what
+//!    another input gives: they become refinement elements (`refine:`),
+//!    used when an answer is cut short. When no select partitions, a text
+//!    field whose probes bring rows is the query element: with a wildcard
+//!    that works, its domain is the letters followed by it (and the
+//!    digits when `1%`/`1*` brought rows); otherwise it is a keyword
+//!    field, queried with the words that brought rows, and the gatherer
+//!    learns its other values from the answers ([`crate::refine::learn`]).
+//!    A select that answered only with the field filled, with other rows
+//!    than the field alone, is queried together with it. When neither,
+//!    the one informative select that varies most is the query element.
+//!    A line of every answer that repeats the query's words around a
+//!    count (the answer's summary) is left out of the rules.
+//! 4. **Values without their template words.** Where every value of a
+//!    slot starts with the same words (a heading "Films filed under
+//!    Drama", a label "Company: Acme"), those words are template: the rule
+//!    cuts them off (`, match/^Films filed under (.+?)$/`). A common end of
+//!    two words or more is cut too; a unit ("50 EUR") stays.
+//! 5. **Names from the page.** A slot that shows the value a probe sent is
+//!    named after that input; else after the form field whose choices hold
+//!    all its values; else the column header over it, the definition-list
+//!    term before it, a label before it ("Preis:"), or the last
+//!    capitalised word of the template words cut off ("…im Landkreis X");
+//!    else `slot_N`.
+//!
+//! Nothing is silent: when no probe brings a row, or no rule is found, the
+//! error lists every input, every probe and what it answered.
+
+mod choose;
+mod naming;
+mod plan_text;
+mod probe;
+mod search_form;
+
+use std::collections::BTreeSet;
+
+use url::Url;
+
+use crate::fetch::{Fetcher, Request};
+use crate::form::{forms, Choice, Form};
+use crate::induce::{induce, Algorithm, InduceError, Induction};
+use crate::metadata::classify;
+use crate::page::Page;
+use crate::spec::{FormRef, ResultItem, Spec, Values};
+
+use choose::{choose, judge, names, tried};
+use naming::{
+    attribute_name, echoes_query, name_by_choices, name_by_probes, name_of_words, name_on_page,
+    unique, without_template_words,
+};
+pub use plan_text::plan_of_yaml;
+use probe::{inputs_of, probe_plan, send_all_probes};
+pub use search_form::{has_inputs, probed_inputs, surfaced_form};
+
+/// Values of a select probed besides its default, unless told otherwise.
+pub const DEFAULT_PER_INPUT: usize = 1;
+/// Letters a text field is probed with: the first with each wildcard, the
+/// others only with a wildcard the first showed to work.
+const PROBE_LETTERS: [char; 2] = ['S', 'M'];
+/// The digit a prefix search is probed with once its wildcard works: the
+/// most frequent leading digit (Benford's law). When it brings no row, the
+/// digits are left out of the domain.
+const PROBE_DIGIT: char = '1';
+const WILDCARDS: [char; 2] = ['%', '*'];
+/// Words of the form page a text field is probed with.
+const PROBE_WORDS: usize = 8;
+/// Words of the form page read for probing a text field (the first
+/// `PROBE_WORDS` are sent).
+const SEED_WORDS: usize = 20;
+
+/// What an input became.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A query element: its values are sent.
+    Query,
+    /// A refinement element: used where an answer is cut short.
+    Refine,
+    /// Left at its default.
+    Unused,
+}
+
+/// An input of the form and why it got its role.
+#[derive(Debug, Clone)]
+pub struct InputReport {
+    pub name: String,
+    /// `select`, `radio`, `text`…
+    pub kind: &'static str,
+    pub role: Role,
+    pub why: String,
+}
+
+/// One probe: the values it sent (besides the defaults) and what came back.
+#[derive(Debug, Clone)]
+pub struct ProbeReport {
+    pub values: Vec<(String, String)>,
+    /// Rows the answer held (by the rule that reads the most rows).
+    pub rows: usize,
+    /// HTTP status of the answer.
+    pub status: u16,
+}
+
+/// A spec written from a form page and the answers to its probes.
+#[derive(Debug, Clone)]
+pub struct InducedSpec {
+    pub spec: Spec,
+    /// The probes sent, in order.
+    pub probes: Vec<ProbeReport>,
+    /// Every input of the form with its role.
+    pub inputs: Vec<InputReport>,
+    /// The attributes named `slot_N`, with their values on the first answer.
+    pub unnamed: Vec<(String, Vec<String>)>,
+    /// Every attribute with its first values, in the spec's order.
+    pub samples: Vec<(String, Vec<String>)>,
+    /// The probes' answers (2xx only) with the requests that brought them:
+    /// a query of the gathering that sends the same request takes its
+    /// answer from here instead of asking again.
+    pub answers: Vec<(Request, crate::fetch::Response)>,
+    /// Lines of the answers left out because they repeat the query's own
+    /// words around a count ("41 openings for “analyst”"): one example each.
+    pub left_out: Vec<String>,
+}
+
+/// Why no spec could be induced.
+#[derive(Debug, thiserror::Error)]
+pub enum SurfaceError {
+    #[error("{0}")]
+    Fetch(#[from] crate::fetch::FetchError),
+    #[error("{url} carries DB.* metadata: `gather spec {url}` writes its spec")]
+    HasMetadata { url: Url },
+    #[error("{url}: {message}")]
+    Form { url: Url, message: String },
+    #[error("{url}: {0}", url = .1)]
+    Induce(InduceError, Url),
+    /// No probe brought rows, or no rule reads them: what was tried.
+    #[error("{url}: {reason}; tried:\n{tried}")]
+    Nothing {
+        url: Url,
+        reason: String,
+        tried: String,
+    },
+}
+
+/// Element → value pairs.
+type Pairs = Vec<(String, String)>;
+
+/// An input the probes vary.
+struct Input {
+    name: String,
+    kind: &'static str,
+    /// Values probed (not the default).
+    probes: Vec<String>,
+    /// The choices of a select or radio group (empty for a text field).
+    choices: Vec<Choice>,
+    /// A choice means "any" (empty value, "all", "alle", "egal" …).
+    any: bool,
+    text: bool,
+}
+
+/// A probe sent: the input it varies (`None` for the form as it stands),
+/// the value, the answer.
+struct Sent {
+    input: Option<usize>,
+    values: Vec<(String, String)>,
+    status: u16,
+    body: Vec<u8>,
+    page: Page,
+    /// The request sent and its answer, for the gathering to take as the
+    /// answer of the same query.
+    answer: Option<(Request, crate::fetch::Response)>,
+}
+
+/// Fetches the form page, probes its inputs and induces the spec (see the
+/// module docs). `per_input` is how many values of each select are probed
+/// besides its default.
+pub async fn induce_spec(
+    url: &Url,
+    fetcher: &Fetcher,
+    per_input: usize,
+) -> Result<InducedSpec, SurfaceError> {
+    let resp = fetcher.get(url).await?;
+    induce_spec_from(resp, fetcher, per_input).await
+}
+
+/// [`induce_spec`] on a form page already fetched.
+pub async fn induce_spec_from(
+    resp: crate::fetch::Response,
+    fetcher: &Fetcher,
+    per_input: usize,
+) -> Result<InducedSpec, SurfaceError> {
+    let decoded = resp.text();
+    let page = Page::parse(&decoded.text);
+    if page.meta_tags().any(|(name, _)| classify(name).is_some()) {
+        return Err(SurfaceError::HasMetadata { url: resp.url });
+    }
+    let form_url = resp.url.clone();
+    let form_error = |message: String| SurfaceError::Form {
+        url: form_url.clone(),
+        message,
+    };
+    let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
+    let seeds = crate::words::page_words(&page.text(), SEED_WORDS);
+    let (form, inputs) = surfaced_form(&all)
+        .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
+        .ok_or_else(|| {
+            form_error(
+                "no form has an input to query (a select, radio group or checkboxes with two or more values, or a text field)"
+                    .into(),
+            )
+        })?;
+    let mut spec = Spec {
+        url: resp.url.to_string(),
+        form: (form.index > 0).then_some(FormRef::Index(form.index)),
+        ..Spec::default()
+    };
+    let plan =
+        probe_plan(&spec, form, &inputs[0], &resp.url, decoded.encoding).map_err(form_error)?;
+
+    // 1. Probes, and 2. the rules with the rows of every answer.
+    let (sent, answers) = send_all_probes(fetcher, &plan, form, &inputs, &resp.url).await?;
+    let Answers {
+        distinct,
+        rows,
+        reason,
+    } = answers;
+    let nothing = |reason: &str, rows: &[BTreeSet<String>]| SurfaceError::Nothing {
+        url: resp.url.clone(),
+        reason: reason.to_string(),
+        tried: tried(&inputs, &sent, rows),
+    };
+    if !reason.is_empty() {
+        return Err(nothing(reason, &rows));
+    }
+
+    // 3. Inputs chosen by what they return.
+    let verdicts = judge(&inputs, &sent, &rows);
+    let chosen = choose(&inputs, &verdicts, &sent, &rows);
+    let Some(chosen) = chosen else {
+        return Err(nothing("no probe brought a row", &rows));
+    };
+    let reports = input_reports(&inputs, &verdicts, &chosen);
+    write_template(&mut spec, &inputs, &chosen);
+
+    // The rules again, on the answers with rows: those of the query
+    // elements' probes and the form as it stands first.
+    let training = training_answers(&sent, &rows, &distinct, &chosen);
+    let pages: Vec<Page> = training.iter().map(|&i| sent[i].page.clone()).collect();
+    let training_sent: Vec<&Sent> = training.iter().map(|&i| &sent[i]).collect();
+    let mut induction = induce(&pages, Algorithm::Approximate)
+        .map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
+
+    // 4. and 5. Values without template words, names from the page.
+    name_by_probes(&mut induction, form, &training_sent);
+    let named = write_results(&mut spec, &induction, form, &pages, &training_sent, &inputs);
+    if spec.results.is_empty() {
+        return Err(nothing("no rule reads the answers", &rows));
+    }
+    let probes = sent
+        .iter()
+        .zip(&rows)
+        .map(|(s, r)| ProbeReport {
+            values: s.values.clone(),
+            rows: r.len(),
+            status: s.status,
+        })
+        .collect();
+    let answers = sent
+        .into_iter()
+        .filter_map(|s| s.answer)
+        .filter(|(_, a)| (200..300).contains(&a.status))
+        .collect();
+    Ok(InducedSpec {
+        spec,
+        probes,
+        inputs: reports,
+        unnamed: named.unnamed,
+        samples: named.samples,
+        answers,
+        left_out: named.left_out,
+    })
+}
+
+/// Every input of the form with the role the template chosen gives it,
+/// and why.
+fn input_reports(inputs: &[Input], verdicts: &[Verdict], chosen: &Chosen) -> Vec<InputReport> {
+    let mut reports: Vec<InputReport> = inputs
+        .iter()
+        .zip(verdicts)
+        .map(|(input, v)| InputReport {
+            name: input.name.clone(),
+            kind: input.kind,
+            role: Role::Unused,
+            why: v.why.clone(),
+        })
+        .collect();
+    for &i in &chosen.query {
+        reports[i].role = Role::Query;
+        reports[i].why = match chosen.beside.iter().find(|(s, _)| *s == i) {
+            Some((_, why)) => why.clone(),
+            None => format!("{}; {}", chosen.why, reports[i].why),
+        };
+    }
+    for &i in &chosen.refine {
+        reports[i].role = Role::Refine;
+        reports[i].why = format!(
+            "narrows what {} gives; {}",
+            names(inputs, &chosen.query),
+            reports[i].why
+        );
+    }
+    reports
+}
+
+/// Writes the template chosen into the spec: its query elements, their
+/// domains, its refinement elements.
+fn write_template(spec: &mut Spec, inputs: &[Input], chosen: &Chosen) {
+    let query_names: Vec<String> = chosen
+        .query
+        .iter()
+        .map(|&i| inputs[i].name.clone())
+        .collect();
+    if let [one] = query_names.as_slice() {
+        spec.query_element = Some(one.clone());
+    } else {
+        spec.query_elements = Some(Values::List(query_names.clone()));
+    }
+    for (name, domain) in &chosen.domains {
+        spec.domains.insert(name.clone(), domain.clone());
+    }
+    if !chosen.refine.is_empty() {
+        spec.refine = Some(Values::List(
+            chosen
+                .refine
+                .iter()
+                .map(|&i| inputs[i].name.clone())
+                .collect(),
+        ));
+    }
+}
+
+/// The answers the rules are induced on again: the distinct answers with
+/// rows of the query elements' probes and the form as it stands; all the
+/// distinct answers with rows when those are fewer than two; all the
+/// distinct answers when even those are.
+fn training_answers(
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+    distinct: &[usize],
+    chosen: &Chosen,
+) -> Vec<usize> {
+    let with_rows: Vec<usize> = distinct
+        .iter()
+        .copied()
+        .filter(|&i| !rows[i].is_empty())
+        .collect();
+    let mut training: Vec<usize> = with_rows
+        .iter()
+        .copied()
+        .filter(|&i| sent[i].input.is_none_or(|k| chosen.query.contains(&k)))
+        .collect();
+    if training.len() < 2 {
+        training = with_rows;
+    }
+    if training.len() >= 2 {
+        training
+    } else {
+        distinct.to_vec()
+    }
+}
+
+/// What naming the slots left: the slots without a name, every
+/// attribute's first values, the lines left out as the answers' summary.
+struct Named {
+    unnamed: Vec<(String, Vec<String>)>,
+    samples: Vec<(String, Vec<String>)>,
+    left_out: Vec<String>,
+}
+
+/// Writes a result rule into the spec for every slot of the induction
+/// that is not the answers' summary: its values without template words,
+/// named from the probes, the form's choices or the page, else `slot_N`.
+fn write_results(
+    spec: &mut Spec,
+    induction: &Induction,
+    form: &Form,
+    pages: &[Page],
+    training_sent: &[&Sent],
+    inputs: &[Input],
+) -> Named {
+    let mut used: Vec<String> = Vec::new();
+    let mut named = Named {
+        unnamed: Vec::new(),
+        samples: Vec::new(),
+        left_out: Vec::new(),
+    };
+    for (n, slot) in induction.slots.iter().enumerate() {
+        if echoes_query(slot, training_sent, inputs) {
+            let shown = slot.values.iter().flatten().next().cloned();
+            named.left_out.push(shown.unwrap_or_default());
+            continue;
+        }
+        let (slot, cut) = without_template_words(slot, pages);
+        let name = slot
+            .name
+            .clone()
+            .or_else(|| name_by_choices(form, &slot))
+            .or_else(|| name_on_page(pages, &slot))
+            .or_else(|| cut.as_deref().and_then(name_of_words))
+            .map(|n| attribute_name(&n))
+            .filter(|n| !n.is_empty());
+        let name = match name {
+            Some(name) => unique(name, &used),
+            None => {
+                let name = unique(format!("slot_{}", n + 1), &used);
+                named.unnamed.push((name.clone(), slot.values[0].clone()));
+                name
+            }
+        };
+        used.push(name.clone());
+        named.samples.push((
+            name.clone(),
+            slot.values.iter().flatten().take(5).cloned().collect(),
+        ));
+        spec.results.push(ResultItem {
+            attribute: Some(name),
+            rule: Some(slot.rule.clone()),
+            ..ResultItem::default()
+        });
+    }
+    named
+}
+
+/// The distinct answers, the rows of every answer, and why there are no
+/// rows (empty when there are).
+struct Answers {
+    distinct: Vec<usize>,
+    rows: Vec<BTreeSet<String>>,
+    reason: &'static str,
+}
+
+/// What the probes of one input showed.
+struct Verdict {
+    informative: bool,
+    /// Distinct non-empty row sets.
+    variety: usize,
+    /// Rows of all its answers.
+    rows: usize,
+    why: String,
+}
+
+/// The template chosen: query elements (with domains for text fields) and
+/// refinement elements.
+struct Chosen {
+    query: Vec<usize>,
+    refine: Vec<usize>,
+    domains: Vec<(String, Values)>,
+    why: String,
+    /// Selects queried together with a text field, with why
+    /// ([`beside_text`]).
+    beside: Vec<(usize, String)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::naming::common_words;
+    use super::*;
+    use crate::induce::Slot;
+
+    fn owned(values: &[&str]) -> Vec<String> {
+        values.iter().map(|v| v.to_string()).collect()
+    }
+
+    #[test]
+    fn template_words_in_front_are_cut_and_a_unit_at_the_end_stays() {
+        let values = owned(&["Preis: 50-80 EUR", "Preis: bis 50 EUR", "Preis: 90 EUR"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Preis: ".to_string(), String::new()))
+        );
+        let values = owned(&[
+            "Unterkünfte in der Region Rügen",
+            "Unterkünfte in der Region Fischland-Darß-Zingst",
+        ]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Unterkünfte in der Region ".to_string(), String::new()))
+        );
+        // Two words or more at the end are template too.
+        let values = owned(&["12 films match here", "3 films match here"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(common_words(&refs), None, "nothing in front: no cut");
+        let values = owned(&["Genre: Drama films listed", "Genre: Comedy films listed"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(
+            common_words(&refs),
+            Some(("Genre: ".to_string(), " films listed".to_string()))
+        );
+        // Values sharing only part of a word share no template word.
+        let values = owned(&["1987", "1995"]);
+        let refs: Vec<&String> = values.iter().collect();
+        assert_eq!(common_words(&refs), None);
+    }
+
+    #[test]
+    fn names_come_from_labels_and_capitalised_words_in_front() {
+        assert_eq!(name_of_words("Verfasser:").as_deref(), Some("Verfasser"));
+        assert_eq!(
+            name_of_words("Unterkünfte in der Region").as_deref(),
+            Some("Region")
+        );
+        assert_eq!(name_of_words("Films filed under"), None);
+        assert_eq!(attribute_name("Preis pro Nacht"), "preis_pro_nacht");
+        assert_eq!(attribute_name("Größe (m²):"), "groesse_m");
+        assert_eq!(unique("ort".into(), &owned(&["ort", "ort_2"])), "ort_3");
+    }
+
+    fn sent(input: Option<usize>) -> Sent {
+        Sent {
+            input,
+            values: Vec::new(),
+            status: 200,
+            body: Vec::new(),
+            page: Page::parse("<html></html>"),
+            answer: None,
+        }
+    }
+
+    fn rows(values: &[&str]) -> BTreeSet<String> {
+        values.iter().map(|v| v.to_string()).collect()
+    }
+
+    fn select(name: &str, any: bool) -> Input {
+        Input {
+            name: name.into(),
+            kind: "select",
+            probes: vec!["x".into()],
+            choices: Vec::new(),
+            any,
+            text: false,
+        }
+    }
+
+    #[test]
+    fn a_page_size_shows_more_of_the_same_and_a_filter_narrows() {
+        let inputs = [select("per", false), select("decade", true)];
+        let answers = [sent(None), sent(Some(0)), sent(Some(1))];
+        let found = [rows(&["a", "b"]), rows(&["a", "b", "c", "d"]), rows(&["b"])];
+        let verdicts = judge(&inputs, &answers, &found);
+        assert!(!verdicts[0].informative, "{}", verdicts[0].why);
+        assert!(verdicts[0].why.contains("more of the same rows"));
+        assert!(verdicts[1].informative, "{}", verdicts[1].why);
+    }
+
+    #[test]
+    fn selects_without_any_choice_are_queried_and_those_with_one_refine() {
+        let mut region = select("region", false);
+        region.choices = vec![Choice {
+            value: "a".into(),
+            label: "A".into(),
+            selected: false,
+        }];
+        let mut price = select("preis", true);
+        price.choices = ["", "1", "2"]
+            .iter()
+            .map(|v| Choice {
+                value: v.to_string(),
+                label: if v.is_empty() { "egal" } else { v }.to_string(),
+                selected: v.is_empty(),
+            })
+            .collect();
+        let inputs = [region, price];
+        let answers = [sent(None), sent(Some(0)), sent(Some(1))];
+        let found = [rows(&["a", "b"]), rows(&["c", "d"]), rows(&["a"])];
+        let verdicts = judge(&inputs, &answers, &found);
+        let chosen = choose(&inputs, &verdicts, &answers, &found).unwrap();
+        assert_eq!(chosen.query, vec![0]);
+        assert_eq!(chosen.refine, vec![1]);
+        // Nothing brought a row: nothing is chosen.
+        let empty = [rows(&[]), rows(&[]), rows(&[])];
+        let verdicts = judge(&inputs, &answers, &empty);
+        assert!(choose(&inputs, &verdicts, &answers, &empty).is_none());
+    }
+
+    fn page_forms(html: &str) -> Vec<Form> {
+        let url = Url::parse("http://shop.example/").unwrap();
+        forms(&Page::parse(html), &url, encoding_rs::UTF_8).unwrap()
+    }
+
+    #[test]
+    fn the_search_form_is_picked_over_login_contact_and_newsletter_forms() {
+        let html = r#"<html><body>
+            <form action="/login" method="post"><input name="user"><input name="remember" type="text"><input type="password" name="pw"></form>
+            <form action="/contact" method="post"><input name="name"><input name="subject"><textarea name="msg"></textarea></form>
+            <form action="/news"><input name="your_email"><input name="first"></form>
+            <form action="/catalogue"><input name="term"><button>Go</button></form>
+            <form action="/find"><input type="search" name="q"></form>
+            </body></html>"#;
+        let all = page_forms(html);
+        assert_eq!(all.len(), 5);
+        // The one that calls itself a search (a search field) wins over
+        // forms with more inputs that ask for a password, a message or an
+        // e-mail address, and over a form that says nothing of a search.
+        assert_eq!(surfaced_form(&all).map(|f| f.index), Some(4));
+        assert_eq!(probed_inputs(&all[4]), vec![("q".to_string(), "text")]);
+        // Without it, the plain form before the account and message forms.
+        assert_eq!(surfaced_form(&all[..4]).map(|f| f.index), Some(3));
+        // A login form alone is still the only form there is.
+        assert_eq!(surfaced_form(&all[..1]).map(|f| f.index), Some(0));
+    }
+
+    #[test]
+    fn a_line_repeating_the_query_words_around_a_count_is_the_answers_summary() {
+        let inputs = [Input {
+            name: "keywords".into(),
+            kind: "text",
+            probes: Vec::new(),
+            choices: Vec::new(),
+            any: false,
+            text: true,
+        }];
+        let with = |value: &str| Sent {
+            values: vec![("keywords".into(), value.into())],
+            ..sent(Some(0))
+        };
+        let answers = [with("analyst"), with("energy")];
+        let refs: Vec<&Sent> = answers.iter().collect();
+        let slot = |rule: &str, values: [&str; 2]| Slot {
+            name: None,
+            rule: rule.into(),
+            values: values.iter().map(|v| vec![v.to_string()]).collect(),
+            precision: 1.0,
+        };
+        let summary = slot(
+            "html->p[0].txt",
+            ["41 openings for “analyst”", "34 openings for “Energy”"],
+        );
+        assert!(echoes_query(&summary, &refs, &inputs));
+        // The value itself (a heading naming what was asked) is data.
+        let heading = slot("html->h2[0].txt", ["analyst", "energy"]);
+        assert!(!echoes_query(&heading, &refs, &inputs));
+        // A row rule is never the summary.
+        let rows = slot(
+            "html->article[*].h3.txt",
+            ["Lead Data Analyst", "Energy Analyst"],
+        );
+        assert!(!echoes_query(&rows, &refs, &inputs));
+    }
+}

@@ -1,0 +1,369 @@
+//! The probes: the inputs of a form and the values they are probed with,
+//! the rounds of probes sent (the first letter with each wildcard, more
+//! letters and a digit with a wildcard that works, the selects again with
+//! the text field filled), and the requests that carry them.
+
+use std::collections::BTreeSet;
+
+use url::Url;
+
+use super::choose::{answers_rows, judge, probe_rows};
+use super::{
+    Answers, Input, Pairs, Sent, SurfaceError, PROBE_DIGIT, PROBE_LETTERS, PROBE_WORDS, WILDCARDS,
+};
+use crate::fetch::Fetcher;
+use crate::form::{Choice, ElementKind, Form};
+use crate::metadata::Metadata;
+use crate::page::Page;
+use crate::plan::QueryPlan;
+use crate::spec::{Spec, Values};
+
+/// Sends the probes, round after round (see the module docs of
+/// [`super`]): first the form as it stands, the selects and the first
+/// letter of the text fields with each wildcard; then, for a wildcard
+/// that brought rows, a second letter and a digit with it (a wildcard
+/// whose first letter brought nothing is judged and not tried again); the
+/// words of the form page only when none of those brought a row; last the
+/// selects again beside the text field. Returns every probe sent and the
+/// rows of their answers by the rules induced on them.
+pub(super) async fn send_all_probes(
+    fetcher: &Fetcher,
+    plan: &QueryPlan,
+    form: &Form,
+    inputs: &[Input],
+    url: &Url,
+) -> Result<(Vec<Sent>, Answers), SurfaceError> {
+    let mut sent: Vec<Sent> = Vec::new();
+    // The form as it stands: the plan's query element keeps its default too.
+    let defaults: Vec<(String, String)> = form
+        .element(&inputs[0].name)
+        .map(|e| e.default_values())
+        .unwrap_or_default()
+        .into_iter()
+        .take(1)
+        .map(|v| (inputs[0].name.clone(), v))
+        .collect();
+    let mut wanted: Vec<(Option<usize>, Pairs)> = vec![(None, Vec::new())];
+    let mut words: Vec<(Option<usize>, Pairs)> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        for value in &input.probes {
+            let probe = (Some(i), vec![(input.name.clone(), value.clone())]);
+            if input.text && !value.ends_with(WILDCARDS) {
+                words.push(probe);
+            } else {
+                wanted.push(probe);
+            }
+        }
+    }
+    let mut answers = Answers {
+        distinct: Vec::new(),
+        rows: Vec::new(),
+        reason: "",
+    };
+    let mut stage = 0;
+    let mut round = wanted;
+    loop {
+        if !round.is_empty() {
+            send_probes(fetcher, plan, &defaults, round, &mut sent).await?;
+            // 2. Rules, and the rows of every answer.
+            answers = answers_rows(&sent).map_err(|e| SurfaceError::Induce(e, url.clone()))?;
+        }
+        let rows = &answers.rows;
+        // Letters with a wildcard that works are queries of the plan too
+        // (their answers are taken again), so more of them are sent until
+        // two answers show the rows a rule reads.
+        let more = if stage == 1 {
+            more_letters(inputs, &sent, rows)
+        } else {
+            Vec::new()
+        };
+        if !more.is_empty() {
+            round = more;
+            continue;
+        }
+        stage += 1;
+        round = match stage {
+            1 => prefix_follow_ups(inputs, &sent, rows),
+            2 if rows.iter().all(BTreeSet::is_empty) => std::mem::take(&mut words),
+            2 => Vec::new(),
+            3 => selects_beside_text(inputs, &sent, rows),
+            _ => break,
+        };
+    }
+    Ok((sent, answers))
+}
+
+/// Sends a round of probes (each input's values, the others at their
+/// defaults) and keeps their answers.
+pub(super) async fn send_probes(
+    fetcher: &Fetcher,
+    plan: &QueryPlan,
+    defaults: &Pairs,
+    round: Vec<(Option<usize>, Pairs)>,
+    sent: &mut Vec<Sent>,
+) -> Result<(), SurfaceError> {
+    for (input, values) in round {
+        let mut sending = values.clone();
+        for (k, v) in defaults {
+            if !sending.iter().any(|(n, _)| n == k) {
+                sending.push((k.clone(), v.clone()));
+            }
+        }
+        let query = plan.query_with(0, sending);
+        let answer = fetcher.fetch(&query.request).await?;
+        let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
+        sent.push(Sent {
+            input,
+            values,
+            status: answer.status,
+            body: answer.body.to_vec(),
+            page,
+            answer: Some((query.request, answer)),
+        });
+    }
+    Ok(())
+}
+
+/// The second round of a text field's prefix probes: for each wildcard
+/// whose first letter brought rows, a second letter and a digit with it.
+pub(super) fn prefix_follow_ups(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Vec<(Option<usize>, Pairs)> {
+    let mut out = Vec::new();
+    for (i, input) in inputs.iter().enumerate().filter(|(_, i)| i.text) {
+        for w in WILDCARDS {
+            if !wildcard_works(sent, rows, i, w) {
+                continue;
+            }
+            for c in PROBE_LETTERS[1..].iter().chain([&PROBE_DIGIT]) {
+                out.push((Some(i), vec![(input.name.clone(), format!("{c}{w}"))]));
+            }
+        }
+    }
+    out
+}
+
+/// Letters in the order they most often begin a word (English and
+/// German), for more prefix probes.
+const LETTER_ORDER: &str = "SMCPBATDRHFGLWKENOIUVJYZQX";
+
+/// Letters probed with one wildcard at most.
+const MOST_LETTERS: usize = 12;
+
+/// While no rule reads rows yet (a single answer with rows is too few),
+/// three more letters with each wildcard whose first letter brought a
+/// long answer.
+pub(super) fn more_letters(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Vec<(Option<usize>, Pairs)> {
+    if !rows.iter().all(BTreeSet::is_empty) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, input) in inputs.iter().enumerate().filter(|(_, i)| i.text) {
+        for w in WILDCARDS {
+            if !wildcard_works(sent, rows, i, w) {
+                continue;
+            }
+            let tried: Vec<char> = LETTER_ORDER
+                .chars()
+                .filter(|c| sent_value(sent, i, &format!("{c}{w}")))
+                .collect();
+            if tried.len() >= MOST_LETTERS {
+                continue;
+            }
+            let next = LETTER_ORDER.chars().filter(|c| !tried.contains(c)).take(3);
+            for c in next {
+                out.push((Some(i), vec![(input.name.clone(), format!("{c}{w}"))]));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the first letter with wildcard `w` brought rows to text field
+/// `i`; before a rule reads rows, whether its answer is well longer than
+/// the shortest answer (one with rows stands out so).
+fn wildcard_works(sent: &[Sent], rows: &[BTreeSet<String>], i: usize, w: char) -> bool {
+    let first = format!("{}{w}", PROBE_LETTERS[0]);
+    if !rows.iter().all(BTreeSet::is_empty) {
+        return probe_rows(sent, rows, i, &first) > 0;
+    }
+    let shortest = sent
+        .iter()
+        .filter(|s| (200..300).contains(&s.status))
+        .map(|s| s.body.len())
+        .min()
+        .unwrap_or(0);
+    sent.iter().any(|s| {
+        s.input == Some(i)
+            && s.values.iter().any(|(_, v)| *v == first)
+            && (200..300).contains(&s.status)
+            && s.body.len() * 2 > shortest * 3
+    })
+}
+
+/// Whether a probe of input `i` sent `value`.
+fn sent_value(sent: &[Sent], i: usize, value: &str) -> bool {
+    sent.iter()
+        .any(|s| s.input == Some(i) && s.values.iter().any(|(_, v)| v == value))
+}
+
+/// The text probe that brought the most rows: its input and value.
+fn best_text_probe(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Option<(usize, String)> {
+    sent.iter()
+        .zip(rows)
+        .filter_map(|(s, r)| {
+            let t = s.input.filter(|&t| inputs[t].text)?;
+            let (_, value) = s.values.iter().find(|(k, _)| *k == inputs[t].name)?;
+            (!r.is_empty() && s.values.len() == 1).then(|| (r.len(), t, value.clone()))
+        })
+        .max_by_key(|(n, t, _)| (*n, std::cmp::Reverse(*t)))
+        .map(|(_, t, value)| (t, value))
+}
+
+/// A select with no "any" choice whose probes brought nothing while the
+/// text fields were empty is probed again with the text field filled
+/// (the value whose probe brought the most rows): a form that needs both
+/// (a section and the start of a name) answers only then. Only when no
+/// select partitions the rows on its own.
+pub(super) fn selects_beside_text(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Vec<(Option<usize>, Pairs)> {
+    let verdicts = judge(inputs, sent, rows);
+    let partitions = |i: usize| !inputs[i].text && !inputs[i].any && verdicts[i].informative;
+    if (0..inputs.len()).any(partitions) {
+        return Vec::new();
+    }
+    let Some((t, value)) = best_text_probe(inputs, sent, rows) else {
+        return Vec::new();
+    };
+    // Each value of the select with each of the field's values that
+    // brought rows (up to three): with a wildcard, those are queries of
+    // the plan, whose answers are taken again.
+    let mut filled: Vec<String> = vec![value];
+    for (x, r) in sent.iter().zip(rows) {
+        if x.input == Some(t) && x.values.len() == 1 && !r.is_empty() {
+            let v = &x.values[0].1;
+            if !filled.contains(v) && filled.len() < 3 {
+                filled.push(v.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (s, input) in inputs.iter().enumerate() {
+        if input.text || input.any || verdicts[s].rows > 0 {
+            continue;
+        }
+        for v in &input.probes {
+            for f in &filled {
+                out.push((
+                    Some(s),
+                    vec![
+                        (input.name.clone(), v.clone()),
+                        (inputs[t].name.clone(), f.clone()),
+                    ],
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The inputs of a form the probes vary, with their probe values.
+pub(super) fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<Input> {
+    let mut out: Vec<Input> = Vec::new();
+    for e in &form.elements {
+        if e.name.is_empty() || out.iter().any(|i| i.name == e.name) {
+            continue;
+        }
+        let (kind, choices, text) = match &e.kind {
+            ElementKind::Select { options, .. } => ("select", options.clone(), false),
+            ElementKind::Radio { choices } => ("radio", choices.clone(), false),
+            ElementKind::Checkbox { choices } => ("checkboxes", choices.clone(), false),
+            ElementKind::Text { input_type, .. }
+                if matches!(input_type.as_str(), "" | "text" | "search") =>
+            {
+                ("text", Vec::new(), true)
+            }
+            ElementKind::TextArea { .. } => ("text area", Vec::new(), true),
+            _ => continue,
+        };
+        let probes = if text {
+            let mut p: Vec<String> = WILDCARDS
+                .iter()
+                .map(|w| format!("{}{w}", PROBE_LETTERS[0]))
+                .collect();
+            p.extend(seeds.iter().take(PROBE_WORDS).cloned());
+            p
+        } else {
+            let default = e.default_values().into_iter().next();
+            let values: Vec<&Choice> = choices
+                .iter()
+                .filter(|c| Some(&c.value) != default.as_ref() && !means_any(c))
+                .collect();
+            if values.is_empty() || choices.len() < 2 {
+                continue;
+            }
+            let n = per_input.min(values.len());
+            (0..n)
+                .map(|k| values[k * values.len() / n].value.clone())
+                .collect()
+        };
+        let any = choices.iter().any(means_any);
+        out.push(Input {
+            name: e.name.clone(),
+            kind,
+            probes,
+            choices,
+            any,
+            text,
+        });
+    }
+    out
+}
+
+/// A choice that stands for every value (see [`crate::refine`]).
+pub(super) fn means_any(c: &Choice) -> bool {
+    crate::refine::means_any(&c.value, &c.label)
+}
+
+/// The plan the probes are built from: the first input is its query
+/// element (a text field with a placeholder domain); every probe sets its
+/// own values with [`QueryPlan::query_with`].
+pub(super) fn probe_plan(
+    spec: &Spec,
+    form: &Form,
+    first: &Input,
+    url: &Url,
+    encoding: &'static encoding_rs::Encoding,
+) -> Result<QueryPlan, String> {
+    let mut spec = spec.clone();
+    spec.query_element = Some(first.name.clone());
+    if first.text {
+        spec.domains
+            .insert(first.name.clone(), Values::List(vec![String::new()]));
+    }
+    let entries = spec.entries("induced spec").map_err(|e| joined(&e))?;
+    let metadata = Metadata::parse(&entries).map_err(|e| joined(&e))?;
+    QueryPlan::build(Some(form), &metadata, url, encoding, None).map_err(|e| joined(&e))
+}
+
+/// Problems as one line.
+fn joined<T: ToString>(problems: &[T]) -> String {
+    problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
