@@ -23,6 +23,8 @@
 //! Schema versions live in `PRAGMA user_version` (SQLite) or the table
 //! `gather_schema` (PostgreSQL); opening a database written by a newer
 //! gather is refused.
+//!
+//! The same behavioural tests run on both back-ends (`parity`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::ControlFlow;
@@ -33,6 +35,8 @@ use crate::fragment::IndexFragment;
 use crate::record::Record;
 
 mod backend;
+#[cfg(test)]
+mod parity;
 mod postgres;
 mod schema;
 mod sqlite;
