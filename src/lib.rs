@@ -16,8 +16,9 @@
 //!    templates, with the words of a page ([`words`]) for a text field);
 //!    [`boilerplate`] finds an ordinary page's main content;
 //! 5. [`fragment`] merges the index fragments and [`record`] groups the
-//!    values of one row into records, [`store`] keeps them in
-//!    SQLite, [`output`] writes [`soif`] and JSON and answers searches;
+//!    values of one row into records, [`store`] keeps them (a SQLite
+//!    file, or a PostgreSQL database that workers on many machines share),
+//!    [`output`] writes [`soif`] and JSON and answers searches;
 //!    [`summarize`] is the cooperative path (a provider's summarizer).
 //!
 //! [`gatherer`] runs the whole loop; [`demo`] is the built-in demo site.

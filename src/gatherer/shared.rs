@@ -368,7 +368,7 @@ impl Gathering<'_> {
     /// live worker on a shared plan.
     pub(super) async fn learning_batch(&self) -> Result<usize, GatherError> {
         let workers = match &self.shared {
-            Some(plan) => 1 + plan.others().await?.workers,
+            Some(plan) => 1 + plan.other_work().await?.workers,
             None => 1,
         };
         Ok(self.options.concurrency.max(1) * workers as usize)
@@ -398,7 +398,7 @@ fn claims(
                     Ok(None) => {}
                     Err(e) => return Some((Err(e), plan)),
                 }
-                let others = match plan.others().await {
+                let others = match plan.other_work().await {
                     Ok(others) => others,
                     Err(e) => return Some((Err(e), plan)),
                 };

@@ -1,11 +1,17 @@
-//! The gatherer database: SQLite (WAL, `synchronous=NORMAL`), one file.
+//! The gatherer database: a SQLite file (WAL, `synchronous=NORMAL`), one
+//! gathering at a time, or a PostgreSQL database shared by workers on many
+//! machines ([`Location`]). Both are back-ends of one interface
+//! ([`backend::Backend`], whose methods each implements), and [`Store`] is
+//! what the other stages call; the workers' side of a shared database (the
+//! leases on the queries, the hosts' request slots) is [`SharedPlan`].
 //!
 //! It holds the sources (form pages, cooperative providers, ordinary pages),
 //! every query sent for a source with its state, every page fetched, and the
 //! distinct values found per source and attribute, each with the key of the
-//! query that surfaced it first (its provenance). An FTS5 index over the values
-//! answers searches. The records ([`crate::record`]) are kept per source,
-//! each distinct record once, with the query and the page that gave it first.
+//! query that surfaced it first (its provenance). A full-text index over the
+//! values (FTS5 in SQLite, `tsvector` columns in PostgreSQL) answers
+//! searches. The records ([`crate::record`]) are kept per source, each
+//! distinct record once, with the query and the page that gave it first.
 //!
 //! Crash safety: [`Store::record_query`] writes a query's pages, its values,
 //! its records and its state in one transaction, so a killed process leaves every query
@@ -14,22 +20,32 @@
 //! (see [`crate::fragment::normalize`]) and unique per source and attribute,
 //! so they are never stored twice.
 //!
-//! Schema versions live in `PRAGMA user_version`; opening a database written by
-//! a newer gather is refused.
+//! Schema versions live in `PRAGMA user_version` (SQLite) or the table
+//! `gather_schema` (PostgreSQL); opening a database written by a newer
+//! gather is refused.
+//!
+//! The same behavioural tests run on both back-ends (`parity`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::fragment::IndexFragment;
 use crate::record::Record;
 
+mod backend;
+// The parity tests start a PostgreSQL server of their own (`demo::postgres`).
+#[cfg(all(test, feature = "demo"))]
+mod parity;
 mod postgres;
 mod schema;
 mod sqlite;
 
+use backend::Backend;
+
 pub(crate) use postgres::next_pause;
-pub use postgres::{search_words, Claim, Others, SharedPlan};
+pub use postgres::{Claim, OtherWork, SharedPlan};
 
 /// The row id of a source.
 pub type SourceId = i64;
@@ -136,7 +152,7 @@ pub struct KeptBody {
 
 impl KeptBody {
     /// The body as the store writes it.
-    pub fn packed(&self) -> &[u8] {
+    fn packed(&self) -> &[u8] {
         &self.packed
     }
 }
@@ -242,7 +258,7 @@ pub const ANSWER_BATCH: usize = 1000;
 
 /// An answered query with its position in the order the store reads them
 /// (ordinal, row id), from which the next batch is read.
-pub type AnsweredAt = ((i64, i64), AnsweredQuery);
+type AnsweredAt = ((i64, i64), AnsweredQuery);
 
 /// A done query with what its answer revealed ([`Store::answered_queries`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -410,12 +426,12 @@ impl StoreError {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Status {
     pub sources: Vec<StatusSource>,
-    /// Workers seen in the last [`WORKER_ALIVE_SECONDS`] whose database
+    /// Workers seen in the last 30 seconds (`WORKER_ALIVE_SECONDS`) whose database
     /// session is there (PostgreSQL).
     pub workers_alive: Vec<String>,
     /// Workers of the last hour that ended without saying they stopped:
     /// their session is gone (killed, crashed), or they were not seen for
-    /// [`WORKER_ALIVE_SECONDS`]. Their queries are free for the others.
+    /// 30 seconds. Their queries are free for the others.
     pub workers_dead: Vec<String>,
     /// Those of them that plan (`gather URL --db postgres://…`): workers
     /// with nothing to claim wait for them.
@@ -458,10 +474,10 @@ pub fn host_wait_note(wait: &HostWait) -> String {
 
 /// How long a lost PostgreSQL database is waited for by default before a
 /// worker gives up.
-pub const DEFAULT_RECONNECT: std::time::Duration = std::time::Duration::from_secs(120);
+pub(crate) const DEFAULT_RECONNECT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// A worker that has not said it is alive for this long is taken for dead.
-pub const WORKER_ALIVE_SECONDS: i64 = 30;
+pub(crate) const WORKER_ALIVE_SECONDS: i64 = 30;
 
 /// The queries of one source by state.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -507,30 +523,10 @@ impl Location {
     }
 }
 
-/// The gatherer database: SQLite or PostgreSQL behind one interface.
+/// The gatherer database: SQLite or PostgreSQL behind one interface
+/// ([`Backend`], which both implement).
 pub struct Store {
-    backend: Backend,
-}
-
-enum Backend {
-    Sqlite(sqlite::Sqlite),
-    Postgres(postgres::Postgres),
-}
-
-/// Calls the same method on whichever back-end the store has.
-macro_rules! on_backend {
-    ($self:ident, $b:ident => $call:expr) => {
-        match &$self.backend {
-            Backend::Sqlite($b) => $call,
-            Backend::Postgres($b) => $call,
-        }
-    };
-    (mut $self:ident, $b:ident => $call:expr) => {
-        match &mut $self.backend {
-            Backend::Sqlite($b) => $call,
-            Backend::Postgres($b) => $call,
-        }
-    };
+    backend: Box<dyn Backend>,
 }
 
 impl Store {
@@ -543,9 +539,9 @@ impl Store {
     /// Opens the database a `--db` value names ([`Location::of`]), creating
     /// its schema when there is none, and migrating an older one.
     pub fn open_at(location: &Location) -> Result<Store, StoreError> {
-        let backend = match location {
-            Location::File(path) => Backend::Sqlite(sqlite::Sqlite::open(path)?),
-            Location::Postgres(url) => Backend::Postgres(postgres::Postgres::connect(url, true)?),
+        let backend: Box<dyn Backend> = match location {
+            Location::File(path) => Box::new(sqlite::Sqlite::open(path)?),
+            Location::Postgres(url) => Box::new(postgres::Postgres::connect(url, true)?),
         };
         Ok(Store { backend })
     }
@@ -560,9 +556,9 @@ impl Store {
     /// Opens an existing gatherer database: a PostgreSQL database without
     /// gather's schema is an error too.
     pub fn open_existing_at(location: &Location) -> Result<Store, StoreError> {
-        let backend = match location {
-            Location::File(path) => Backend::Sqlite(sqlite::Sqlite::open_existing(path)?),
-            Location::Postgres(url) => Backend::Postgres(postgres::Postgres::connect(url, false)?),
+        let backend: Box<dyn Backend> = match location {
+            Location::File(path) => Box::new(sqlite::Sqlite::open_existing(path)?),
+            Location::Postgres(url) => Box::new(postgres::Postgres::connect(url, false)?),
         };
         Ok(Store { backend })
     }
@@ -573,15 +569,12 @@ impl Store {
     /// released when the process ends, however it ends). PostgreSQL is
     /// shared by workers: the leases of the queries keep them apart.
     pub fn lock_for_gathering(&mut self) -> Result<(), StoreError> {
-        match &mut self.backend {
-            Backend::Sqlite(b) => b.lock_for_gathering(),
-            Backend::Postgres(_) => Ok(()),
-        }
+        self.backend.lock_for_gathering()
     }
 
     /// The database is PostgreSQL, shared by workers.
     pub fn is_shared(&self) -> bool {
-        matches!(self.backend, Backend::Postgres(_))
+        self.backend.is_shared()
     }
 
     /// Makes the store write a query only while `worker` holds its lease
@@ -589,9 +582,7 @@ impl Store {
     /// another worker took over gets [`StoreError::LeaseLost`]. PostgreSQL
     /// only; a SQLite store ignores it.
     pub fn set_worker(&mut self, worker: &str) {
-        if let Backend::Postgres(b) = &mut self.backend {
-            b.set_worker(worker);
-        }
+        self.backend.set_worker(worker)
     }
 
     /// Puts a source's plan into the shared database: every query not
@@ -603,86 +594,79 @@ impl Store {
         &mut self,
         source: SourceId,
         work: &str,
-        queries: impl Iterator<Item = PlannedQuery>,
+        mut queries: impl Iterator<Item = PlannedQuery>,
     ) -> Result<u64, StoreError> {
-        match &mut self.backend {
-            Backend::Postgres(b) => b.plan_queries(source, work, queries),
-            Backend::Sqlite(b) => Err(StoreError::Corrupt {
-                path: b.path().to_path_buf(),
-                message: "a plan for workers needs a PostgreSQL database (--db postgres://…)"
-                    .into(),
-            }),
-        }
+        self.backend.plan_queries(source, work, &mut queries)
     }
 
     /// How workers run the source's queries ([`Store::plan_queries`]) and
     /// the rules it was planned with.
-    pub fn work(&self, source: SourceId) -> Result<(Option<String>, Option<String>), StoreError> {
-        Ok((self.work_of(source)?, self.rules(source)?))
-    }
-
-    fn work_of(&self, source: SourceId) -> Result<Option<String>, StoreError> {
-        match &self.backend {
-            Backend::Postgres(b) => b.work(source),
-            Backend::Sqlite(_) => Ok(None),
-        }
+    pub(crate) fn work(
+        &self,
+        source: SourceId,
+    ) -> Result<(Option<String>, Option<String>), StoreError> {
+        Ok((self.backend.work(source)?, self.rules(source)?))
     }
 
     /// What the database holds and who works on it (`gather status`).
     pub fn status(&self) -> Result<Status, StoreError> {
-        on_backend!(self, b => b.status())
+        self.backend.status()
     }
 
     /// At most `bytes` of compressed page bodies in the database (default
-    /// [`DEFAULT_BODY_BUDGET`]); bodies past it are not kept.
+    /// 1 GiB); bodies past it are not kept.
     pub fn set_body_budget(&mut self, bytes: u64) -> Result<(), StoreError> {
-        on_backend!(mut self, b => b.set_body_budget(bytes))
+        self.backend.set_body_budget(bytes)
     }
 
     /// Page bodies not kept because the budget was spent.
     pub fn bodies_dropped(&self) -> u64 {
-        on_backend!(self, b => b.bodies_dropped())
+        self.backend.bodies_dropped()
     }
 
     /// The rules a source was last gathered with (as the gatherer wrote
     /// them with [`Store::set_rules`]).
     pub fn rules(&self, source: SourceId) -> Result<Option<String>, StoreError> {
-        on_backend!(self, b => b.rules(source))
+        self.backend.rules(source)
     }
 
     /// Records the rules a source is gathered with.
-    pub fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {
-        on_backend!(mut self, b => b.set_rules(source, rules))
+    pub(crate) fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {
+        self.backend.set_rules(source, rules)
     }
 
     /// The spec gather induced by probing the form at `url` (YAML), when
     /// a gathering stored it ([`Store::set_surfaced_spec`]).
     pub fn surfaced_spec(&self, url: &str) -> Result<Option<String>, StoreError> {
-        on_backend!(self, b => b.surfaced_spec(url))
+        self.backend.surfaced_spec(url)
     }
 
     /// Records the spec induced by probing a source's form, so that a
     /// resumed gathering does not probe again.
-    pub fn set_surfaced_spec(&mut self, source: SourceId, spec: &str) -> Result<(), StoreError> {
-        on_backend!(mut self, b => b.set_surfaced_spec(source, spec))
+    pub(crate) fn set_surfaced_spec(
+        &mut self,
+        source: SourceId,
+        spec: &str,
+    ) -> Result<(), StoreError> {
+        self.backend.set_surfaced_spec(source, spec)
     }
 
     /// Starts a source over: its queries, their pages and every value found
     /// by a query are removed (listed values and the source stay).
-    pub fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
-        on_backend!(mut self, b => b.forget_queries(source))
+    pub(crate) fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
+        self.backend.forget_queries(source)
     }
 
     /// Done queries with result pages whose bodies were not kept: what
     /// applying the rules again could not reach.
     pub fn pages_not_kept(&self, source: SourceId) -> Result<u64, StoreError> {
-        on_backend!(self, b => b.pages_not_kept(source))
+        self.backend.pages_not_kept(source)
     }
 
     /// The kept result pages of the source's done queries, in the order
     /// they were fetched, decompressed.
     pub fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
-        on_backend!(self, b => b.kept_pages(source))
+        self.backend.kept_pages(source)
     }
 
     /// Replaces the values and records the source's queries found with
@@ -694,30 +678,30 @@ impl Store {
         source: SourceId,
         by_query: &[(String, IndexFragment, Vec<Record>)],
     ) -> Result<u64, StoreError> {
-        on_backend!(mut self, b => b.replace_query_values(source, by_query))
+        self.backend.replace_query_values(source, by_query)
     }
 
     /// Marks the source's done queries as not done, and removes the values
     /// and records they found: the next gathering sends them again.
     pub fn reopen_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
-        on_backend!(mut self, b => b.reopen_queries(source))
+        self.backend.reopen_queries(source)
     }
 
     /// The file this store lives in, or the PostgreSQL URL (without a
     /// password).
     pub fn path(&self) -> &Path {
-        on_backend!(self, b => b.path())
+        self.backend.path()
     }
 
     /// Adds a source or, when its URL is known, refreshes its kind, title,
     /// description, keywords, text and update time. Returns its id.
     pub fn upsert_source(&mut self, info: &SourceInfo) -> Result<SourceId, StoreError> {
-        on_backend!(mut self, b => b.upsert_source(info))
+        self.backend.upsert_source(info)
     }
 
     /// The keys of the source's queries that are done.
     pub fn finished_queries(&self, source: SourceId) -> Result<HashSet<String>, StoreError> {
-        on_backend!(self, b => b.finished_queries(source))
+        self.backend.finished_queries(source)
     }
 
     /// Records a query in one transaction: its state, its pages (replacing
@@ -751,38 +735,24 @@ impl Store {
         source: SourceId,
         outcome: &QueryOutcome,
     ) -> Result<Recorded, StoreError> {
-        self.record_query_waiting(source, outcome, true)
+        self.backend.record_query_new(source, outcome, true)
     }
 
     /// [`Store::record_query_new`] without waiting for a lost PostgreSQL
     /// database: [`StoreError::Lost`] at once, for a caller that waits
     /// without holding the store.
-    pub fn record_query_at_once(
+    pub(crate) fn record_query_at_once(
         &mut self,
         source: SourceId,
         outcome: &QueryOutcome,
     ) -> Result<Recorded, StoreError> {
-        self.record_query_waiting(source, outcome, false)
-    }
-
-    fn record_query_waiting(
-        &mut self,
-        source: SourceId,
-        outcome: &QueryOutcome,
-        patient: bool,
-    ) -> Result<Recorded, StoreError> {
-        match &mut self.backend {
-            Backend::Sqlite(b) => b.record_query_new(source, outcome),
-            Backend::Postgres(b) => b.record_query_new(source, outcome, patient),
-        }
+        self.backend.record_query_new(source, outcome, false)
     }
 
     /// How long a lost PostgreSQL database is waited for (by default
     /// [`DEFAULT_RECONNECT`]).
-    pub fn set_patience(&mut self, patience: std::time::Duration) {
-        if let Backend::Postgres(b) = &mut self.backend {
-            b.set_patience(patience);
-        }
+    pub(crate) fn set_patience(&mut self, patience: std::time::Duration) {
+        self.backend.set_patience(patience)
     }
 
     /// The source's done queries with what their answers revealed, in the
@@ -807,7 +777,7 @@ impl Store {
     ) -> Result<(), E> {
         let mut after = (i64::MIN, i64::MIN);
         loop {
-            let batch = on_backend!(self, b => b.answered_after(source, after, ANSWER_BATCH))?;
+            let batch = self.backend.answered_after(source, after, ANSWER_BATCH)?;
             let full = batch.len() == ANSWER_BATCH;
             for (at, answered) in batch {
                 after = at;
@@ -826,7 +796,7 @@ impl Store {
         source: SourceId,
         keys: &[String],
     ) -> Result<Vec<AnsweredQuery>, StoreError> {
-        on_backend!(self, b => b.answered_among(source, keys))
+        self.backend.answered_among(source, keys)
     }
 
     /// The keys among `keys` of the source's done queries.
@@ -835,42 +805,42 @@ impl Store {
         source: SourceId,
         keys: &[String],
     ) -> Result<HashSet<String>, StoreError> {
-        on_backend!(self, b => b.finished_among(source, keys))
+        self.backend.finished_among(source, keys)
     }
 
     /// How many of the source's queries are done.
     pub fn finished_count(&self, source: SourceId) -> Result<u64, StoreError> {
-        on_backend!(self, b => b.finished_count(source))
+        self.backend.finished_count(source)
     }
 
     /// The element values (JSON pairs) of every stored query of the
     /// source, in any state.
     pub fn query_values(&self, source: SourceId) -> Result<Vec<String>, StoreError> {
-        on_backend!(self, b => b.query_values(source))
+        self.backend.query_values(source)
     }
 
     /// How many queries of the source are stored (any state), and how many
     /// of them are refined queries.
     pub fn query_counts(&self, source: SourceId) -> Result<(u64, u64), StoreError> {
-        on_backend!(self, b => b.query_counts(source))
+        self.backend.query_counts(source)
     }
 
     /// The source's values that the queries `keys` found first (those new
     /// to the store when the query was recorded): (query key, value), a
     /// value once for each attribute that holds it.
-    pub fn values_found_by(
+    pub(crate) fn values_found_by(
         &self,
         source: SourceId,
         keys: &[String],
     ) -> Result<Vec<(String, String)>, StoreError> {
-        on_backend!(self, b => b.values_found_by(source, keys))
+        self.backend.values_found_by(source, keys)
     }
 
     /// The checkpoints of the source's queries that are not done: query key
     /// → where its navigator stood ([`QueryOutcome::checkpoint`]), with
     /// the links its walk found as the checkpoint's `links` (a JSON list).
     pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
-        on_backend!(self, b => b.checkpoints(source))
+        self.backend.checkpoints(source)
     }
 
     /// Records values outside a query (values the provider lists, a
@@ -882,7 +852,7 @@ impl Store {
         provenance: Option<&str>,
         fragment: &IndexFragment,
     ) -> Result<u64, StoreError> {
-        on_backend!(mut self, b => b.record_values(source, provenance, fragment))
+        self.backend.record_values(source, provenance, fragment)
     }
 
     /// Records a page fetched for a source outside its queries (the form
@@ -890,7 +860,7 @@ impl Store {
     /// same URL recorded earlier outside the queries is replaced, so reruns do
     /// not count it twice.
     pub fn record_page(&mut self, source: SourceId, page: &PageRecord) -> Result<(), StoreError> {
-        on_backend!(mut self, b => b.record_page(source, page))
+        self.backend.record_page(source, page)
     }
 
     /// Marks the source's content as incomplete (a limit cut the gathering
@@ -900,22 +870,22 @@ impl Store {
         source: SourceId,
         reason: Option<&str>,
     ) -> Result<(), StoreError> {
-        on_backend!(mut self, b => b.set_incomplete(source, reason))
+        self.backend.set_incomplete(source, reason)
     }
 
     /// Counts for one source.
     pub fn stats(&self, source: SourceId) -> Result<SourceStats, StoreError> {
-        on_backend!(self, b => b.stats(source))
+        self.backend.stats(source)
     }
 
     /// Every source, ordered by URL.
     pub fn sources(&self) -> Result<Vec<SourceRecord>, StoreError> {
-        on_backend!(self, b => b.sources())
+        self.backend.sources()
     }
 
     /// The source's values per attribute, each list sorted by UTF-8 bytes.
     pub fn values(&self, source: SourceId) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
-        on_backend!(self, b => b.values(source))
+        self.backend.values(source)
     }
 
     /// The source's values of one attribute, sorted by UTF-8 bytes.
@@ -924,21 +894,29 @@ impl Store {
         source: SourceId,
         attribute: &str,
     ) -> Result<Vec<String>, StoreError> {
-        on_backend!(self, b => b.attribute_values(source, attribute))
+        self.backend.attribute_values(source, attribute)
     }
 
     /// The number of records the source holds.
     pub fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
-        on_backend!(self, b => b.record_count(source))
+        self.backend.record_count(source)
     }
 
     /// Calls `each` with every record, sources in the order of their URLs,
     /// a source's records in the order they were first stored.
     pub fn each_record<E: From<StoreError>>(
         &self,
-        each: impl FnMut(StoredRecord) -> Result<(), E>,
+        mut each: impl FnMut(StoredRecord) -> Result<(), E>,
     ) -> Result<(), E> {
-        on_backend!(self, b => b.each_record(each))
+        let mut stopped = None;
+        self.backend.each_record(&mut |record| match each(record) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                stopped = Some(e);
+                ControlFlow::Break(())
+            }
+        })?;
+        stopped.map_or(Ok(()), Err)
     }
 
     /// The values that hold `term`, ordered by source URL, attribute and
@@ -948,7 +926,7 @@ impl Store {
     /// Latin letters, whole words; a trailing `*` makes the last word a
     /// prefix. A term with no word in it finds nothing.
     pub fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError> {
-        on_backend!(self, b => b.search(term))
+        self.backend.search(term)
     }
 }
 
@@ -977,7 +955,7 @@ fn now() -> i64 {
 
 /// Compressed bytes of kept page bodies a database holds at most, unless
 /// the gathering says otherwise (`--page-budget-mb`).
-pub const DEFAULT_BODY_BUDGET: u64 = 1 << 30;
+pub(crate) const DEFAULT_BODY_BUDGET: u64 = 1 << 30;
 
 /// The first bytes of a kept body as [`pack`] writes it, an LZ4 block
 /// behind them. No raw DEFLATE stream can begin with them: the first byte

@@ -1,10 +1,10 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub const VERSION: i64 = 8;
+pub(super) const VERSION: i64 = 8;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-pub const MIGRATIONS: &[(i64, &str)] = &[
+pub(super) const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
     (3, V3),

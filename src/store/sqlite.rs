@@ -3,14 +3,17 @@
 //! `PRAGMA user_version`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
+use super::backend::Backend;
 use super::{
-    now, schema, unpack, with_links, AnsweredQuery, Hit, KeptPage, PageRecord, QueryOutcome,
-    QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord, SourceStats, Status,
-    StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET, TEXT_ATTRIBUTE,
+    now, schema, unpack, with_links, AnsweredQuery, Hit, KeptPage, PageRecord, PlannedQuery,
+    QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
+    SourceStats, Status, StatusSource, StoreError, StoredRecord, DEFAULT_BODY_BUDGET,
+    TEXT_ATTRIBUTE,
 };
 use crate::fragment::{normalize, IndexFragment};
 use crate::record::{Fields, Record};
@@ -50,13 +53,13 @@ pub(super) struct Sqlite {
 impl Sqlite {
     /// Opens the database at `path`, creating it (and its schema) when it
     /// does not exist, and migrating an older schema.
-    pub fn open(path: &Path) -> Result<Sqlite, StoreError> {
+    pub(super) fn open(path: &Path) -> Result<Sqlite, StoreError> {
         Sqlite::open_with(path, OpenFlags::default())
     }
 
     /// Opens an existing gatherer database (for export and search): a missing
     /// file or a file without gather's schema is an error, nothing is created.
-    pub fn open_existing(path: &Path) -> Result<Sqlite, StoreError> {
+    pub(super) fn open_existing(path: &Path) -> Result<Sqlite, StoreError> {
         if !path.exists() {
             return Err(StoreError::Missing {
                 path: path.to_path_buf(),
@@ -151,6 +154,68 @@ impl Sqlite {
             .map_err(sql_err(&path, context))
     }
 
+    /// Runs a query and collects its rows.
+    fn rows<T>(
+        &self,
+        context: &str,
+        sql: &str,
+        params: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut stmt| stmt.query_map(params, row)?.collect())
+            .map_err(sql_err(&self.path, context))
+    }
+
+    fn check_source(&self, source: SourceId) -> Result<(), StoreError> {
+        let known = self
+            .conn
+            .query_row("SELECT 1 FROM sources WHERE id = ?1", [source], |_| Ok(()))
+            .optional()
+            .map_err(sql_err(&self.path, format!("looking up source {source}")))?;
+        match known {
+            Some(()) => Ok(()),
+            None => Err(self.unknown(source)),
+        }
+    }
+
+    fn unknown(&self, id: SourceId) -> StoreError {
+        StoreError::UnknownSource {
+            path: self.path.clone(),
+            id,
+        }
+    }
+}
+
+impl Backend for Sqlite {
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    /// No worker shares a file: there is no lease to hold.
+    fn set_worker(&mut self, _worker: &str) {}
+
+    /// A file is not lost as a server is: nothing to wait for.
+    fn set_patience(&mut self, _patience: std::time::Duration) {}
+
+    fn plan_queries(
+        &mut self,
+        _source: SourceId,
+        _work: &str,
+        _queries: &mut dyn Iterator<Item = PlannedQuery>,
+    ) -> Result<u64, StoreError> {
+        Err(StoreError::Corrupt {
+            path: self.path.clone(),
+            message: "a plan for workers needs a PostgreSQL database (--db postgres://…)".into(),
+        })
+    }
+
+    /// No worker runs a file's queries.
+    fn work(&self, _source: SourceId) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+
     /// Takes the database for one gathering: a second `gather` on the same
     /// database would send every query the first one is sending, so it is
     /// refused while this store lives. The lock is the operating system's
@@ -160,7 +225,7 @@ impl Sqlite {
     /// that a program embedding gather is starting (the child holds a copy
     /// of the descriptor until it runs its own program), so a held lock is
     /// tried again for up to [`LOCK_PATIENCE`] before the run is refused.
-    pub fn lock_for_gathering(&mut self) -> Result<(), StoreError> {
+    fn lock_for_gathering(&mut self) -> Result<(), StoreError> {
         let file = std::fs::File::open(&self.path).map_err(|e| StoreError::Io {
             path: self.path.clone(),
             context: "opening it to lock it".into(),
@@ -194,7 +259,7 @@ impl Sqlite {
 
     /// At most `bytes` of compressed page bodies in the database (default
     /// [`DEFAULT_BODY_BUDGET`]); bodies past it are not kept.
-    pub fn set_body_budget(&mut self, bytes: u64) -> Result<(), StoreError> {
+    fn set_body_budget(&mut self, bytes: u64) -> Result<(), StoreError> {
         let used: i64 = self
             .conn
             .query_row(
@@ -208,13 +273,13 @@ impl Sqlite {
     }
 
     /// Page bodies not kept because the budget was spent.
-    pub fn bodies_dropped(&self) -> u64 {
+    fn bodies_dropped(&self) -> u64 {
         self.bodies_dropped
     }
 
     /// The rules a source was last gathered with (as the gatherer wrote
     /// them with [`Store::set_rules`]).
-    pub fn rules(&self, source: SourceId) -> Result<Option<String>, StoreError> {
+    fn rules(&self, source: SourceId) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row("SELECT rules FROM sources WHERE id = ?1", [source], |r| {
                 r.get(0)
@@ -228,7 +293,7 @@ impl Sqlite {
     }
 
     /// The spec induced by probing the form at `url`, when stored.
-    pub fn surfaced_spec(&self, url: &str) -> Result<Option<String>, StoreError> {
+    fn surfaced_spec(&self, url: &str) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row(
                 "SELECT surfaced_spec FROM sources WHERE url = ?1",
@@ -244,7 +309,7 @@ impl Sqlite {
     }
 
     /// Records the spec induced by probing a source's form.
-    pub fn set_surfaced_spec(&mut self, source: SourceId, spec: &str) -> Result<(), StoreError> {
+    fn set_surfaced_spec(&mut self, source: SourceId, spec: &str) -> Result<(), StoreError> {
         self.conn
             .execute(
                 "UPDATE sources SET surfaced_spec = ?2 WHERE id = ?1",
@@ -258,7 +323,7 @@ impl Sqlite {
     }
 
     /// Records the rules a source is gathered with.
-    pub fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {
+    fn set_rules(&mut self, source: SourceId, rules: &str) -> Result<(), StoreError> {
         self.conn
             .execute(
                 "UPDATE sources SET rules = ?2 WHERE id = ?1",
@@ -273,7 +338,7 @@ impl Sqlite {
 
     /// Starts a source over: its queries, their pages and every value found
     /// by a query are removed (listed values and the source stay).
-    pub fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
+    fn forget_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
         let path = self.path.clone();
         let context = format!("starting source {source} over");
         let tx = self.transaction(&context)?;
@@ -288,7 +353,7 @@ impl Sqlite {
 
     /// Done queries with result pages whose bodies were not kept: what
     /// applying the rules again could not reach.
-    pub fn pages_not_kept(&self, source: SourceId) -> Result<u64, StoreError> {
+    fn pages_not_kept(&self, source: SourceId) -> Result<u64, StoreError> {
         self.conn
             .query_row(
                 "SELECT count(*) FROM pages p JOIN queries q ON q.id = p.query_id
@@ -306,7 +371,7 @@ impl Sqlite {
 
     /// The kept result pages of the source's done queries, in the order
     /// they were fetched, decompressed.
-    pub fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
+    fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
         let rows = self.rows(
             &format!("reading the kept pages of source {source}"),
             "SELECT q.key, p.url, b.content_type, b.body
@@ -344,7 +409,7 @@ impl Sqlite {
     /// `by_query` (query key → its values and records), in one transaction:
     /// what applying changed rules to the kept pages gives. Returns how many
     /// values there are now.
-    pub fn replace_query_values(
+    fn replace_query_values(
         &mut self,
         source: SourceId,
         by_query: &[(String, IndexFragment, Vec<Record>)],
@@ -366,7 +431,7 @@ impl Sqlite {
 
     /// Marks the source's done queries as not done, and removes the values
     /// and records they found: the next gathering sends them again.
-    pub fn reopen_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
+    fn reopen_queries(&mut self, source: SourceId) -> Result<(), StoreError> {
         let path = self.path.clone();
         let context = format!("reopening the queries of source {source}");
         let tx = self.transaction(&context)?;
@@ -381,13 +446,13 @@ impl Sqlite {
     }
 
     /// The file this store lives in.
-    pub fn path(&self) -> &Path {
+    fn path(&self) -> &Path {
         &self.path
     }
 
     /// Adds a source or, when its URL is known, refreshes its kind, title,
     /// description, keywords, text and update time. Returns its id.
-    pub fn upsert_source(&mut self, info: &SourceInfo) -> Result<SourceId, StoreError> {
+    fn upsert_source(&mut self, info: &SourceInfo) -> Result<SourceId, StoreError> {
         self.conn
             .query_row(
                 "INSERT INTO sources (url, kind, title, description, keywords, text, updated_at)
@@ -412,7 +477,7 @@ impl Sqlite {
     }
 
     /// The keys of the source's queries that are done.
-    pub fn finished_queries(&self, source: SourceId) -> Result<HashSet<String>, StoreError> {
+    fn finished_queries(&self, source: SourceId) -> Result<HashSet<String>, StoreError> {
         let keys = self.rows(
             &format!("reading the done queries of source {source}"),
             "SELECT key FROM queries WHERE source_id = ?1 AND state = 'done'",
@@ -426,10 +491,12 @@ impl Sqlite {
     /// values and records were new. Its records are kept once per source:
     /// a record whose fields the source holds already keeps the query and
     /// page that gave it first.
-    pub fn record_query_new(
+    fn record_query_new(
         &mut self,
         source: SourceId,
         outcome: &QueryOutcome,
+        // A file is not lost as a server is: nothing to wait for.
+        _patient: bool,
     ) -> Result<Recorded, StoreError> {
         self.check_source(source)?;
         let path = self.path.clone();
@@ -527,7 +594,7 @@ impl Sqlite {
     /// At most `limit` of the source's answered queries after the position
     /// `after` (ordinal, row id) in the order they were planned and refined,
     /// each with its position.
-    pub fn answered_after(
+    fn answered_after(
         &self,
         source: SourceId,
         after: (i64, i64),
@@ -546,7 +613,7 @@ impl Sqlite {
     }
 
     /// The answered queries among `keys`, in the order of `keys`.
-    pub fn answered_among(
+    fn answered_among(
         &self,
         source: SourceId,
         keys: &[String],
@@ -566,7 +633,7 @@ impl Sqlite {
     }
 
     /// The keys among `keys` of the source's done queries.
-    pub fn finished_among(
+    fn finished_among(
         &self,
         source: SourceId,
         keys: &[String],
@@ -585,7 +652,7 @@ impl Sqlite {
     }
 
     /// How many of the source's queries are done.
-    pub fn finished_count(&self, source: SourceId) -> Result<u64, StoreError> {
+    fn finished_count(&self, source: SourceId) -> Result<u64, StoreError> {
         self.conn
             .query_row(
                 "SELECT count(*) FROM queries WHERE source_id = ?1 AND state = 'done'",
@@ -601,7 +668,7 @@ impl Sqlite {
 
     /// The element values (JSON pairs) of every stored query of the
     /// source, in any state.
-    pub fn query_values(&self, source: SourceId) -> Result<Vec<String>, StoreError> {
+    fn query_values(&self, source: SourceId) -> Result<Vec<String>, StoreError> {
         self.rows(
             &format!("reading the query values of source {source}"),
             "SELECT query_values FROM queries WHERE source_id = ?1 AND query_values IS NOT NULL",
@@ -610,7 +677,7 @@ impl Sqlite {
         )
     }
 
-    pub fn values_found_by(
+    fn values_found_by(
         &self,
         source: SourceId,
         keys: &[String],
@@ -641,7 +708,7 @@ impl Sqlite {
 
     /// How many queries of the source are stored (any state), and how many
     /// of them are refined queries.
-    pub fn query_counts(&self, source: SourceId) -> Result<(u64, u64), StoreError> {
+    fn query_counts(&self, source: SourceId) -> Result<(u64, u64), StoreError> {
         self.conn
             .query_row(
                 "SELECT count(*), count(parent) FROM queries WHERE source_id = ?1",
@@ -656,7 +723,7 @@ impl Sqlite {
 
     /// The checkpoints of the source's queries that are not done: query key
     /// → where its navigator stood ([`QueryOutcome::checkpoint`]).
-    pub fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
+    fn checkpoints(&self, source: SourceId) -> Result<HashMap<String, String>, StoreError> {
         let context = format!("reading the checkpoints of source {source}");
         let rows = self.rows(
             &context,
@@ -688,7 +755,7 @@ impl Sqlite {
     /// Records values outside a query (values the provider lists, a
     /// cooperative summarizer's answer) with the given provenance, in one
     /// transaction. Returns how many were new.
-    pub fn record_values(
+    fn record_values(
         &mut self,
         source: SourceId,
         provenance: Option<&str>,
@@ -708,7 +775,7 @@ impl Sqlite {
     /// page, a configuration file, a summarizer's answer). A page with the
     /// same URL recorded earlier outside the queries is replaced, so reruns do
     /// not count it twice.
-    pub fn record_page(&mut self, source: SourceId, page: &PageRecord) -> Result<(), StoreError> {
+    fn record_page(&mut self, source: SourceId, page: &PageRecord) -> Result<(), StoreError> {
         self.check_source(source)?;
         let path = self.path.clone();
         let context = format!("recording page {} of source {source}", page.url);
@@ -724,11 +791,7 @@ impl Sqlite {
 
     /// Marks the source's content as incomplete (a limit cut the gathering
     /// short, queries failed) with the reason, or as complete with `None`.
-    pub fn set_incomplete(
-        &mut self,
-        source: SourceId,
-        reason: Option<&str>,
-    ) -> Result<(), StoreError> {
+    fn set_incomplete(&mut self, source: SourceId, reason: Option<&str>) -> Result<(), StoreError> {
         let changed = self
             .conn
             .execute(
@@ -743,7 +806,7 @@ impl Sqlite {
     }
 
     /// Counts for one source.
-    pub fn stats(&self, source: SourceId) -> Result<SourceStats, StoreError> {
+    fn stats(&self, source: SourceId) -> Result<SourceStats, StoreError> {
         let context = format!("counting for source {source}");
         let e = || sql_err(&self.path, &context);
         let incomplete: Option<Option<String>> = self
@@ -798,7 +861,7 @@ impl Sqlite {
     }
 
     /// Every source, ordered by URL.
-    pub fn sources(&self) -> Result<Vec<SourceRecord>, StoreError> {
+    fn sources(&self) -> Result<Vec<SourceRecord>, StoreError> {
         let rows = self.rows(
             "reading the sources",
             "SELECT id, url, kind, title, description, keywords, text, updated_at,
@@ -836,7 +899,7 @@ impl Sqlite {
     }
 
     /// The source's values per attribute, each list sorted by UTF-8 bytes.
-    pub fn values(&self, source: SourceId) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
+    fn values(&self, source: SourceId) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
         let rows = self.rows(
             &format!("reading the values of source {source}"),
             "SELECT attribute, value FROM attribute_values WHERE source_id = ?1
@@ -851,7 +914,7 @@ impl Sqlite {
         Ok(out)
     }
 
-    pub fn attribute_values(
+    fn attribute_values(
         &self,
         source: SourceId,
         attribute: &str,
@@ -866,7 +929,7 @@ impl Sqlite {
     }
 
     /// The number of records the source holds.
-    pub fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
+    fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
         self.conn
             .query_row(
                 "SELECT count(*) FROM records WHERE source_id = ?1",
@@ -882,10 +945,10 @@ impl Sqlite {
 
     /// Calls `each` with every record, sources in the order of their URLs,
     /// a source's records in the order they were first stored.
-    pub fn each_record<E: From<StoreError>>(
+    fn each_record(
         &self,
-        mut each: impl FnMut(StoredRecord) -> Result<(), E>,
-    ) -> Result<(), E> {
+        each: &mut dyn FnMut(StoredRecord) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
         let context = "reading the records";
         let e = || sql_err(&self.path, context);
         let mut stmt = self
@@ -915,7 +978,7 @@ impl Sqlite {
                 path: self.path.clone(),
                 message: format!("a record of {source} has unreadable fields: {err}"),
             })?;
-            each(StoredRecord {
+            let record = StoredRecord {
                 source,
                 query_key,
                 query,
@@ -924,7 +987,10 @@ impl Sqlite {
                     ordinal: ordinal.max(0) as u64,
                     fields,
                 },
-            })?;
+            };
+            if each(record).is_break() {
+                break;
+            }
         }
         Ok(())
     }
@@ -935,7 +1001,7 @@ impl Sqlite {
     /// value). Full-text search: case-insensitive, diacritics folded for
     /// Latin letters, whole words; a trailing `*` makes the last word a
     /// prefix. A term with no word in it finds nothing.
-    pub fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError> {
+    fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError> {
         let (Some(values_query), Some(texts_query)) =
             (fts_query(term, "value"), fts_query(term, "{title text}"))
         else {
@@ -987,7 +1053,7 @@ impl Sqlite {
 
     /// The sources and their queries by state; a SQLite file has no
     /// workers and no leases.
-    pub fn status(&self) -> Result<Status, StoreError> {
+    fn status(&self) -> Result<Status, StoreError> {
         let sources = self.rows(
             "reading the status",
             "SELECT s.url, s.kind,
@@ -1027,39 +1093,6 @@ impl Sqlite {
             requests_per_second: recent as f64 / 60.0,
             host_waits: Vec::new(),
         })
-    }
-
-    /// Runs a query and collects its rows.
-    fn rows<T>(
-        &self,
-        context: &str,
-        sql: &str,
-        params: impl rusqlite::Params,
-        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-    ) -> Result<Vec<T>, StoreError> {
-        self.conn
-            .prepare_cached(sql)
-            .and_then(|mut stmt| stmt.query_map(params, row)?.collect())
-            .map_err(sql_err(&self.path, context))
-    }
-
-    fn check_source(&self, source: SourceId) -> Result<(), StoreError> {
-        let known = self
-            .conn
-            .query_row("SELECT 1 FROM sources WHERE id = ?1", [source], |_| Ok(()))
-            .optional()
-            .map_err(sql_err(&self.path, format!("looking up source {source}")))?;
-        match known {
-            Some(()) => Ok(()),
-            None => Err(self.unknown(source)),
-        }
-    }
-
-    fn unknown(&self, id: SourceId) -> StoreError {
-        StoreError::UnknownSource {
-            path: self.path.clone(),
-            id,
-        }
     }
 }
 

@@ -717,7 +717,7 @@ async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
     );
     // Leased: nobody else gets it, and the others wait for it.
     assert_eq!(second.claim().await.unwrap(), None);
-    assert_eq!(second.others().await.unwrap().held, 1);
+    assert_eq!(second.other_work().await.unwrap().held, 1);
 
     let outcome =
         crate::support::query_outcome("k1", "q=a", QueryState::Done, Vec::new(), &[("item", "x")]);
@@ -736,7 +736,7 @@ async fn a_query_is_written_only_by_the_worker_that_holds_its_lease() {
     // Done: written once, never again, claimed by nobody.
     assert!(holder.record_query(source, &outcome).is_err());
     assert_eq!(second.claim().await.unwrap(), None);
-    assert_eq!(second.others().await.unwrap().held, 0);
+    assert_eq!(second.other_work().await.unwrap().held, 0);
     let status = holder.status().unwrap();
     assert_eq!((status.sources[0].done, status.sources[0].leased), (1, 0));
     assert_eq!(
