@@ -122,7 +122,7 @@ fn set(keys: &[&str]) -> HashSet<String> {
     keys.iter().map(|k| k.to_string()).collect()
 }
 
-fn sources_are_kept_by_url_and_listed_in_url_order(open: Open) {
+fn sources_are_kept_by_url_and_listed_in_url_order(open: Open<'_>) {
     let mut store = open();
     let b = store
         .upsert_source(&source("http://b.test/", SourceKind::Cooperative))
@@ -162,7 +162,7 @@ fn sources_are_kept_by_url_and_listed_in_url_order(open: Open) {
     assert_eq!(store.sources().unwrap()[1].incomplete, None);
 }
 
-fn queries_are_done_failed_or_pending_and_counted(open: Open) {
+fn queries_are_done_failed_or_pending_and_counted(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
     let mut first = outcome("a", 0, QueryState::Done, &[("city", "Binz")]);
@@ -212,7 +212,7 @@ fn queries_are_done_failed_or_pending_and_counted(open: Open) {
     assert_eq!(store.stats(source).unwrap().queries_failed, 0);
 }
 
-fn answers_are_read_in_plan_order_and_in_the_order_asked(open: Open) {
+fn answers_are_read_in_plan_order_and_in_the_order_asked(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
     for (key, ordinal) in [("late", 2), ("first", 0), ("middle", 1)] {
@@ -262,7 +262,7 @@ fn answers_are_read_in_plan_order_and_in_the_order_asked(open: Open) {
     assert_eq!(seen, 1);
 }
 
-fn values_are_kept_once_with_the_query_that_found_them_first(open: Open) {
+fn values_are_kept_once_with_the_query_that_found_them_first(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
     let first = outcome(
@@ -365,7 +365,7 @@ fn source_info_page() -> SourceInfo {
     source(&page_url(), SourceKind::Page)
 }
 
-fn records_are_kept_once_per_source_and_read_in_order(open: Open) {
+fn records_are_kept_once_per_source_and_read_in_order(open: Open<'_>) {
     let mut store = open();
     let later = store
         .upsert_source(&source("http://z.test/form", SourceKind::Database))
@@ -448,7 +448,7 @@ impl From<StoreError> for Stop {
     }
 }
 
-fn pages_are_counted_once_and_their_bodies_kept_within_the_budget(open: Open) {
+fn pages_are_counted_once_and_their_bodies_kept_within_the_budget(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
     store
@@ -498,7 +498,7 @@ fn pages_are_counted_once_and_their_bodies_kept_within_the_budget(open: Open) {
     assert_eq!(store.stats(source).unwrap().pages, 4);
 }
 
-fn rules_and_surfaced_specs_are_kept_per_source(open: Open) {
+fn rules_and_surfaced_specs_are_kept_per_source(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
     assert_eq!(store.rules(source).unwrap(), None);
@@ -532,7 +532,7 @@ fn rules_and_surfaced_specs_are_kept_per_source(open: Open) {
     );
 }
 
-fn reopened_queries_are_sent_again_and_forgotten_ones_are_gone(open: Open) {
+fn reopened_queries_are_sent_again_and_forgotten_ones_are_gone(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
     let mut done = outcome("a", 0, QueryState::Done, &[("city", "Binz")]);
@@ -587,7 +587,7 @@ fn reopened_queries_are_sent_again_and_forgotten_ones_are_gone(open: Open) {
     assert_eq!(store.sources().unwrap().len(), 1);
 }
 
-fn checkpoints_carry_the_links_their_walk_found(open: Open) {
+fn checkpoints_carry_the_links_their_walk_found(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
     let mut walking = outcome("a", 0, QueryState::Pending, &[]);
@@ -633,7 +633,7 @@ fn checkpoints_carry_the_links_their_walk_found(open: Open) {
     assert_eq!(store.checkpoints(source).unwrap().len(), 1);
 }
 
-fn status_counts_every_source_s_queries_and_pages(open: Open) {
+fn status_counts_every_source_s_queries_and_pages(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
     store.upsert_source(&source_info_page()).unwrap();
@@ -686,7 +686,7 @@ fn status_counts_every_source_s_queries_and_pages(open: Open) {
     assert_eq!(status.requests_per_second, 2.0 / 60.0);
 }
 
-fn unknown_sources_are_errors(open: Open) {
+fn unknown_sources_are_errors(open: Open<'_>) {
     let mut store = open();
     let known = provider(&mut store);
     let unknown = known + 1000;
