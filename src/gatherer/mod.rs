@@ -151,6 +151,8 @@ pub enum Progress {
     Page { url: Url },
     /// A query ended: its new values, and whether it failed.
     Query { new_values: u64, failed: bool },
+    /// Refinement or learning added this many queries to the source's plan.
+    More { queries: u64 },
     /// The source's queries are all done.
     SourceDone,
 }
@@ -447,20 +449,29 @@ fn boilerplate_by_origin(starts: &[Start]) -> HashMap<url::Origin, Method> {
         .collect()
 }
 
-/// The records file of `gather -o`: JSON Lines, appended.
+/// The records file of `gather -o`: JSON Lines, appended (`-`: standard
+/// output).
 #[derive(Clone)]
 struct RecordSink {
     path: PathBuf,
-    file: Arc<Mutex<std::io::BufWriter<std::fs::File>>>,
+    file: Arc<Mutex<std::io::BufWriter<Box<dyn std::io::Write + Send>>>>,
 }
 
 impl RecordSink {
     fn open(path: &std::path::Path) -> Result<RecordSink, GatherError> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| GatherError::Output(format!("records file {}: {e}", path.display())))?;
+        let file: Box<dyn std::io::Write + Send> = if path.as_os_str() == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| {
+                        GatherError::Output(format!("records file {}: {e}", path.display()))
+                    })?,
+            )
+        };
         Ok(RecordSink {
             path: path.to_path_buf(),
             file: Arc::new(Mutex::new(std::io::BufWriter::new(file))),
@@ -1191,6 +1202,9 @@ impl Manager<'_> {
             let Some(batch) = rounds.next(self, learning_batch, line)? else {
                 return Ok(());
             };
+            self.tell(Progress::More {
+                queries: batch.len() as u64,
+            });
             let interrupt = self.options.interrupt.clone();
             let batch = batch.into_iter().take_while(move |_| !interrupt.is_set());
             let seen = self
