@@ -181,6 +181,22 @@ impl Variant {
         Variant::Archive,
     ];
 
+    /// What the variant is, for people (`gather demo --serve`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Variant::Listed => "hotels: the regions listed in the metadata",
+            Variant::Extracted => "hotels: the regions read from the result pages",
+            Variant::Paged => "hotels: results in pages gather finds itself",
+            Variant::NavigationUrl => "hotels: result pages described by DB.NavigationURL",
+            Variant::Post => "hotels: the form sent with POST",
+            Variant::ConfigAuth => "hotels: metadata in a configuration file behind a login",
+            Variant::Cooperative => "hotels: a cooperative provider's DBContent document",
+            Variant::Limited => "hotels: a page limit the largest regions exceed",
+            Variant::Catalogue => "library catalogue: at most 50 titles per search",
+            Variant::Archive => "press archive: keyword search, at most 100 articles",
+        }
+    }
+
     /// The path of the variant's form page (or DBContent document).
     pub fn path(self) -> &'static str {
         match self {
@@ -197,6 +213,25 @@ impl Variant {
         }
     }
 }
+
+/// Pages the README and the manual point at besides the variants' form
+/// pages, as `gather demo --serve` lists them.
+const OTHER_PAGES: [(&str, &str); 5] = [
+    (
+        "/coop/",
+        "a form page whose provider runs a summarizer (cooperative)",
+    ),
+    (
+        "/plain/",
+        "the hotel form without any DB.* metadata (gather spec --induce)",
+    ),
+    ("/about.html", "an ordinary page (gather text)"),
+    (
+        "/magazin/",
+        "a travel magazine of ordinary pages (gather links, gather text)",
+    ),
+    ("/stellenmarkt/", "a job board, a rule per column"),
+];
 
 /// One request the site received.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -440,7 +475,11 @@ pub fn serve_blocking(config: DemoConfig) -> anyhow::Result<()> {
         let site = DemoSite::start(config).await?;
         println!("CityWorld demo site: {}", site.base_url());
         for variant in Variant::ALL {
-            println!("  {:?}: {}", variant, site.url(variant));
+            println!("  {:<48} {}", site.url(variant), variant.label());
+        }
+        for (path, label) in OTHER_PAGES {
+            let url = site.base_url().join(path).map(String::from);
+            println!("  {:<48} {label}", url.unwrap_or_default());
         }
         println!("provider database: {}", site.database_path().display());
         println!(

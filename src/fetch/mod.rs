@@ -13,7 +13,7 @@
 //!   [`MAX_CRAWL_DELAY`]),
 //! - retries with exponential backoff on 5xx answers, 429 Too Many Requests,
 //!   timeouts, refused or reset connections and truncated bodies (never on
-//!   other 4xx); an answer that asks for a longer pause in `Retry-After`
+//!   other 4xx, nor on a host name that does not resolve); an answer that asks for a longer pause in `Retry-After`
 //!   (seconds) gets it, up to one minute,
 //! - follows redirects itself, so that the user's credentials are chosen anew
 //!   for every hop and never travel to another host,
@@ -23,9 +23,11 @@
 //! Attempts are counted per hop: [`Response::attempts`] and the `attempts` of
 //! an error are the attempts made for the URL that answered (or failed) last.
 
+mod network;
 mod request;
 mod robots;
 
+pub use network::Network;
 pub use request::{Method, Request};
 
 use std::collections::{HashMap, HashSet};
@@ -84,6 +86,10 @@ pub struct FetchConfig {
     /// requests are held there, so that all the workers together keep
     /// [`FetchConfig::concurrency_per_host`] and [`FetchConfig::delay`].
     pub shared_hosts: Option<HostGate>,
+    /// The proxy, extra headers and starting cookies (default: the
+    /// environment's proxy, nothing else). Cookies the providers set are
+    /// kept for the fetcher's life in any case.
+    pub network: Network,
 }
 
 /// Politeness held outside the process: a request to a host waits for one
@@ -135,6 +141,7 @@ impl Default for FetchConfig {
             respect_robots: true,
             auto_throttle: false,
             shared_hosts: None,
+            network: Network::default(),
         }
     }
 }
@@ -477,7 +484,23 @@ pub(crate) enum ConnectFailure {
 const CONNECT_FAILURE: &str = "could not connect: ";
 
 impl ConnectFailure {
-    fn describe(self, error: &reqwest::Error) -> String {
+    /// The failure for the operator; `proxy` is the proxy the request went
+    /// through, which is then the host that could not be reached.
+    fn describe(self, error: &reqwest::Error, proxy: Option<&str>) -> String {
+        if let Some(proxy) = proxy {
+            let what = match self {
+                ConnectFailure::Refused => {
+                    "the proxy refused the connection (is it running on that port?)"
+                }
+                ConnectFailure::NameNotResolved => "the proxy's host name did not resolve",
+                ConnectFailure::TimedOut => "connecting to the proxy timed out",
+                ConnectFailure::Reset => "the proxy reset the connection",
+                ConnectFailure::Unreachable => "the proxy or its network cannot be reached",
+            };
+            return format!(
+                "{CONNECT_FAILURE}{what}: {proxy} (--proxy, or HTTP_PROXY and its kin)"
+            );
+        }
         let host = error
             .url()
             .map(|u| {
@@ -580,11 +603,11 @@ impl Fetcher {
         if config.concurrency_per_host == 0 {
             anyhow::bail!("concurrency per host must be at least 1");
         }
-        let client = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .user_agent(config.user_agent.clone())
             .connect_timeout(config.timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()?;
+            .redirect(reqwest::redirect::Policy::none());
+        let client = config.network.apply(builder)?.build()?;
         Ok(Fetcher {
             inner: Arc::new(Inner {
                 client,
@@ -798,6 +821,10 @@ impl Fetcher {
         if let Some((user, pass)) = config.credentials.for_url(&hop.url) {
             builder = builder.basic_auth(user, Some(pass));
         }
+        for (name, value) in &config.network.headers {
+            builder = builder.header(name.clone(), value.clone());
+        }
+        let proxy = config.network.proxy_for(&hop.url);
         let exchange = async {
             let transport = |e: reqwest::Error| {
                 if e.is_timeout() {
@@ -805,7 +832,14 @@ impl Fetcher {
                 } else if e.is_builder() {
                     AttemptError::Fatal(error_chain(&e))
                 } else if let Some(failure) = connect_failure(&e) {
-                    AttemptError::Transport(failure.describe(&e))
+                    // A name that does not resolve is final: asking the
+                    // resolver again within seconds gives the same answer.
+                    let message = failure.describe(&e, proxy.as_deref());
+                    if failure == ConnectFailure::NameNotResolved {
+                        AttemptError::Fatal(message)
+                    } else {
+                        AttemptError::Transport(message)
+                    }
                 } else {
                     AttemptError::Transport(error_chain(&e))
                 }

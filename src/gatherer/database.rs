@@ -491,6 +491,9 @@ impl Gathering<'_> {
             let Some(batch) = rounds.next(self, learning_batch, line)? else {
                 return Ok(());
             };
+            self.tell(Progress::More {
+                queries: batch.len() as u64,
+            });
             let interrupt = self.options.interrupt.clone();
             let batch = batch.into_iter().take_while(move |_| !interrupt.is_set());
             let seen = self

@@ -160,6 +160,8 @@ pub enum Progress {
     Page { url: Url },
     /// A query ended: its new values, and whether it failed.
     Query { new_values: u64, failed: bool },
+    /// Refinement or learning added this many queries to the source's plan.
+    More { queries: u64 },
     /// The source's queries are all done.
     SourceDone,
 }

@@ -7,20 +7,29 @@ use std::sync::{Arc, Mutex};
 use super::GatherError;
 use crate::store::{QueryOutcome, StoredRecord};
 
-/// The records file of `gather -o`: JSON Lines, appended.
+/// The records file of `gather -o`: JSON Lines, appended (`-`: standard
+/// output).
 #[derive(Clone)]
 pub(super) struct RecordSink {
     path: PathBuf,
-    file: Arc<Mutex<std::io::BufWriter<std::fs::File>>>,
+    file: Arc<Mutex<std::io::BufWriter<Box<dyn std::io::Write + Send>>>>,
 }
 
 impl RecordSink {
     pub(super) fn open(path: &std::path::Path) -> Result<RecordSink, GatherError> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| GatherError::Output(format!("records file {}: {e}", path.display())))?;
+        let file: Box<dyn std::io::Write + Send> = if path.as_os_str() == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| {
+                        GatherError::Output(format!("records file {}: {e}", path.display()))
+                    })?,
+            )
+        };
         Ok(RecordSink {
             path: path.to_path_buf(),
             file: Arc::new(Mutex::new(std::io::BufWriter::new(file))),

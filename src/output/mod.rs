@@ -102,8 +102,12 @@ fn source_object(store: &Store, source: &SourceRecord) -> Result<soif::SoifObjec
 /// page's text), then `DB.<attribute>` for every attribute in the order of
 /// the names' UTF-8 bytes, its distinct values one per line, sorted by their
 /// UTF-8 bytes. The template type is `FILE`.
-pub fn export_soif(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
-    for source in store.sources()? {
+pub fn export_soif(
+    store: &Store,
+    out: &mut impl Write,
+    only: Option<&str>,
+) -> Result<(), OutputError> {
+    for source in sources(store, only)? {
         let object = source_object(store, &source)?;
         soif::write(&object, out).map_err(|e| OutputError::Soif {
             url: source.info.url.clone(),
@@ -143,8 +147,12 @@ struct JsonStats<'a> {
 /// seconds), `attributes` (attribute → its distinct values sorted by UTF-8
 /// bytes; names without the `DB.` prefix), `stats` (`queries_done`,
 /// `queries_failed`, `pages`, `bytes`, `incomplete`: the reason or null).
-pub fn export_json(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
-    for source in store.sources()? {
+pub fn export_json(
+    store: &Store,
+    out: &mut impl Write,
+    only: Option<&str>,
+) -> Result<(), OutputError> {
+    for source in sources(store, only)? {
         let stats = store.stats(source.id)?;
         let info = &source.info;
         let line = JsonSource {
@@ -201,8 +209,36 @@ pub fn write_record_line(out: &mut impl Write, record: &StoredRecord) -> std::io
 
 /// Writes every record as JSON Lines ([`write_record_line`]), sources in
 /// the order of their URLs, a source's records in the order they were found.
-pub fn export_records_jsonl(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
-    store.each_record(|record| write_record_line(out, &record).map_err(OutputError::from))
+pub fn export_records_jsonl(
+    store: &Store,
+    out: &mut impl Write,
+    only: Option<&str>,
+) -> Result<(), OutputError> {
+    each_record(store, only, |record| {
+        write_record_line(out, &record).map_err(OutputError::from)
+    })
+}
+
+/// The sources, or only the one whose URL is `only`.
+fn sources(store: &Store, only: Option<&str>) -> Result<Vec<SourceRecord>, OutputError> {
+    let mut sources = store.sources()?;
+    sources.retain(|s| only.is_none_or(|url| s.info.url == url));
+    Ok(sources)
+}
+
+/// Every record, or only those of the source whose URL is `only`.
+fn each_record(
+    store: &Store,
+    only: Option<&str>,
+    mut each: impl FnMut(StoredRecord) -> Result<(), OutputError>,
+) -> Result<(), OutputError> {
+    store.each_record(|record| {
+        if only.is_none_or(|url| record.source == url) {
+            each(record)
+        } else {
+            Ok(())
+        }
+    })
 }
 
 /// The fixed columns of the records' CSV, before the fields.
@@ -215,10 +251,14 @@ const CSV_COLUMNS: [&str; 4] = ["source", "query", "page", "ordinal"];
 /// their URLs); a record leaves the fields it lacks empty. A field with
 /// several values holds them one per line (values never hold a line break:
 /// their white space is collapsed).
-pub fn export_records_csv(store: &Store, out: &mut impl Write) -> Result<(), OutputError> {
+pub fn export_records_csv(
+    store: &Store,
+    out: &mut impl Write,
+    only: Option<&str>,
+) -> Result<(), OutputError> {
     let mut names: Vec<String> = Vec::new();
     let mut known = std::collections::HashSet::new();
-    store.each_record(|record| {
+    each_record(store, only, |record| {
         for (name, _) in &record.record.fields.0 {
             if known.insert(name.clone()) {
                 names.push(name.clone());
@@ -237,7 +277,7 @@ pub fn export_records_csv(store: &Store, out: &mut impl Write) -> Result<(), Out
     // A clash of a field name with a fixed column is left to the reader:
     // the columns keep their positions.
     csv.write_record(&header)?;
-    store.each_record(|record| {
+    each_record(store, only, |record| {
         let mut row: Vec<String> = vec![
             record.source,
             record.query.or(record.query_key).unwrap_or_default(),

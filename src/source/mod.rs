@@ -182,10 +182,11 @@ fn list_problems(source: &str, problems: &[SourceProblem]) -> String {
 }
 
 impl SourceError {
-    /// True when the input is at fault (metadata, spec, config file), as
-    /// opposed to the network.
+    /// True when the input is at fault (metadata, spec, config file, a
+    /// URL that is not http or https), as opposed to the network.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SourceError::Fetch(_))
+        matches!(self, SourceError::Fetch(FetchError::Scheme { .. }))
+            || !matches!(self, SourceError::Fetch(_))
     }
 }
 

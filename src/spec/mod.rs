@@ -144,15 +144,43 @@ fn wrong_keys(text: &str) -> Option<(serde_norway::Value, Vec<(String, String)>)
                     l.strip_prefix(name.as_str())
                         .is_some_and(|r| r.trim_start().starts_with(':'))
                 });
+                let e = in_users_words(&e.to_string());
                 let message = match line {
                     Some(n) => format!("{e} (line {})", n + 1),
-                    None => e.to_string(),
+                    None => e,
                 };
                 wrong.push((name, message));
             }
         }
     }
     Some((serde_norway::Value::Mapping(rest), wrong))
+}
+
+/// A value-type error of serde in the words of a spec's reader: `expected
+/// u64` becomes `expected a whole number (0, 1, 2, …)`.
+fn in_users_words(message: &str) -> String {
+    const WORDS: [(&str, &str); 10] = [
+        ("expected u64", "expected a whole number (0, 1, 2, …)"),
+        ("expected u32", "expected a whole number (0, 1, 2, …)"),
+        ("expected usize", "expected a whole number (0, 1, 2, …)"),
+        ("expected u16", "expected a whole number (0, 1, 2, …)"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        (
+            "expected a sequence",
+            "expected a list (`- item` lines, or [a, b])",
+        ),
+        ("expected a map", "expected `key: value` lines"),
+        ("expected a string", "expected a text"),
+    ];
+    let mut out = message
+        .replace("invalid type: ", "")
+        .replace("invalid value: ", "");
+    for (serde, words) in WORDS {
+        out = out.replace(serde, words);
+    }
+    out
 }
 
 /// A form by position or by name/id.
@@ -202,7 +230,7 @@ pub enum SpecError {
     #[error("spec {path}: {error}")]
     Io { path: String, error: std::io::Error },
     /// The YAML error says the line and column.
-    #[error("spec {path}: {error}")]
+    #[error("spec {path}: {}", in_users_words(&error.to_string()))]
     Yaml {
         path: String,
         error: serde_norway::Error,

@@ -123,7 +123,11 @@ fn every_key_of_the_wrong_type_is_named_with_what_it_should_hold() {
         .collect();
     let named: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(named, ["max_queries", "max_pages", "navigation", "colour"]);
-    assert!(keys[0].1.contains("expected u64"), "{}", keys[0].1);
+    assert!(
+        keys[0].1.contains("expected a whole number"),
+        "{}",
+        keys[0].1
+    );
     assert!(keys[2].1.contains("expected yes or no"), "{}", keys[2].1);
     assert!(
         keys[3].1.contains("unknown field `colour`"),

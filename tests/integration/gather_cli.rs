@@ -283,3 +283,52 @@ async fn plan_of_a_start_page_lists_the_sources_a_crawl_finds() {
     }
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quiet_records_on_standard_output_and_nothing_else() {
+    let site = support::demo_site(60).await;
+    let url = site.url(gather::demo::Variant::Listed).to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite").display().to_string();
+    let out =
+        tokio::task::spawn_blocking(move || gather(&[&url, "--db", &db, "-o", "-", "--quiet"]))
+            .await
+            .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    let records = support::stdout(&out);
+    assert!(records.lines().count() >= 10, "{records}");
+    for line in records.lines() {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(record["fields"].is_object(), "{line}");
+    }
+    assert!(!dir.path().join("-").exists(), "no file named -");
+}
+
+#[test]
+fn a_spec_whose_url_is_not_http_is_bad_input_as_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("ftp.yaml");
+    std::fs::write(&spec, "url: ftp://127.0.0.1/\n").unwrap();
+    let db = dir.path().join("g.sqlite");
+    let out = gather(&[
+        "--spec",
+        spec.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = gather(&["ftp://127.0.0.1/", "--db", db.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn a_host_name_that_does_not_resolve_is_asked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let out = gather(&["http://no-such-host.invalid/", "--db", db.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("did not resolve"), "{err}");
+    assert!(err.contains("(after 1 attempt(s))"), "{err}");
+}

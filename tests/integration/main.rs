@@ -26,6 +26,7 @@ mod induce_cli;
 mod links_http;
 mod metadata_fuzz;
 mod navigate_paged;
+mod network;
 mod output_cli;
 mod output_export;
 mod output_soif;

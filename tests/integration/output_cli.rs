@@ -8,24 +8,36 @@ use gather::store::{QueryState, SourceInfo, SourceKind, Store};
 use support::{gather, query_outcome, stderr, stdout};
 
 fn gathered(path: &Path) {
+    add_source(
+        path,
+        "http://127.0.0.1:8080/cityworld/",
+        "CityWorld",
+        ("region=R%C3%BCgen", "region=Rügen"),
+        &[("ort", "Binz"), ("ort", "Sellin")],
+    );
+}
+
+/// Stores a database source with one done query (key, description) that
+/// found `values`.
+fn add_source(
+    path: &Path,
+    url: &str,
+    title: &str,
+    (key, description): (&str, &str),
+    values: &[(&str, &str)],
+) {
     let mut store = Store::open(path).unwrap();
     let id = store
         .upsert_source(&SourceInfo {
-            url: "http://127.0.0.1:8080/cityworld/".into(),
+            url: url.into(),
             kind: SourceKind::Database,
-            title: Some("CityWorld".into()),
+            title: Some(title.into()),
             description: None,
             keywords: None,
             text: None,
         })
         .unwrap();
-    let done = query_outcome(
-        "region=R%C3%BCgen",
-        "region=Rügen",
-        QueryState::Done,
-        vec![],
-        &[("ort", "Binz"), ("ort", "Sellin")],
-    );
+    let done = query_outcome(key, description, QueryState::Done, vec![], values);
     store.record_query(id, &done).unwrap();
 }
 
@@ -168,4 +180,99 @@ fn summarize_reads_a_dbcontent_document_in_iso_8859_1() {
         "{}",
         stdout(&o)
     );
+}
+
+#[test]
+fn export_writes_one_source_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    gathered(&db);
+    add_source(
+        &db,
+        "http://127.0.0.1:8080/other/",
+        "Other",
+        ("q=x", "q=x"),
+        &[("ort", "Prora")],
+    );
+    let db = db.to_str().unwrap();
+    let file = dir.path().join("one.soif");
+    let o = gather(&[
+        "export",
+        "--db",
+        db,
+        "--source",
+        "http://127.0.0.1:8080/other/",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.starts_with("@FILE { http://127.0.0.1:8080/other/\n"),
+        "{text}"
+    );
+    assert!(!text.contains("cityworld"), "{text}");
+    // `-` is standard output; both sources without --source.
+    let o = gather(&["export", "--db", db, "--format", "json", "-o", "-"]);
+    assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
+    // A source the database does not hold is named.
+    let o = gather(&[
+        "export",
+        "--db",
+        db,
+        "--source",
+        "http://127.0.0.1:8080/nope/",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no source http://127.0.0.1:8080/nope/"),
+        "{}",
+        stderr(&o)
+    );
+    // The records are JSON Lines unless asked otherwise.
+    let o = gather(&["export", "--db", db, "--records"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn status_of_a_sqlite_file_has_no_workers_and_fits_its_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    gathered(&db);
+    let o = gather(&["status", "--db", db.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        !text.contains("workers") && !text.contains("leased"),
+        "{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("kind") && lines[0].contains("cut short"),
+        "{text}"
+    );
+    // Every column of the source's line ends where its heading ends.
+    let url_at = lines[0].find("source").unwrap();
+    assert_eq!(lines[1].find("http://"), Some(url_at), "{text}");
+}
+
+#[test]
+fn every_command_with_a_database_reads_gather_db() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    gathered(&db);
+    for command in ["reextract", "status", "export"] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_gather"))
+            .arg(command)
+            .env("GATHER_DB", &db)
+            .current_dir(dir.path().join(".."))
+            .output()
+            .unwrap();
+        let said = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(
+            said.contains("127.0.0.1:8080/cityworld/"),
+            "{command}: {said}"
+        );
+    }
 }

@@ -141,7 +141,7 @@ fn update_time(store: &Store, url: &str) -> i64 {
 fn soif_export_is_byte_exact() {
     let f = fixture();
     let mut out = Vec::new();
-    output::export_soif(&f.store, &mut out).unwrap();
+    output::export_soif(&f.store, &mut out, None).unwrap();
     let version = env!("CARGO_PKG_VERSION");
     let t_page = update_time(&f.store, PAGE);
     let t_form = update_time(&f.store, FORM);
@@ -191,7 +191,7 @@ fn soif_export_is_byte_exact() {
 fn json_export_has_one_line_per_source() {
     let f = fixture();
     let mut out = Vec::new();
-    output::export_json(&f.store, &mut out).unwrap();
+    output::export_json(&f.store, &mut out, None).unwrap();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
@@ -313,7 +313,7 @@ fn a_source_with_a_name_soif_forbids_does_not_stop_the_export() {
         store.record_values(id, None, &good).unwrap();
     }
     let mut out = Vec::new();
-    output::export_soif(&store, &mut out).unwrap();
+    output::export_soif(&store, &mut out, None).unwrap();
     let objects = soif::parse(&out).unwrap();
     assert_eq!(objects.len(), 3);
     assert_eq!(objects[1].get("DB.x_3_:_evil"), Some(&b"v"[..]));
@@ -355,7 +355,7 @@ fn ordinary_pages_are_found_by_their_text_and_exported_with_it() {
         1
     );
     let mut out = Vec::new();
-    output::export_json(&store, &mut out).unwrap();
+    output::export_json(&store, &mut out, None).unwrap();
     let line: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(line["text"], "Fahrradverleih in Baabe");
 }

@@ -332,7 +332,7 @@ async fn a_resumed_run_adds_no_duplicate_records() {
 
     let store = Store::open_existing(&db).unwrap();
     let mut out = Vec::new();
-    gather::output::export_records_jsonl(&store, &mut out).unwrap();
+    gather::output::export_records_jsonl(&store, &mut out, None).unwrap();
     let stored = hotels_of(
         &String::from_utf8(out).unwrap(),
         ["id", "name", "ort", "preis"],

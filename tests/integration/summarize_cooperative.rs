@@ -197,7 +197,7 @@ async fn the_gatherer_stores_the_answer_with_the_form() {
     );
 
     let mut out = Vec::new();
-    gather::output::export_soif(&store, &mut out).unwrap();
+    gather::output::export_soif(&store, &mut out, None).unwrap();
     let objects = gather::soif::parse(&out).unwrap();
     assert_eq!(
         objects[0].get("DB.hotel.ort").unwrap(),

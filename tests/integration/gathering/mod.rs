@@ -52,7 +52,7 @@ pub fn stored_values(db: &Path, url: &str) -> BTreeMap<String, BTreeSet<String>>
 pub fn export_line(db: &Path, url: &str) -> Option<serde_json::Value> {
     let store = Store::open(db).expect("database opens");
     let mut out = Vec::new();
-    gather::output::export_json(&store, &mut out).expect("export works");
+    gather::output::export_json(&store, &mut out, None).expect("export works");
     String::from_utf8(out)
         .expect("JSON export is UTF-8")
         .lines()

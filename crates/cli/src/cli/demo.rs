@@ -16,7 +16,7 @@ pub const PREFERRED_PORT: u16 = 8642;
 pub struct DemoArgs {
     /// The gatherer's database (default: gather-demo.sqlite; for a site on
     /// another port than 8642, gather-demo-PORT.sqlite).
-    #[arg(long)]
+    #[arg(long, env = "GATHER_DB")]
     pub db: Option<PathBuf>,
     /// Only serve the site (until interrupted), do not gather it.
     #[arg(long)]

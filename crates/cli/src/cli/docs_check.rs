@@ -8,16 +8,24 @@ use std::path::Path;
 
 use clap::CommandFactory;
 
+/// The lines of a Markdown text but the fences of its code blocks, each
+/// with whether it is inside a code block.
+fn fenced_lines(markdown: &str) -> impl Iterator<Item = (bool, &str)> {
+    let mut fenced = false;
+    markdown.lines().filter_map(move |line| {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            return None;
+        }
+        Some((fenced, line))
+    })
+}
+
 /// The `gather …` commands shown in a Markdown text: the lines of its code
 /// blocks and its code spans that start with `gather `.
 fn shown_commands(markdown: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut fenced = false;
-    for line in markdown.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
+    for (fenced, line) in fenced_lines(markdown) {
         if fenced {
             let line = line.trim().trim_start_matches("$ ");
             if line.starts_with("gather ") {
@@ -143,4 +151,126 @@ fn the_check_finds_an_option_or_subcommand_that_is_not_there() {
         shown_commands("a `gather plan URL` b\n```sh\ngather check URL  # x\n```\n"),
         ["gather plan URL", "gather check URL  # x"]
     );
+}
+
+/// The `](target)` links of a Markdown text, outside code blocks and spans.
+fn links(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, line) in fenced_lines(markdown).filter(|(fenced, _)| !fenced) {
+        for (i, text) in line.split('`').enumerate() {
+            if i % 2 == 1 {
+                continue;
+            }
+            let mut rest = text;
+            while let Some(at) = rest.find("](") {
+                rest = &rest[at + 2..];
+                if let Some(end) = rest.find(')') {
+                    out.push(rest[..end].trim().to_string());
+                    rest = &rest[end..];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A heading's anchor as GitHub makes it: lower case, punctuation other
+/// than `-` and `_` dropped, spaces made `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings.
+fn anchors(markdown: &str) -> Vec<String> {
+    fenced_lines(markdown)
+        .filter(|(fenced, line)| !fenced && line.starts_with('#'))
+        .map(|(_, line)| anchor(line.trim_start_matches('#')))
+        .collect()
+}
+
+/// The problem with a relative link of the document at `from`, if any.
+fn broken(from: &Path, target: &str) -> Option<String> {
+    if target.contains("://") || target.starts_with("mailto:") {
+        return None;
+    }
+    let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
+    let file = if path.is_empty() {
+        from.to_path_buf()
+    } else {
+        from.parent().unwrap_or(Path::new(".")).join(path)
+    };
+    if !file.exists() {
+        return Some(format!("{target}: no file {}", file.display()));
+    }
+    if fragment.is_empty() || file.extension().is_none_or(|e| e != "md") {
+        return None;
+    }
+    let text = std::fs::read_to_string(&file).ok()?;
+    (!anchors(&text).iter().any(|a| a == fragment))
+        .then(|| format!("{target}: no heading #{fragment} in {}", file.display()))
+}
+
+#[test]
+fn every_relative_link_in_the_docs_leads_somewhere() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for (file, text) in docs() {
+        for target in links(&text) {
+            checked += 1;
+            if let Some(problem) = broken(Path::new(&file), &target) {
+                problems.push(format!("{file}: {problem}"));
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} links found in the docs");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_link_check_finds_a_missing_file_or_heading() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = root.join("README.md");
+    assert_eq!(broken(&readme, "docs/output.md"), None);
+    assert_eq!(broken(&readme, "https://example.org/x"), None);
+    assert!(broken(&readme, "docs/no-such-page.md").is_some());
+    assert!(broken(&readme, "#no-such-heading").is_some());
+    assert_eq!(
+        anchor(" The first command: `gather demo`"),
+        "the-first-command-gather-demo"
+    );
+    assert_eq!(
+        links("see [a](b.md) and `[c](d)`\n```\n[e](f)\n```\n"),
+        ["b.md"]
+    );
+}
+
+#[test]
+fn every_example_in_the_help_is_a_command_gather_has() {
+    let cli = crate::Cli::command();
+    let mut examples = Vec::new();
+    let mut commands = vec![cli];
+    while let Some(command) = commands.pop() {
+        if let Some(text) = command.get_after_long_help() {
+            examples.extend(
+                text.to_string()
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| l.starts_with("gather "))
+                    .map(|l| l.split("  ").next().unwrap_or_default().to_string()),
+            );
+        }
+        commands.extend(command.get_subcommands().cloned());
+    }
+    assert!(examples.len() > 10, "only {} examples", examples.len());
+    let problems: Vec<String> = examples
+        .iter()
+        .filter_map(|e| check(e).map(|p| format!("`{e}`: {p}")))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

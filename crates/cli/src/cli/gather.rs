@@ -20,7 +20,7 @@ pub struct GatherArgs {
     #[arg(long, value_name = "N")]
     pub max_pages: Option<u64>,
     /// Ordinary pages the crawl from start URLs collects at most.
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    #[arg(long, value_name = "N", default_value_t = 100, hide_short_help = true)]
     pub crawl_limit: usize,
     /// Start every database source over: its queries are sent again.
     #[arg(long)]
@@ -29,7 +29,7 @@ pub struct GatherArgs {
     /// homepage search box): the page is crawled as an ordinary page, and
     /// no query is sent to it. Forms with DB.* metadata and specs are never
     /// probed.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_probe: bool,
     /// How ordinary pages' text (SOIF Full-Text, description) is reduced to
     /// their main content: article (the article found by text and link
@@ -37,7 +37,7 @@ pub struct GatherArgs {
     /// default), ntpc (word counts over the pages of the same net path), lev
     /// (Levenshtein distances), sst (Site Style Tree) or none (the whole
     /// text). Overrides the specs' `boilerplate`.
-    #[arg(long, value_name = "article|ntpc|lev|sst|none")]
+    #[arg(long, value_name = "article|ntpc|lev|sst|none", hide_short_help = true)]
     pub boilerplate: Option<gather::boilerplate::Method>,
 }
 
@@ -51,11 +51,21 @@ pub struct RunArgs {
     pub db: PathBuf,
     /// With PostgreSQL: seconds a worker's lease on a query lasts unless
     /// renewed; a dead worker's queries are taken over after it.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        hide_short_help = true
+    )]
     pub lease_seconds: f64,
     /// With PostgreSQL: seconds a lost database is waited for (connecting
     /// again with growing pauses, pages in hand kept) before giving up.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 120.0,
+        hide_short_help = true
+    )]
     pub reconnect_seconds: f64,
     /// Queries in flight at once (and requests in flight per host).
     #[arg(long, value_name = "N", default_value_t = 2)]
@@ -63,7 +73,7 @@ pub struct RunArgs {
     /// Requests in flight at once per host when that differs from the
     /// queries in flight (--concurrency); with PostgreSQL, across all the
     /// workers together.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", hide_short_help = true)]
     pub host_concurrency: Option<usize>,
     /// Pause between two requests to one host, in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -80,28 +90,41 @@ pub struct RunArgs {
     pub user_agent: Option<String>,
     /// Keep no result page bodies (by default they are kept, compressed, so
     /// that changed rules apply without a request: `gather reextract`).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_keep_pages: bool,
     /// Megabytes of compressed result pages the database keeps at most.
-    #[arg(long, value_name = "MB", default_value_t = 1024)]
+    #[arg(
+        long,
+        value_name = "MB",
+        default_value_t = 1024,
+        hide_short_help = true
+    )]
     pub page_budget_mb: u64,
     /// Append the records new to the database to FILE as JSON Lines while
-    /// gathering (flushed after every query).
+    /// gathering (flushed after every query); `-`: standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub records_out: Option<PathBuf>,
     /// Adapt the pause between requests to a host to how fast it answers
     /// (its latency divided by --concurrency, never below --delay-ms).
     #[arg(long)]
     pub auto_throttle: bool,
-    /// Print the summary as JSON on standard output.
+    /// Print the summary as JSON on standard output (instead of the
+    /// summary for people on standard error).
     #[arg(long)]
     pub json: bool,
+    /// No progress bar and no summary: only errors (and the exit status)
+    /// on standard error. With --json the JSON summary is still printed.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 impl RunArgs {
-    /// The options these arguments describe, sending with `credentials`;
+    /// The options these arguments describe, sending with the credentials
+    /// and network of `login`;
     /// what only a planner decides keeps its default.
-    pub fn options(&self, credentials: gather::fetch::Credentials) -> Result<Options, String> {
+    pub fn options(&self, login: &CredentialArgs) -> Result<Options, String> {
+        let credentials = login.credentials()?;
+        let network = login.network.network()?;
         if self.concurrency == 0 || self.host_concurrency == Some(0) {
             return Err("--concurrency and --host-concurrency must be at least 1".into());
         }
@@ -122,6 +145,7 @@ impl RunArgs {
             timeout: Duration::from_secs_f64(self.timeout),
             retries: self.retries,
             auto_throttle: self.auto_throttle,
+            network,
             user_agent: self
                 .user_agent
                 .clone()
@@ -136,7 +160,7 @@ impl RunArgs {
             concurrency: self.concurrency,
             keep_pages: !self.no_keep_pages,
             page_budget: self.page_budget_mb.saturating_mul(1 << 20),
-            progress: super::progress::bar(!self.json),
+            progress: super::progress::bar(!self.json && !self.quiet),
             records_out: self.records_out.clone(),
             ..Options::default()
         })
@@ -155,7 +179,7 @@ impl GatherArgs {
             no_probe: self.no_probe,
             boilerplate: self.boilerplate,
             allow_hosts: self.source.allow_hosts.clone(),
-            ..self.run.options(self.source.credentials()?)?
+            ..self.run.options(&self.source.login)?
         })
     }
 
@@ -163,24 +187,7 @@ impl GatherArgs {
     pub fn starts(&self) -> Result<Vec<Start>, String> {
         let mut starts = Vec::new();
         for url in &self.source.urls {
-            let parsed = Url::parse(url).map_err(|e| match e {
-                url::ParseError::RelativeUrlWithoutBase => {
-                    format!("{url}: not a URL (no scheme); did you mean http://{url} ?")
-                }
-                e => format!("{url}: not a URL ({e})"),
-            })?;
-            if !matches!(parsed.scheme(), "http" | "https") {
-                // `localhost:8642/x` parses with the scheme `localhost`.
-                let hint = if url.contains("://") {
-                    String::new()
-                } else {
-                    format!("; did you mean http://{url} ?")
-                };
-                return Err(format!(
-                    "{url}: only http and https URLs can be gathered{hint}"
-                ));
-            }
-            starts.push(Start::Url(parsed));
+            starts.push(Start::Url(start_url(url)?));
         }
         for path in &self.source.specs {
             starts.push(Start::spec(path).map_err(|e| e.to_string())?);
@@ -192,6 +199,29 @@ impl GatherArgs {
         }
         Ok(starts)
     }
+}
+
+/// A URL given on the command line, when it is one gather can fetch; else
+/// a message for the user, with the likely URL meant.
+pub fn start_url(url: &str) -> Result<Url, String> {
+    let parsed = Url::parse(url).map_err(|e| match e {
+        url::ParseError::RelativeUrlWithoutBase => {
+            format!("{url}: not a URL (no scheme); did you mean http://{url} ?")
+        }
+        e => format!("{url}: not a URL ({e})"),
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        // `localhost:8642/x` parses with the scheme `localhost`.
+        let hint = if url.contains("://") {
+            String::new()
+        } else {
+            format!("; did you mean http://{url} ?")
+        };
+        return Err(format!(
+            "{url}: only http and https URLs can be gathered{hint}"
+        ));
+    }
+    Ok(parsed)
 }
 
 pub fn run(args: &GatherArgs) -> ExitCode {
@@ -249,7 +279,7 @@ fn finish(
     }
     match error {
         None => {
-            if !args.json {
+            if !args.json && !args.quiet {
                 eprint!("{report}");
             }
             super::exit(super::report_status(&report))
@@ -284,20 +314,16 @@ pub struct WorkerArgs {
 /// `gather worker --db postgres://…`: works on the shared plan until it is
 /// done.
 pub fn run_worker(args: &WorkerArgs) -> ExitCode {
-    let options = args
-        .login
-        .credentials()
-        .and_then(|credentials| args.run.options(credentials))
-        .and_then(|options| {
-            if !(args.wait_seconds.is_finite() && args.wait_seconds >= 0.0) {
-                return Err("--wait must be a number of seconds, at least 0".into());
-            }
-            Ok(Options {
-                plan_wait: Duration::from_secs_f64(args.wait_seconds),
-                allow_hosts: args.allow_hosts.clone(),
-                ..options
-            })
-        });
+    let options = args.run.options(&args.login).and_then(|options| {
+        if !(args.wait_seconds.is_finite() && args.wait_seconds >= 0.0) {
+            return Err("--wait must be a number of seconds, at least 0".into());
+        }
+        Ok(Options {
+            plan_wait: Duration::from_secs_f64(args.wait_seconds),
+            allow_hosts: args.allow_hosts.clone(),
+            ..options
+        })
+    });
     let options = match options {
         Ok(options) => options,
         Err(message) => {

@@ -3,10 +3,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use gather::fetch::{Credentials, FetchConfig, Fetcher};
+use gather::fetch::{FetchConfig, Fetcher};
 use gather::induce::{self, Algorithm, Slot};
 use gather::page::Page;
-use url::Url;
 
 #[derive(Debug, clap::Args)]
 pub struct InduceArgs {
@@ -218,23 +217,19 @@ fn indent(text: &str) -> String {
 }
 
 /// `gather spec --induce URL`.
-pub fn run_spec_induce(url: &str, auth: &[String], queries: usize) -> ExitCode {
-    let url = match Url::parse(url) {
-        Ok(u) => u,
+pub fn run_spec_induce(url: &str, login: &super::CredentialArgs, queries: usize) -> ExitCode {
+    let given = super::gather::start_url(url)
+        .and_then(|url| Ok((url, login.credentials()?, login.network.network()?)));
+    let (url, credentials, network) = match given {
+        Ok(given) => given,
         Err(e) => {
-            eprintln!("gather spec: {url:?} is not a URL: {e}");
-            return super::exit(super::BAD_INPUT);
-        }
-    };
-    let mut credentials = Credentials::default();
-    for spec in auth {
-        if let Err(e) = credentials.add_spec(spec) {
             eprintln!("gather spec: {e}");
             return super::exit(super::BAD_INPUT);
         }
-    }
+    };
     let fetcher = match Fetcher::new(FetchConfig {
         credentials,
+        network,
         ..FetchConfig::default()
     }) {
         Ok(f) => f,

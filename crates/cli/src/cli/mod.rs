@@ -98,13 +98,57 @@ impl SourceArgs {
 /// `gather worker`, `plan`, `check` and `spec`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct CredentialArgs {
-    /// HTTP Basic credentials for one host: HOST[:PORT]=USER:PASS (repeatable).
-    /// Visible to other users in the process list: prefer --netrc or GATHER_AUTH.
+    /// HTTP Basic credentials for one host, sent to it alone:
+    /// HOST[:PORT]=USER:PASS (repeatable). Visible to other users in the
+    /// process list: prefer --netrc or GATHER_AUTH.
     #[arg(long = "auth", value_name = "HOST[:PORT]=USER:PASS")]
     pub auth: Vec<String>,
     /// Credentials from a netrc-style file (`machine HOST login USER password PASS`).
     #[arg(long = "netrc", value_name = "FILE")]
     pub netrc: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub network: NetworkArgs,
+}
+
+/// The proxy, headers and cookies of every request, shared by the commands
+/// that send requests to providers.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct NetworkArgs {
+    /// Send every request through this proxy: http://HOST:PORT (or
+    /// https://, socks5://). Without it, HTTP_PROXY, HTTPS_PROXY and
+    /// ALL_PROXY are honoured; NO_PROXY (host names, comma-separated)
+    /// exempts hosts in both cases.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// Send this header with every request: 'Name: value' (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// Start with the cookies of a Netscape cookie file (as curl -c and
+    /// wget --save-cookies write it). Cookies the sites set are kept for
+    /// the run in any case.
+    #[arg(long, value_name = "FILE")]
+    pub cookies: Option<std::path::PathBuf>,
+}
+
+impl NetworkArgs {
+    /// The network these options describe, or a message for the user.
+    pub fn network(&self) -> Result<::gather::fetch::Network, String> {
+        let mut network = ::gather::fetch::Network::default();
+        if let Some(proxy) = &self.proxy {
+            network.set_proxy(proxy)?;
+        }
+        for header in &self.headers {
+            network.add_header(header)?;
+        }
+        if let Some(path) = &self.cookies {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--cookies {}: {e}", path.display()))?;
+            network
+                .add_cookie_file(&text)
+                .map_err(|e| format!("--cookies {}: {e}", path.display()))?;
+        }
+        Ok(network)
+    }
 }
 
 impl CredentialArgs {

@@ -26,13 +26,20 @@ pub struct ExportArgs {
     /// postgres://USER@HOST:PORT/DB.
     #[arg(long, env = "GATHER_DB", default_value = "gather.sqlite")]
     pub db: PathBuf,
-    /// soif or json (jsonl) for the sources; jsonl or csv for the records.
-    #[arg(long, value_enum, default_value = "soif")]
-    pub format: Format,
+    /// soif (the default) or json (jsonl) for the sources; jsonl (the
+    /// default) or csv for the records.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Write the records (the values of one result row that belong
-    /// together) instead of the sources: --format jsonl or csv.
+    /// together) instead of the sources: JSON Lines, or CSV with --format csv.
     #[arg(long)]
     pub records: bool,
+    /// Only the source with this URL (as `gather status` lists it).
+    #[arg(long = "source", value_name = "URL")]
+    pub source: Option<String>,
+    /// Write to FILE instead of standard output (`-`: standard output).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -67,11 +74,17 @@ fn finish(command: &str, result: Result<(), OutputError>) -> ExitCode {
     }
 }
 
-/// Writes the whole database to standard output. Exit status 2 when the
-/// database does not exist or is not a gatherer database (nothing is
-/// created), 1 when reading or writing fails.
+/// Writes the database (or one source of it) to standard output or to
+/// `-o FILE`. Exit status 2 when the database does not exist or is not a
+/// gatherer database (nothing is created), or holds no such `--source`; 1
+/// when reading or writing fails.
 pub fn run_export(args: &ExportArgs) -> ExitCode {
-    match (args.records, args.format) {
+    let format = args.format.unwrap_or(if args.records {
+        Format::Json
+    } else {
+        Format::Soif
+    });
+    match (args.records, format) {
         (true, Format::Soif) => {
             eprintln!("gather export: --records is written as --format jsonl or csv");
             return super::exit(super::BAD_INPUT);
@@ -86,16 +99,49 @@ pub fn run_export(args: &ExportArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = match (args.records, args.format) {
-        (true, Format::Csv) => output::export_records_csv(&store, &mut out),
-        (true, _) => output::export_records_jsonl(&store, &mut out),
-        (false, Format::Json) => output::export_json(&store, &mut out),
-        (false, _) => output::export_soif(&store, &mut out),
+    let only = args.source.as_deref();
+    if let Some(url) = only {
+        match store.sources() {
+            Ok(sources) if sources.iter().any(|s| s.info.url == url) => {}
+            Ok(_) => {
+                eprintln!(
+                    "gather export: no source {url} in {} (`gather status` lists them)",
+                    args.db.display()
+                );
+                return super::exit(super::BAD_INPUT);
+            }
+            Err(e) => return finish("export", Err(e.into())),
+        }
+    }
+    let mut out = match writer(args.output.as_deref()) {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("gather export: {e}");
+            return super::exit(super::FAILED);
+        }
+    };
+    let result = match (args.records, format) {
+        (true, Format::Csv) => output::export_records_csv(&store, &mut out, only),
+        (true, _) => output::export_records_jsonl(&store, &mut out, only),
+        (false, Format::Json) => output::export_json(&store, &mut out, only),
+        (false, _) => output::export_soif(&store, &mut out, only),
     }
     .and_then(|()| out.flush().map_err(OutputError::from));
     finish("export", result)
+}
+
+/// Standard output, or the file `path` names (created or truncated); `-`
+/// is standard output.
+fn writer(path: Option<&std::path::Path>) -> Result<Box<dyn Write>, String> {
+    match path {
+        None => Ok(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
+        Some(p) if p.as_os_str() == "-" => {
+            Ok(Box::new(std::io::BufWriter::new(std::io::stdout().lock())))
+        }
+        Some(p) => std::fs::File::create(p)
+            .map(|f| Box::new(std::io::BufWriter::new(f)) as Box<dyn Write>)
+            .map_err(|e| format!("{}: {e}", p.display())),
+    }
 }
 
 /// Prints the hits for the terms. Exit status, as `grep` has it: 0 when
@@ -200,8 +246,9 @@ pub fn run_summarize(args: &SummarizeArgs) -> ExitCode {
 
 #[derive(Debug, clap::Args)]
 pub struct ReextractArgs {
-    /// The gatherer's database.
-    #[arg(long, default_value = "gather.sqlite")]
+    /// The gatherer's database (must exist): a SQLite file or
+    /// postgres://USER@HOST:PORT/DB.
+    #[arg(long, env = "GATHER_DB", default_value = "gather.sqlite")]
     pub db: std::path::PathBuf,
     /// Specs whose rules replace the stored rules of their sources (by the
     /// spec's url); other sources are read again with their stored rules.
@@ -330,14 +377,24 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-/// `gather status`: the sources and their queries by state, the workers
-/// alive, and the result pages fetched per second over the last minute.
+/// `gather status`: the sources and their queries by state, and whether
+/// their content is incomplete; on a shared PostgreSQL database also the
+/// workers alive and the hosts they waited for; the result pages fetched
+/// per second over the last minute.
 pub fn run_status(args: &StatusArgs) -> ExitCode {
     let store = match open(&args.db, "status") {
         Ok(store) => store,
         Err(code) => return code,
     };
-    let status = match store.status() {
+    let status = store.status().and_then(|status| {
+        let incomplete = store
+            .sources()?
+            .into_iter()
+            .filter_map(|s| s.incomplete.map(|_| s.info.url))
+            .collect::<std::collections::HashSet<_>>();
+        Ok((status, incomplete))
+    });
+    let (status, incomplete) = match status {
         Ok(status) => status,
         Err(e) => {
             eprintln!("gather status: {e}");
@@ -352,24 +409,80 @@ pub fn run_status(args: &StatusArgs) -> ExitCode {
             serde_json::to_string(&status).unwrap_or_default()
         )
     } else {
-        write_status(&mut out, &status)
+        let shared = Location::of(&args.db).is_shared();
+        write_status(&mut out, &status, &incomplete, shared)
     };
     finish("status", written.map_err(OutputError::from))
 }
 
-fn write_status(out: &mut impl Write, status: &gather::store::Status) -> std::io::Result<()> {
+fn write_status(
+    out: &mut impl Write,
+    status: &gather::store::Status,
+    incomplete: &std::collections::HashSet<String>,
+    shared: bool,
+) -> std::io::Result<()> {
+    let kind_width = status
+        .sources
+        .iter()
+        .map(|s| s.kind.len())
+        .chain([4])
+        .max()
+        .unwrap_or(4);
+    let leased = |text: String| if shared { text } else { String::new() };
     writeln!(
         out,
-        "{:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8}  source",
-        "kind", "pending", "leased", "done", "failed", "truncated", "pages"
+        "{:<kind_width$} {:>8}{} {:>8} {:>8} {:>9} {:>8} {:>10}  source",
+        "kind",
+        "pending",
+        leased(format!(" {:>8}", "leased")),
+        "done",
+        "failed",
+        "cut short",
+        "pages",
+        "incomplete"
     )?;
     for s in &status.sources {
+        let whether = if incomplete.contains(&s.url) {
+            "yes"
+        } else {
+            "no"
+        };
         writeln!(
             out,
-            "{:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8}  {}",
-            s.kind, s.pending, s.leased, s.done, s.failed, s.truncated, s.pages, s.url
+            "{:<kind_width$} {:>8}{} {:>8} {:>8} {:>9} {:>8} {:>10}  {}",
+            s.kind,
+            s.pending,
+            leased(format!(" {:>8}", s.leased)),
+            s.done,
+            s.failed,
+            s.truncated,
+            s.pages,
+            whether,
+            s.url
         )?;
     }
+    if status
+        .sources
+        .iter()
+        .any(|s| s.truncated > 0 && !incomplete.contains(&s.url))
+    {
+        writeln!(
+            out,
+            "cut short: queries a page limit stopped; where `incomplete` says no, narrower queries surfaced what they left"
+        )?;
+    }
+    if shared {
+        write_workers(out, status)?;
+    }
+    writeln!(
+        out,
+        "requests per second (last minute): {:.2}",
+        status.requests_per_second
+    )
+}
+
+/// The workers of a shared database, and the hosts they waited for.
+fn write_workers(out: &mut impl Write, status: &gather::store::Status) -> std::io::Result<()> {
     let named = |names: &[String]| {
         if names.is_empty() {
             String::new()
@@ -400,9 +513,5 @@ fn write_status(out: &mut impl Write, status: &gather::store::Status) -> std::io
     for wait in &status.host_waits {
         writeln!(out, "{}", gather::store::host_wait_note(wait))?;
     }
-    writeln!(
-        out,
-        "requests per second (last minute): {:.2}",
-        status.requests_per_second
-    )
+    Ok(())
 }

@@ -39,8 +39,8 @@ pub struct CheckArgs {
 pub struct SpecArgs {
     /// The form page whose metadata becomes a spec.
     pub url: String,
-    #[arg(long = "auth", value_name = "HOST[:PORT]=USER:PASS")]
-    pub auth: Vec<String>,
+    #[command(flatten)]
+    pub login: super::CredentialArgs,
     /// For a form page without metadata: probe its inputs, choose the
     /// query and refinement elements by their answers and induce the
     /// result rules from them (template induction).
@@ -88,8 +88,7 @@ fn load(args: &SourceArgs) -> Result<Loaded, String> {
     }
     let mut starts = Vec::new();
     for u in &args.urls {
-        let url = Url::parse(u).map_err(|e| format!("{u:?} is not a URL: {e}"))?;
-        starts.push(Start::Url(url));
+        starts.push(Start::Url(super::gather::start_url(u)?));
     }
     let mut out = Vec::new();
     for path in &args.specs {
@@ -102,6 +101,7 @@ fn load(args: &SourceArgs) -> Result<Loaded, String> {
         source::credentials(&starts, &args.credentials()?).map_err(|e| e.to_string())?;
     let fetcher = Fetcher::new(FetchConfig {
         credentials,
+        network: args.login.network.network()?,
         ..FetchConfig::default()
     })
     .map_err(|e| e.to_string())?;
@@ -275,13 +275,20 @@ fn status(outcomes: &[Outcome]) -> u8 {
 fn report_failure(o: &Outcome) {
     match o {
         Outcome::Ordinary(url, found) if found.is_empty() => eprintln!(
-            "{url}: no DB.* metadata (an ordinary page), and none of the pages it links to within {CRAWL_PAGES} pages has any: nothing to query; write a spec for it"
+            "{url}: no DB.* metadata, nor on the pages it links to within {CRAWL_PAGES} pages: \
+             nothing to plan from metadata.\n\
+             `gather {url}` surfaces it all the same (it probes a form without metadata, or crawls the page);\n\
+             `gather spec --induce {url}` writes the spec those probes find, to review and gather with --spec"
         ),
         Outcome::Ordinary(url, found) => {
             println!("{url}: an ordinary page; a crawl from it finds these sources (gather the page to gather them all):");
             for (source, kind) in found {
                 println!("  {source} ({kind})");
             }
+        }
+        // The fetch error names the URL; a spec's path is added.
+        Outcome::Failed(name, e @ SourceError::Fetch(_)) if e.to_string().starts_with(name) => {
+            eprintln!("{e}")
         }
         Outcome::Failed(name, e @ SourceError::Fetch(_)) => eprintln!("{name}: {e}"),
         Outcome::Failed(_, e) => eprintln!("{e}"),
@@ -353,14 +360,11 @@ pub fn run_check(args: &CheckArgs) -> ExitCode {
 
 pub fn run_spec(args: &SpecArgs) -> ExitCode {
     if args.induce {
-        return super::induce::run_spec_induce(&args.url, &args.auth, args.queries);
+        return super::induce::run_spec_induce(&args.url, &args.login, args.queries);
     }
     let source_args = SourceArgs {
         urls: vec![args.url.clone()],
-        login: super::CredentialArgs {
-            auth: args.auth.clone(),
-            ..Default::default()
-        },
+        login: args.login.clone(),
         allow_hosts: args.allow_hosts.clone(),
         ..SourceArgs::default()
     };
