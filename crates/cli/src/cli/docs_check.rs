@@ -99,9 +99,13 @@ fn check(command: &str) -> Option<String> {
     None
 }
 
+/// The repository's root: this crate sits in `crates/cli`.
+fn repo_root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 fn docs() -> Vec<(String, String)> {
-    // The repository's root: this crate sits in `crates/cli`.
-    let root = &Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = &repo_root();
     let mut files = vec![root.join("README.md"), root.join("specs/README.md")];
     let mut manual: Vec<_> = std::fs::read_dir(root.join("docs"))
         .expect("docs/")
@@ -234,7 +238,7 @@ fn every_relative_link_in_the_docs_leads_somewhere() {
 
 #[test]
 fn the_link_check_finds_a_missing_file_or_heading() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = repo_root();
     let readme = root.join("README.md");
     assert_eq!(broken(&readme, "docs/output.md"), None);
     assert_eq!(broken(&readme, "https://example.org/x"), None);
