@@ -6,6 +6,7 @@ use std::process::ExitCode;
 pub mod demo;
 #[cfg(test)]
 mod docs_check;
+pub mod forms;
 pub mod gather;
 pub mod hel;
 pub mod induce;
