@@ -218,7 +218,7 @@ fn indent(text: &str) -> String {
 }
 
 /// `gather spec --induce URL`.
-pub fn run_spec_induce(url: &str, auth: &[String], queries: usize) -> ExitCode {
+pub fn run_spec_induce(url: &str, auth: &[String], queries: usize, forms: &[String]) -> ExitCode {
     let url = match Url::parse(url) {
         Ok(u) => u,
         Err(e) => {
@@ -253,7 +253,7 @@ pub fn run_spec_induce(url: &str, auth: &[String], queries: usize) -> ExitCode {
             return super::exit(super::FAILED);
         }
     };
-    match rt.block_on(induce::site::induce_spec(&url, &fetcher, queries)) {
+    match rt.block_on(induce::site::induce_spec(&url, &fetcher, queries, forms)) {
         Ok(induced) => {
             print!("{}", induced.to_yaml());
             for (name, _) in &induced.unnamed {

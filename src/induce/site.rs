@@ -300,16 +300,21 @@ pub async fn induce_spec(
     url: &Url,
     fetcher: &Fetcher,
     per_input: usize,
+    named: &[String],
 ) -> Result<InducedSpec, SiteError> {
     let resp = fetcher.get(url).await?;
-    induce_spec_from(resp, fetcher, per_input).await
+    induce_spec_from(resp, fetcher, per_input, named).await
 }
 
-/// [`induce_spec`] on a form page already fetched.
+/// [`induce_spec`] on a form page already fetched. Only a form the
+/// operator named (`named`: positions, names or ids) or one judged a
+/// search form that is safe to submit is probed
+/// ([`crate::form::safe::submittable`]).
 pub async fn induce_spec_from(
     resp: crate::fetch::Response,
     fetcher: &Fetcher,
     per_input: usize,
+    named: &[String],
 ) -> Result<InducedSpec, SiteError> {
     let decoded = resp.text();
     let page = Page::parse(&decoded.text);
@@ -323,7 +328,12 @@ pub async fn induce_spec_from(
     };
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
     let seeds = crate::refine::learn::page_words(&page.text(), SEED_WORDS);
-    let (form, inputs) = surfaced_form(&all)
+    let allowed: Vec<Form> = crate::form::safe::submittable(&page, &all, named)
+        .map_err(form_error)?
+        .into_iter()
+        .cloned()
+        .collect();
+    let (form, inputs) = surfaced_form(&allowed)
         .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
         .ok_or_else(|| {
             form_error(
@@ -899,11 +909,14 @@ pub fn has_inputs(page: &Page, url: &Url) -> bool {
         .is_ok_and(|all| all.iter().any(|f| !inputs_of(f, 1, &[]).is_empty()))
 }
 
-/// The inputs of a form the probes vary, with their probe values.
+/// The inputs of a form the probes vary, with their probe values: never
+/// a sorting option, a page size, a honeypot or an account's field
+/// ([`crate::form::role`]).
 fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<Input> {
     let mut out: Vec<Input> = Vec::new();
-    for e in &form.elements {
-        if e.name.is_empty() || out.iter().any(|i| i.name == e.name) {
+    let roles = crate::form::role::roles(form, crate::form::kind::FormKind::Search);
+    for (e, role) in form.elements.iter().zip(roles) {
+        if e.name.is_empty() || !role.queryable() || out.iter().any(|i| i.name == e.name) {
             continue;
         }
         let (kind, choices, text) = match &e.kind {
