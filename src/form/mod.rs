@@ -80,6 +80,42 @@ pub struct Element {
     pub kind: ElementKind,
     /// The visible label, if one was found.
     pub label: Option<String>,
+    /// What else the page says of the control (placeholder, title, …).
+    pub hints: Hints,
+}
+
+/// What the page says of a control besides its label: the attributes and
+/// texts the form's kind and the element's role are read from
+/// ([`kind`], [`role`]). Absent attributes are empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hints {
+    pub id: String,
+    pub class: String,
+    pub placeholder: String,
+    pub title: String,
+    pub aria_label: String,
+    pub autocomplete: String,
+    /// A `<button>`'s text.
+    pub text: String,
+    /// Hidden from the reader by its style or its box (`display:none`,
+    /// `visibility:hidden`, the `hidden` attribute, `aria-hidden`), on
+    /// itself or on an element between it and its form.
+    pub concealed: bool,
+}
+
+impl Hints {
+    /// Every text of the hints, for keyword matching.
+    pub fn texts(&self) -> [&str; 7] {
+        [
+            &self.id,
+            &self.class,
+            &self.placeholder,
+            &self.title,
+            &self.aria_label,
+            &self.autocomplete,
+            &self.text,
+        ]
+    }
 }
 
 /// A value of a select, radio group or checkbox with its visible label.
@@ -215,17 +251,25 @@ impl Form {
     }
 }
 
+impl Form {
+    /// The form's name (else its id) quoted after a space, as messages
+    /// show it; empty when it has neither.
+    pub fn called(&self) -> String {
+        self.name
+            .as_deref()
+            .or(self.id.as_deref())
+            .map(|n| format!(" {n:?}"))
+            .unwrap_or_default()
+    }
+}
+
 impl fmt::Display for Form {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "form #{}{}: {} {} ({}, {})",
             self.index,
-            self.name
-                .as_deref()
-                .or(self.id.as_deref())
-                .map(|n| format!(" {n:?}"))
-                .unwrap_or_default(),
+            self.called(),
             self.method,
             self.action,
             self.enctype,
@@ -563,7 +607,53 @@ impl Reader<'_> {
                 .explicit_label(node)
                 .or_else(|| self.preceding_text(node)),
         };
-        elements.push(Element { name, kind, label });
+        let hints = self.hints(node, matches!(kind, ElementKind::Submit { .. }));
+        elements.push(Element {
+            name,
+            kind,
+            label,
+            hints,
+        });
+    }
+
+    /// The [`Hints`] of a control.
+    fn hints(&self, node: NodeId, button: bool) -> Hints {
+        let page = self.page;
+        let attr = |a: &str| page.attribute(node, a).map(collapse).unwrap_or_default();
+        let conceals = |n: NodeId| {
+            page.attribute(n, "hidden").is_some()
+                || page
+                    .attribute(n, "aria-hidden")
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+                || page.attribute(n, "style").is_some_and(|s| {
+                    let s: String = s
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect::<String>()
+                        .to_ascii_lowercase();
+                    s.contains("display:none") || s.contains("visibility:hidden")
+                })
+        };
+        let concealed = conceals(node)
+            || page
+                .ancestors(node)
+                .take_while(|&a| !self.ids.is(page, a, self.ids.form))
+                .take(6)
+                .any(conceals);
+        Hints {
+            id: attr("id"),
+            class: attr("class"),
+            placeholder: attr("placeholder"),
+            title: attr("title"),
+            aria_label: attr("aria-label"),
+            autocomplete: attr("autocomplete"),
+            text: if button && self.ids.is(page, node, self.ids.button) {
+                page.text_of(node)
+            } else {
+                String::new()
+            },
+            concealed,
+        }
     }
 
     /// `label[for=id]`, else an enclosing label.
@@ -684,6 +774,20 @@ fn raw_text_below(page: &Page, node: NodeId) -> String {
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// A page and its forms, read from HTML at `http://shop.example/`.
+#[cfg(test)]
+pub(crate) fn test_forms(html: &str) -> (Page, Vec<Form>) {
+    let page = Page::parse(html);
+    let url = Url::parse("http://shop.example/").expect("a URL");
+    let all = forms(&page, &url, encoding_rs::UTF_8).expect("forms");
+    (page, all)
+}
+
+pub mod kind;
+pub mod role;
+pub mod safe;
+mod words;
 
 #[cfg(test)]
 mod tests;

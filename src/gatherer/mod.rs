@@ -101,6 +101,9 @@ pub struct Options {
     pub interrupt: Interrupt,
     /// Start every database source over: its queries are sent again.
     pub fresh: bool,
+    /// `--forms`: the forms surfacing may submit whatever their kind
+    /// ([`crate::form::safe`]).
+    pub forms: Vec<String>,
     /// `--no-probe`: a start page with a form but without metadata is not
     /// probed (no query is sent to surface it); it is crawled as an
     /// ordinary page.
@@ -137,6 +140,7 @@ impl Default for Options {
             progress: None,
             interrupt: Interrupt::default(),
             fresh: false,
+            forms: Vec::new(),
             no_probe: false,
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,
@@ -274,6 +278,7 @@ impl Gathering<'_> {
             max_queries: options.max_queries,
             learn: options.learn,
             allow_hosts: options.allow_hosts.clone(),
+            forms: options.forms.clone(),
         };
         let mut crawl = Crawl::new(options.crawl_limit);
         for start in starts {

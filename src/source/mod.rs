@@ -45,6 +45,9 @@ pub struct Limits {
     /// `--allow-host`: hosts besides the form page's own that the pages the
     /// metadata names (configuration file, domain pages) may come from.
     pub allow_hosts: Vec<String>,
+    /// `--forms`: the forms (position, name or id) surfacing may submit on
+    /// a page without metadata, whatever their kind.
+    pub forms: Vec<String>,
 }
 
 /// The problem of a page the metadata names on another host than the form
@@ -762,12 +765,13 @@ pub async fn surface(
     limits: &Limits,
 ) -> Result<(Source, crate::surface::InducedSpec), SourceError> {
     let per_input = crate::surface::DEFAULT_PER_INPUT;
-    let induced = crate::surface::induce_spec_from(response.clone(), fetcher, per_input)
-        .await
-        .map_err(|e| match e {
-            crate::surface::SurfaceError::Fetch(e) => SourceError::Fetch(e),
-            e => SourceError::Surface(e.to_string()),
-        })?;
+    let induced =
+        crate::surface::induce_spec_from(response.clone(), fetcher, per_input, &limits.forms)
+            .await
+            .map_err(|e| match e {
+                crate::surface::SurfaceError::Fetch(e) => SourceError::Fetch(e),
+                e => SourceError::Surface(e.to_string()),
+            })?;
     let name = format!("the spec induced for {}", response.url);
     let mut source = spec_source(
         Path::new(&name),

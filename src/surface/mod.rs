@@ -206,16 +206,21 @@ pub async fn induce_spec(
     url: &Url,
     fetcher: &Fetcher,
     per_input: usize,
+    named: &[String],
 ) -> Result<InducedSpec, SurfaceError> {
     let resp = fetcher.get(url).await?;
-    induce_spec_from(resp, fetcher, per_input).await
+    induce_spec_from(resp, fetcher, per_input, named).await
 }
 
-/// [`induce_spec`] on a form page already fetched.
+/// [`induce_spec`] on a form page already fetched. Only a form the
+/// operator named (`named`: positions, names or ids) or one judged a
+/// search form that is safe to submit is probed
+/// ([`crate::form::safe::submittable`]).
 pub async fn induce_spec_from(
     resp: crate::fetch::Response,
     fetcher: &Fetcher,
     per_input: usize,
+    named: &[String],
 ) -> Result<InducedSpec, SurfaceError> {
     let decoded = resp.text();
     let page = Page::parse(&decoded.text);
@@ -229,7 +234,12 @@ pub async fn induce_spec_from(
     };
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
     let seeds = crate::words::page_words(&page.text(), SEED_WORDS);
-    let (form, inputs) = surfaced_form(&all)
+    let allowed: Vec<Form> = crate::form::safe::submittable(&page, &all, named)
+        .map_err(form_error)?
+        .into_iter()
+        .cloned()
+        .collect();
+    let (form, inputs) = surfaced_form(&allowed)
         .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
         .ok_or_else(|| {
             form_error(

@@ -280,11 +280,14 @@ pub(super) fn selects_beside_text(
     out
 }
 
-/// The inputs of a form the probes vary, with their probe values.
+/// The inputs of a form the probes vary, with their probe values: never
+/// a sorting option, a page size, a honeypot or an account's field
+/// ([`crate::form::role`]).
 pub(super) fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<Input> {
     let mut out: Vec<Input> = Vec::new();
-    for e in &form.elements {
-        if e.name.is_empty() || out.iter().any(|i| i.name == e.name) {
+    let roles = crate::form::role::roles(form, crate::form::kind::FormKind::Search);
+    for (e, role) in form.elements.iter().zip(roles) {
+        if e.name.is_empty() || !role.queryable() || out.iter().any(|i| i.name == e.name) {
             continue;
         }
         let (kind, choices, text) = match &e.kind {

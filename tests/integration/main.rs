@@ -11,6 +11,7 @@ mod demo_site;
 mod docs_tour;
 mod fetch_http;
 mod fetch_politeness;
+mod form_kinds;
 mod form_pages;
 mod gather_cli;
 mod gather_demo;

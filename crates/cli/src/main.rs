@@ -91,6 +91,8 @@ Examples:
     Locate(cli::hel::LocateArgs),
     /// A page's links in groups: menus, pagination and content links.
     Links(cli::links::LinksArgs),
+    /// Every form of a page with its kind, every input with its role, and whether gather submits it.
+    Forms(cli::forms::FormsArgs),
     /// The main text of a page or a URL, without menus, teasers and footers.
     Text(cli::text::TextArgs),
     /// Induce the template of result pages of one site; print its data slots as HEL rules.
@@ -144,6 +146,7 @@ fn main() -> ExitCode {
         Some(Command::Hel(a)) => cli::hel::run_hel(a),
         Some(Command::Locate(a)) => cli::hel::run_locate(a),
         Some(Command::Links(a)) => cli::links::run_links(a),
+        Some(Command::Forms(a)) => cli::forms::run_forms(a),
         Some(Command::Text(a)) => cli::text::run_text(a),
         Some(Command::Induce(a)) => cli::induce::run_induce(a),
         Some(Command::Summarize(a)) => cli::output::run_summarize(a),

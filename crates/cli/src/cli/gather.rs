@@ -179,6 +179,7 @@ impl GatherArgs {
             no_probe: self.no_probe,
             boilerplate: self.boilerplate,
             allow_hosts: self.source.allow_hosts.clone(),
+            forms: self.source.forms.clone(),
             ..self.run.options(&self.source.login)?
         })
     }

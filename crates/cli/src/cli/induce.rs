@@ -217,7 +217,12 @@ fn indent(text: &str) -> String {
 }
 
 /// `gather spec --induce URL`.
-pub fn run_spec_induce(url: &str, login: &super::CredentialArgs, queries: usize) -> ExitCode {
+pub fn run_spec_induce(
+    url: &str,
+    login: &super::CredentialArgs,
+    queries: usize,
+    forms: &[String],
+) -> ExitCode {
     let given = super::gather::start_url(url)
         .and_then(|url| Ok((url, login.credentials()?, login.network.network()?)));
     let (url, credentials, network) = match given {
@@ -248,7 +253,7 @@ pub fn run_spec_induce(url: &str, login: &super::CredentialArgs, queries: usize)
             return super::exit(super::FAILED);
         }
     };
-    match rt.block_on(gather::surface::induce_spec(&url, &fetcher, queries)) {
+    match rt.block_on(gather::surface::induce_spec(&url, &fetcher, queries, forms)) {
         Ok(induced) => {
             print!("{}", induced.to_yaml());
             for (name, _) in &induced.unnamed {

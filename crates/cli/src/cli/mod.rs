@@ -5,6 +5,7 @@ use std::process::ExitCode;
 pub mod demo;
 #[cfg(test)]
 mod docs_check;
+pub mod forms;
 pub mod gather;
 pub mod hel;
 pub mod induce;
@@ -85,6 +86,12 @@ pub struct SourceArgs {
     /// the metadata names. By default gather stays on the form page's host.
     #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
     pub allow_hosts: Vec<String>,
+    /// On a page without metadata, submit this form (its position from 0,
+    /// its name or its id; repeatable) whatever its kind. By default only a
+    /// form judged a search form that asks for no password, e-mail, file or
+    /// captcha is submitted (see `gather forms URL`).
+    #[arg(long = "forms", value_name = "FORM")]
+    pub forms: Vec<String>,
 }
 
 impl SourceArgs {

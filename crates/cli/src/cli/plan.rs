@@ -54,6 +54,10 @@ pub struct SpecArgs {
     /// default (at least 1).
     #[arg(long, value_name = "N", default_value_t = gather::surface::DEFAULT_PER_INPUT, requires = "induce")]
     pub queries: usize,
+    /// With --induce, probe this form (its position from 0, its name or
+    /// its id) whatever its kind.
+    #[arg(long = "forms", value_name = "FORM", requires = "induce")]
+    pub forms: Vec<String>,
 }
 
 /// One source as `plan` and `check` see it.
@@ -109,6 +113,7 @@ fn load(args: &SourceArgs) -> Result<Loaded, String> {
         max_queries: args.max_queries,
         learn: args.learn,
         allow_hosts: args.allow_hosts.clone(),
+        forms: args.forms.clone(),
     };
     let rt = runtime()?;
     for start in &starts {
@@ -360,7 +365,7 @@ pub fn run_check(args: &CheckArgs) -> ExitCode {
 
 pub fn run_spec(args: &SpecArgs) -> ExitCode {
     if args.induce {
-        return super::induce::run_spec_induce(&args.url, &args.login, args.queries);
+        return super::induce::run_spec_induce(&args.url, &args.login, args.queries, &args.forms);
     }
     let source_args = SourceArgs {
         urls: vec![args.url.clone()],

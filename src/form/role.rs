@@ -1,0 +1,254 @@
+//! The role of each input of a form, given the form's kind
+//! ([`super::kind`]): what surfacing may vary, what it must carry as it is,
+//! and what it must leave alone.
+//!
+//! Rules, in this order, on the input's type, name, label, placeholder,
+//! title, id and class, and its choices (the words of [`super::words`]):
+//! - a submit button is a submit button;
+//! - a hidden input named like a server's state or a forgery token
+//!   (`__VIEWSTATE`, `__EVENTVALIDATION`, `csrf_token`,
+//!   `authenticity_token`, …) is a state token (carried as the page gave
+//!   it); any other hidden input is "other" (carried too);
+//! - a password field is a password, an `email` field an e-mail address;
+//! - a field that names a captcha is a captcha; a text field hidden from
+//!   the reader (`display:none` on it or around it) or that asks to be left
+//!   blank is a honeypot;
+//! - a choice whose name, label or choices speak of an order ("sort by",
+//!   "relevance", "price: low to high") is a sorting option; one that
+//!   speaks of a page size ("per page", `limit`) or offers only numbers
+//!   (10, 20, 50) is a page size; a date input, a text field named for a
+//!   date, or a choice or field named for a bound (`from`, `price_min`) is
+//!   a date or range;
+//! - in a search form, a text field is a search query (most search forms
+//!   have one; where there are several, each narrows the answer by its
+//!   words), a choice is a category / refinement;
+//! - a submit button that cancels, resets or goes back is "other";
+//! - in another form, a field named for a user is a username, one named
+//!   for an e-mail address an e-mail; the rest is "other".
+
+use std::fmt;
+
+use super::kind::FormKind;
+use super::words::{self, normalized, says};
+use super::{Element, ElementKind, Form};
+
+/// What an input is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    SearchQuery,
+    Category,
+    Sort,
+    PageSize,
+    DateOrRange,
+    Submit,
+    StateToken,
+    Username,
+    Password,
+    Email,
+    Captcha,
+    Honeypot,
+    Other,
+}
+
+impl Role {
+    /// The role's name, as `gather forms` shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::SearchQuery => "search query",
+            Role::Category => "category/refinement",
+            Role::Sort => "sorting",
+            Role::PageSize => "page size",
+            Role::DateOrRange => "date or range",
+            Role::Submit => "submit button",
+            Role::StateToken => "state token",
+            Role::Username => "username",
+            Role::Password => "password",
+            Role::Email => "e-mail",
+            Role::Captcha => "captcha",
+            Role::Honeypot => "honeypot",
+            Role::Other => "other",
+        }
+    }
+
+    /// Whether surfacing may vary this input as a query element (a search
+    /// query, a category, a date or range): never a sorting option, a page
+    /// size, a token, a honeypot or an account's field.
+    pub fn queryable(self) -> bool {
+        matches!(self, Role::SearchQuery | Role::Category | Role::DateOrRange)
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The role of each element of a form, in the order of its elements.
+pub fn roles(form: &Form, kind: FormKind) -> Vec<Role> {
+    form.elements.iter().map(|e| role_alone(e, kind)).collect()
+}
+
+/// The texts an element is known by: its name, label, placeholder,
+/// title, aria label, id and class, normalized.
+fn said(e: &Element) -> String {
+    let mut text = e.name.clone();
+    for t in e.label.iter().map(String::as_str).chain(e.hints.texts()) {
+        text.push(' ');
+        text.push_str(t);
+    }
+    normalized(&text)
+}
+
+/// An element's role.
+fn role_alone(e: &Element, kind: FormKind) -> Role {
+    let text = said(e);
+    let name = normalized(&e.name);
+    match &e.kind {
+        ElementKind::Submit { value, .. } => {
+            let text = normalized(&format!("{text} {value}"));
+            if says(&text, words::CANCEL) {
+                Role::Other
+            } else {
+                Role::Submit
+            }
+        }
+        ElementKind::Hidden { .. } => {
+            if says(&name, words::STATE_TOKEN) {
+                Role::StateToken
+            } else {
+                Role::Other
+            }
+        }
+        ElementKind::Text { input_type, .. } => match input_type.as_str() {
+            "password" => Role::Password,
+            "email" => Role::Email,
+            _ if says(&text, words::CAPTCHA) => Role::Captcha,
+            _ if e.hints.concealed || says(&text, words::HONEYPOT) => Role::Honeypot,
+            "date" | "datetime-local" | "month" | "week" | "time" | "range" => Role::DateOrRange,
+            _ if kind == FormKind::Search => {
+                if says(&name, words::DATE) || says(&name, words::BOUND) {
+                    Role::DateOrRange
+                } else {
+                    Role::SearchQuery
+                }
+            }
+            "tel" | "url" | "number" => Role::Other,
+            _ if says(&name, words::EMAIL) => Role::Email,
+            _ if says(&name, words::USERNAME) => Role::Username,
+            _ => Role::Other,
+        },
+        ElementKind::TextArea { .. } if kind == FormKind::Search => Role::SearchQuery,
+        ElementKind::TextArea { .. } => Role::Other,
+        ElementKind::Select { options: c, .. }
+        | ElementKind::Radio { choices: c }
+        | ElementKind::Checkbox { choices: c } => {
+            let choices = normalized(
+                &c.iter()
+                    .map(|c| format!("{} {}", c.value, c.label))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+            let numbers = c.len() >= 2
+                && c.iter()
+                    .all(|c| !c.value.is_empty() && c.value.chars().all(|d| d.is_ascii_digit()))
+                && c.iter().all(|c| c.value.len() <= 3);
+            if says(&text, words::SORT) || says(&choices, words::SORT_CHOICES) {
+                Role::Sort
+            } else if says(&text, words::PAGE_SIZE)
+                && (numbers || !matches!(e.kind, ElementKind::Checkbox { .. }))
+            {
+                Role::PageSize
+            } else if says(&name, words::BOUND) {
+                Role::DateOrRange
+            } else if kind == FormKind::Search {
+                Role::Category
+            } else {
+                Role::Other
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(html: &str) -> Form {
+        super::super::test_forms(html).1.remove(0)
+    }
+
+    #[test]
+    fn a_search_forms_inputs_have_their_roles() {
+        let f = form(
+            r#"<form action="/Results.aspx" method="post">
+            <input type="hidden" name="__VIEWSTATE" value="dDwtMTA4">
+            <input type="hidden" name="__EVENTVALIDATION" value="x">
+            <input type="hidden" name="lang" value="en">
+            <input name="where" placeholder="City">
+            <input name="keywords" placeholder="Search jobs">
+            <select name="category"><option value="">All</option><option>IT</option><option>Sales</option></select>
+            <select name="sortBy"><option>Relevance</option><option>Date</option></select>
+            <select name="ps"><option>10</option><option>25</option><option>100</option></select>
+            <label>Per page <select name="n"><option>10</option><option>50</option></select></label>
+            <input name="date_from">
+            <div style="display: none"><input name="website"></div>
+            <input type="submit" value="Find">
+            </form>"#,
+        );
+        let got: Vec<(&str, Role)> = form_roles(&f, FormKind::Search);
+        assert_eq!(
+            got,
+            [
+                ("__VIEWSTATE", Role::StateToken),
+                ("__EVENTVALIDATION", Role::StateToken),
+                ("lang", Role::Other),
+                ("where", Role::SearchQuery),
+                ("keywords", Role::SearchQuery),
+                ("category", Role::Category),
+                ("sortBy", Role::Sort),
+                ("ps", Role::Category),
+                ("n", Role::PageSize),
+                ("date_from", Role::DateOrRange),
+                ("website", Role::Honeypot),
+                ("", Role::Submit),
+            ]
+        );
+    }
+
+    fn form_roles(f: &Form, kind: FormKind) -> Vec<(&str, Role)> {
+        f.elements
+            .iter()
+            .map(|e| e.name.as_str())
+            .zip(roles(f, kind))
+            .collect()
+    }
+
+    #[test]
+    fn an_account_forms_inputs_have_theirs() {
+        let f = form(
+            r#"<form action="/login" method="post">
+            <input name="csrf_token" type="hidden" value="abc">
+            <input name="userName"><input type="password" name="pw">
+            <input name="mail_address"><input name="captcha_code">
+            <input type="email" name="x"><textarea name="msg"></textarea>
+            <button>Sign in</button></form>"#,
+        );
+        assert_eq!(
+            form_roles(&f, FormKind::Login),
+            [
+                ("csrf_token", Role::StateToken),
+                ("userName", Role::Username),
+                ("pw", Role::Password),
+                ("mail_address", Role::Email),
+                ("captcha_code", Role::Captcha),
+                ("x", Role::Email),
+                ("msg", Role::Other),
+                ("", Role::Submit),
+            ]
+        );
+        assert!(!Role::Sort.queryable() && !Role::PageSize.queryable());
+        assert!(Role::SearchQuery.queryable() && Role::Category.queryable());
+    }
+}
