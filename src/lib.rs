@@ -12,7 +12,8 @@
 //!    short and learns words for open text fields;
 //! 4. [`page`] builds the page tree and [`hel`] extracts the values
 //!    ([`locate`] and [`induce`] write rules for sites without metadata);
-//!    [`boilerplate`] finds an ordinary page's main content;
+//!    [`boilerplate`] finds an ordinary page's main content, [`listing`]
+//!    a result page's records, pager and stated total from the page alone;
 //! 5. [`fragment`] merges the index fragments and [`record`] groups the
 //!    values of one row into records, [`store`] keeps them in
 //!    SQLite, [`output`] writes [`soif`] and JSON and answers searches;
@@ -34,6 +35,7 @@ pub mod gatherer;
 pub mod hel;
 pub mod induce;
 pub mod links;
+pub mod listing;
 pub mod locate;
 pub mod metadata;
 pub mod navigate;

@@ -112,6 +112,9 @@ pub struct PageLink {
     pub target: Option<Url>,
     /// Its place among the page's links, from 0.
     pub index: usize,
+    /// Whether it leads to the next page of a pager (its words, or
+    /// `rel="next"`).
+    pub next: bool,
     /// A hash of the path description (Definition 9): only its equality
     /// with other links' matters.
     path: u64,
@@ -239,11 +242,15 @@ impl PageLinks {
                         t.set_fragment(None);
                         t
                     });
+                let next = page
+                    .attribute(a, "rel")
+                    .is_some_and(|r| r.split_whitespace().any(|w| w.eq_ignore_ascii_case("next")));
                 PageLink {
                     href,
                     text: page.text_of(a),
                     target,
                     index: 0,
+                    next,
                     path: path_hash(page, a),
                 }
             })

@@ -635,7 +635,7 @@ impl Shape {
 
 /// What a link's text says about where it leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Label {
+pub(crate) enum Label {
     Page(u64),
     Next,
     Previous,
@@ -698,7 +698,7 @@ fn is_mark(word: &str) -> bool {
 }
 
 /// Reads a link's visible text.
-fn label(text: &str) -> Label {
+pub(crate) fn label(text: &str) -> Label {
     // Most links of a pager are a bare number.
     let bare = text.trim();
     if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
