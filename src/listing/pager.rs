@@ -5,7 +5,7 @@
 
 use url::Url;
 
-use crate::links::{LinkKind, PageLinks};
+use crate::links::{LinkKind, PageLink, PageLinks};
 use crate::navigate::{label, Label};
 
 /// What a pager link leads to.
@@ -49,13 +49,7 @@ impl Pager {
             let Some(url) = link.target.clone() else {
                 continue;
             };
-            let role = match label(&link.text) {
-                _ if link.next => PagerRole::Next,
-                Label::Next => PagerRole::Next,
-                Label::Previous => PagerRole::Previous,
-                Label::Page(n) => PagerRole::Page(n),
-                Label::Other => PagerRole::Other,
-            };
+            let role = role(link);
             if role == PagerRole::Next
                 && out.next.is_none()
                 && crate::links::document_key(&url) != own
@@ -69,5 +63,18 @@ impl Pager {
             });
         }
         out
+    }
+}
+
+/// What a link of a pager leads to, by its words or its `rel`.
+pub fn role(link: &PageLink) -> PagerRole {
+    if link.next {
+        return PagerRole::Next;
+    }
+    match label(&link.text) {
+        Label::Next => PagerRole::Next,
+        Label::Previous => PagerRole::Previous,
+        Label::Page(n) => PagerRole::Page(n),
+        Label::Other => PagerRole::Other,
     }
 }

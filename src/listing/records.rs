@@ -43,7 +43,15 @@ pub const SHAPE_DEPTH: usize = 5;
 /// The least similarity of two alike children.
 pub const SIMILAR: f64 = 0.5;
 /// The share of a region's text its inner lists must carry to replace it.
-pub const INNER_SHARE: f64 = 0.75;
+pub const INNER_SHARE: f64 = 0.5;
+/// The least share of the largest data region's text a data region holds.
+pub const MIN_SHARE: f64 = 0.2;
+/// The most characters of a record on average (more: a page's sections).
+pub const MAX_RECORD: usize = 2000;
+/// A region of `n` records is worth its text times `n / (n + FEW)`.
+pub const FEW: usize = 3;
+/// The most words of a menu's link.
+pub const MENU_WORDS: usize = 5;
 /// Nodes of a child read for its shape at most.
 const SHAPE_NODES: usize = 400;
 
@@ -87,11 +95,7 @@ pub struct Region {
 impl Region {
     /// A record's text: its texts joined by a space.
     pub fn record_text(&self, page: &Page, record: usize) -> String {
-        texts(page, &self.records[record])
-            .into_iter()
-            .map(|(_, _, _, t)| t)
-            .collect::<Vec<_>>()
-            .join(" ")
+        text_of(page, &self.records[record])
     }
 }
 
@@ -388,7 +392,14 @@ pub fn regions(page: &Page) -> Vec<Region> {
         candidates.extend(candidates_of(page, node, &sizes));
         node = node.next();
     }
-    candidates.sort_by_key(|c| std::cmp::Reverse(c.chars));
+    // Records of a page's sections, not of a list.
+    candidates.retain(|c| c.chars <= MAX_RECORD * c.records.len());
+    // Few records count less than many of the same text.
+    let score = |c: &Candidate| {
+        let n = c.records.len();
+        c.chars * n / (n + FEW)
+    };
+    candidates.sort_by_key(|c| std::cmp::Reverse(score(c)));
     // A frame around lists: dropped for them.
     let inside = |c: &Candidate, n: NodeId| {
         c.records
@@ -432,7 +443,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
             chosen.push(c);
         }
     }
-    chosen
+    let regions: Vec<Region> = chosen
         .into_iter()
         .map(|c| {
             let kind = kind_of(page, &c, &sizes);
@@ -447,6 +458,15 @@ pub fn regions(page: &Page) -> Vec<Region> {
                 values,
             }
         })
+        .collect();
+    // A data region much smaller than the largest is a side list.
+    let top = regions
+        .iter()
+        .find(|r| r.kind == RegionKind::Data)
+        .map_or(0, |r| r.chars);
+    regions
+        .into_iter()
+        .filter(|r| r.kind != RegionKind::Data || r.chars as f64 >= MIN_SHARE * top as f64)
         .collect()
 }
 
@@ -470,13 +490,23 @@ fn kind_of(page: &Page, c: &Candidate, sizes: &TextSizes) -> RegionKind {
             .iter()
             .map(|&n| page.text_of(n).split_whitespace().count())
             .sum::<usize>();
-        anchors == 1 && links == chars && words <= 3
+        anchors == 1 && links == chars && words <= MENU_WORDS
     });
     if in_frame || menu_like {
         RegionKind::Navigation
     } else {
         RegionKind::Data
     }
+}
+
+/// The texts below some nodes, white space collapsed, joined by a space
+/// (script and style left out).
+pub fn text_of(page: &Page, nodes: &[NodeId]) -> String {
+    texts(page, nodes)
+        .into_iter()
+        .map(|(_, _, _, t)| t)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The texts of one record: (part, path, text node or its element, text).
