@@ -5,8 +5,8 @@
 
 use url::Url;
 
+use crate::links::{pager_label, Label};
 use crate::links::{LinkKind, PageLink, PageLinks};
-use crate::navigate::{label, Label};
 
 /// What a pager link leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -71,7 +71,7 @@ pub fn role(link: &PageLink) -> PagerRole {
     if link.next {
         return PagerRole::Next;
     }
-    match label(&link.text) {
+    match pager_label(&link.text) {
         Label::Next => PagerRole::Next,
         Label::Previous => PagerRole::Previous,
         Label::Page(n) => PagerRole::Page(n),

@@ -635,7 +635,7 @@ impl Shape {
 
 /// What a link's text says about where it leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Label {
+pub enum Label {
     Page(u64),
     Next,
     Previous,
@@ -682,12 +682,6 @@ const PREVIOUS_WORDS: &[&str] = &[
     "précédent",
     "anterior",
 ];
-
-/// Whether a link's text is a pager's: a page number, or next/previous
-/// in the words [`Navigator::result_page`] knows.
-pub(crate) fn is_pager_label(text: &str) -> bool {
-    !matches!(label(text), Label::Other)
-}
 
 /// True for the words of [`NEXT_WORDS`] and [`PREVIOUS_WORDS`] that are
 /// signs (`»`, `<<`), not letters or digits. All of those are one to two

@@ -259,7 +259,10 @@ pub fn run(args: &PagersBenchArgs) -> ExitCode {
             .filter(|(l, kind)| {
                 *kind == LinkKind::Pagination
                     && !prev.contains(&l.index)
-                    && gather::listing::pager::role(l) != PagerRole::Previous
+                    && matches!(
+                        gather::listing::pager::role(l),
+                        PagerRole::Next | PagerRole::Page(_)
+                    )
             })
             .map(|(l, _)| l.index)
             .collect();
@@ -282,8 +285,20 @@ pub fn run(args: &PagersBenchArgs) -> ExitCode {
             }
         }
         if args.pages {
+            let wrong: Vec<&str> = all
+                .iter()
+                .filter(|(l, _)| predicted.contains(&l.index) && !truth.contains(&l.index))
+                .map(|(l, _)| l.text.as_str())
+                .take(12)
+                .collect();
+            let missed: Vec<&str> = all
+                .iter()
+                .filter(|(l, _)| !predicted.contains(&l.index) && truth.contains(&l.index))
+                .map(|(l, _)| l.text.as_str())
+                .take(8)
+                .collect();
             println!(
-                "{file}: {tp} of {} predicted, {} true; next {:?}",
+                "{file}: {tp} of {} predicted, {} true; next {:?}; wrong {wrong:?}; missed {missed:?}",
                 predicted.len(),
                 truth.len(),
                 pager.next.as_ref().map(Url::as_str)
