@@ -577,6 +577,57 @@ const ITEM_WORDS: &[&str] = &[
 /// Words that make a link to older entries the next page of a list.
 const OLDER: &[&str] = &["older", "ältere", "anciens", "anteriores"];
 
+/// Next-page words and signs of languages beyond the navigator's.
+const MORE_NEXT: &[&str] = &[
+    "▶",
+    "►",
+    "następne",
+    "następna",
+    "далее",
+    "вперёд",
+    "вперед",
+    "след",
+    "следующая",
+    "volgende",
+    "successiva",
+    "successivo",
+    "próximo",
+    "próxima",
+    "seguinte",
+    "次のページ",
+    "次へ",
+    "下一页",
+    "下一頁",
+    "다음",
+    "sonraki",
+    "nästa",
+    "næste",
+    "neste",
+    "další",
+];
+
+/// Previous-page words and signs of languages beyond the navigator's,
+/// and newer entries (the previous page of a list of older ones).
+const MORE_PREVIOUS: &[&str] = &[
+    "◀",
+    "◄",
+    "poprzednie",
+    "poprzednia",
+    "назад",
+    "пред",
+    "предыдущая",
+    "vorige",
+    "precedente",
+    "前へ",
+    "前のページ",
+    "上一页",
+    "上一頁",
+    "이전",
+    "önceki",
+    "newer",
+    "neuere",
+];
+
 /// What a link's text says as a pager's: the navigator's reading
 /// ([`crate::navigate`]), except for texts of more than four words (a
 /// title that ends in "»"), links to one item ("Read more »", "Next
@@ -587,8 +638,30 @@ pub fn pager_label(text: &str) -> Label {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    if words.iter().any(|w| OLDER.contains(w)) && words.len() <= 3 {
-        return Label::Next;
+    let said = |list: &[&str]| {
+        words.iter().any(|w| list.contains(w))
+            || list
+                .iter()
+                .any(|m| !m.chars().any(char::is_alphanumeric) && lower.contains(m))
+    };
+    if words.len() <= 3 && !words.iter().any(|w| ITEM_WORDS.contains(w)) {
+        if said(MORE_PREVIOUS) {
+            return Label::Previous;
+        }
+        if words.iter().any(|w| OLDER.contains(w)) || said(MORE_NEXT) {
+            return Label::Next;
+        }
+    }
+    // "1,390": a page number with a thousands separator.
+    let bare = text.trim();
+    if bare.len() <= 9
+        && bare.contains(',')
+        && bare.split(',').skip(1).all(|g| g.len() == 3)
+        && bare.chars().all(|c| c.is_ascii_digit() || c == ',')
+    {
+        if let Ok(n) = bare.replace(',', "").parse() {
+            return Label::Page(n);
+        }
     }
     let label = crate::navigate::label(text);
     if label == Label::Other || matches!(label, Label::Page(_)) {

@@ -126,4 +126,7 @@ fn base_href_resolves_links_and_numbered_groups_that_count_no_pages_are_no_pager
     assert_eq!(pager_label("Read more »"), Label::Other);
     assert_eq!(pager_label("Older posts"), Label::Next);
     assert_eq!(pager_label("Weiter"), Label::Next);
+    assert_eq!(pager_label("Następne"), Label::Next);
+    assert_eq!(pager_label("Newer posts"), Label::Previous);
+    assert_eq!(pager_label("1,390"), Label::Page(1390));
 }
