@@ -14,7 +14,8 @@
 //!    ([`locate`] and [`induce`] write rules for sites without metadata,
 //!    [`surface`] probes a form without metadata and chooses its query
 //!    templates, with the words of a page ([`words`]) for a text field);
-//!    [`boilerplate`] finds an ordinary page's main content;
+//!    [`boilerplate`] finds an ordinary page's main content, [`listing`]
+//!    a result page's records, pager and stated total from the page alone;
 //! 5. [`fragment`] merges the index fragments and [`record`] groups the
 //!    values of one row into records, [`store`] keeps them (a SQLite
 //!    file, or a PostgreSQL database that workers on many machines share),
@@ -37,6 +38,7 @@ pub mod gatherer;
 pub mod hel;
 pub mod induce;
 pub mod links;
+pub mod listing;
 pub mod locate;
 pub mod metadata;
 pub mod navigate;

@@ -67,6 +67,7 @@ use std::fmt;
 
 use url::Url;
 
+pub use crate::navigate::Label;
 use crate::page::{NodeId, Page, A};
 
 /// Complete harmonic combinations tried per reference group at most.
@@ -112,6 +113,9 @@ pub struct PageLink {
     pub target: Option<Url>,
     /// Its place among the page's links, from 0.
     pub index: usize,
+    /// Whether it leads to the next page of a pager (its words, or
+    /// `rel="next"`).
+    pub next: bool,
     /// A hash of the path description (Definition 9): only its equality
     /// with other links' matters.
     path: u64,
@@ -227,11 +231,18 @@ impl PageLinks {
     /// found by [`PageLinks::classify`].
     pub fn of(page: &Page, url: &Url) -> PageLinks {
         let nodes = anchors(page);
+        // Links resolve against the page's `<base href>`, if it has one.
+        let base = page
+            .label_id("base")
+            .and_then(|b| page.with_label(b).first().copied())
+            .and_then(|b| page.attribute(b, "href"))
+            .and_then(|href| url.join(href.trim()).ok())
+            .unwrap_or_else(|| url.clone());
         let links: Vec<PageLink> = nodes
             .iter()
             .map(|&a| {
                 let href = page.attribute(a, "href").unwrap_or("").trim().to_string();
-                let target = url
+                let target = base
                     .join(&href)
                     .ok()
                     .filter(|t| matches!(t.scheme(), "http" | "https"))
@@ -239,11 +250,15 @@ impl PageLinks {
                         t.set_fragment(None);
                         t
                     });
+                let next = page
+                    .attribute(a, "rel")
+                    .is_some_and(|r| r.split_whitespace().any(|w| w.eq_ignore_ascii_case("next")));
                 PageLink {
                     href,
                     text: page.text_of(a),
                     target,
                     index: 0,
+                    next,
                     path: path_hash(page, a),
                 }
             })
@@ -482,18 +497,189 @@ fn same_origin(url: &Url, link: &PageLink) -> bool {
         .is_some_and(|t| t.origin() == url.origin())
 }
 
-/// A pager: at least two links labelled as a pager's, half of the group.
+/// A pager: at least two links labelled as a pager's, half of the group;
+/// at most two next and two previous links (a "Read more" under every
+/// teaser is no pager); and page numbers that count pages: fewer than
+/// [`MAX_PAGE_NUMBERS`] (a calendar's days are more), not all years (a
+/// date archive), mostly ascending (reply counts are not), and two of them
+/// at most two apart where there is no next or previous link (links to
+/// 20, 40 or 100 results per page are no pages).
 fn is_pager(url: &Url, links: &[PageLink]) -> bool {
-    let pager = links
+    let labels: Vec<Label> = links
         .iter()
-        .filter(|l| same_origin(url, l) && crate::navigate::is_pager_label(&l.text))
+        .filter(|l| same_origin(url, l))
+        .map(|l| pager_label(&l.text))
+        .filter(|l| *l != Label::Other)
+        .collect();
+    let pager = labels.len();
+    if pager < 2 || pager * 2 < links.len() {
+        return false;
+    }
+    let count = |want: Label| labels.iter().filter(|l| **l == want).count();
+    let (next, previous) = (count(Label::Next), count(Label::Previous));
+    if next > 2 || previous > 2 {
+        return false;
+    }
+    let numbers: Vec<u64> = labels
+        .iter()
+        .filter_map(|l| match l {
+            Label::Page(n) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    if numbers.len() >= MAX_PAGE_NUMBERS {
+        return false;
+    }
+    if numbers.len() >= 2 && numbers.iter().all(|n| (1900..=2100).contains(n)) {
+        return false;
+    }
+    let pairs = numbers.windows(2).count();
+    let ascending = numbers.windows(2).filter(|w| w[1] > w[0]).count();
+    if pairs >= 2 && ascending * 10 < pairs * 7 {
+        return false;
+    }
+    let close = numbers.windows(2).any(|w| w[1] > w[0] && w[1] - w[0] <= 2);
+    if numbers.len() >= 2 && !close && next + previous == 0 {
+        return false;
+    }
+    true
+}
+
+/// A group with this many page numbers or more is no pager (a calendar).
+pub const MAX_PAGE_NUMBERS: usize = 20;
+
+/// Words of links that lead to one item, not to the next page, though
+/// they say "next" or "more": "Read more", "More info", "Next thread".
+const ITEM_WORDS: &[&str] = &[
+    "read",
+    "learn",
+    "info",
+    "details",
+    "detail",
+    "lesen",
+    "weiterlesen",
+    "about",
+    "categories",
+    "map",
+    "tickets",
+    "thread",
+    "article",
+    "post",
+    "story",
+    "topic",
+    "artikel",
+    "beitrag",
+    "thema",
+    "home",
+    "top",
+];
+
+/// Words that make a link to older entries the next page of a list.
+const OLDER: &[&str] = &["older", "ältere", "anciens", "anteriores"];
+
+/// Next-page words and signs of languages beyond the navigator's.
+const MORE_NEXT: &[&str] = &[
+    "▶",
+    "►",
+    "następne",
+    "następna",
+    "далее",
+    "вперёд",
+    "вперед",
+    "след",
+    "следующая",
+    "volgende",
+    "successiva",
+    "successivo",
+    "próximo",
+    "próxima",
+    "seguinte",
+    "次のページ",
+    "次へ",
+    "下一页",
+    "下一頁",
+    "다음",
+    "sonraki",
+    "nästa",
+    "næste",
+    "neste",
+    "další",
+];
+
+/// Previous-page words and signs of languages beyond the navigator's,
+/// and newer entries (the previous page of a list of older ones).
+const MORE_PREVIOUS: &[&str] = &[
+    "◀",
+    "◄",
+    "poprzednie",
+    "poprzednia",
+    "назад",
+    "пред",
+    "предыдущая",
+    "vorige",
+    "precedente",
+    "前へ",
+    "前のページ",
+    "上一页",
+    "上一頁",
+    "이전",
+    "önceki",
+    "newer",
+    "neuere",
+];
+
+/// What a link's text says as a pager's: the navigator's reading
+/// ([`crate::navigate`]), except for texts of more than four words (a
+/// title that ends in "»"), links to one item ("Read more »", "Next
+/// thread"), and with "Older posts" read as the next page.
+pub fn pager_label(text: &str) -> Label {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let said = |list: &[&str]| {
+        words.iter().any(|w| list.contains(w))
+            || list
+                .iter()
+                .any(|m| !m.chars().any(char::is_alphanumeric) && lower.contains(m))
+    };
+    if words.len() <= 3 && !words.iter().any(|w| ITEM_WORDS.contains(w)) {
+        if said(MORE_PREVIOUS) {
+            return Label::Previous;
+        }
+        if words.iter().any(|w| OLDER.contains(w)) || said(MORE_NEXT) {
+            return Label::Next;
+        }
+    }
+    // "1,390": a page number with a thousands separator.
+    let bare = text.trim();
+    if bare.len() <= 9
+        && bare.contains(',')
+        && bare.split(',').skip(1).all(|g| g.len() == 3)
+        && bare.chars().all(|c| c.is_ascii_digit() || c == ',')
+    {
+        if let Ok(n) = bare.replace(',', "").parse() {
+            return Label::Page(n);
+        }
+    }
+    let label = crate::navigate::label(text);
+    if label == Label::Other || matches!(label, Label::Page(_)) {
+        return label;
+    }
+    let letters = words
+        .iter()
+        .filter(|w| w.chars().any(char::is_alphabetic))
         .count();
-    pager >= 2 && pager * 2 >= links.len()
+    if letters > 4 || words.iter().any(|w| ITEM_WORDS.contains(w)) {
+        return Label::Other;
+    }
+    label
 }
 
 /// A single link to the next page or to more results.
 fn is_more_link(text: &str) -> bool {
-    crate::navigate::is_pager_label(text) && !text.chars().any(|c| c.is_ascii_digit())
+    pager_label(text) != Label::Other && !text.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Algorithm 2: the groups, as lists of link indexes in document order.

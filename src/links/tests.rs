@@ -93,3 +93,40 @@ fn the_path_hash_is_the_hash_of_the_path_description() {
         assert_eq!(path_hash(&page, a), hash(description), "{description}");
     }
 }
+
+#[test]
+fn base_href_resolves_links_and_numbered_groups_that_count_no_pages_are_no_pagers() {
+    let days: String = (1..=31)
+        .map(|d| format!("<td><a href='/cal?d={d}'>{d}</a></td>"))
+        .collect();
+    let teasers: String = (1..=4)
+        .map(|i| {
+            format!("<li><a href='/a/{i}'>Story {i}</a> <a href='/a/{i}'>Read more »</a></li>")
+        })
+        .collect();
+    let html = format!(
+        "<head><base href='http://h/shop/'></head><body><table><tr>{days}</tr></table>\
+         <ul>{teasers}</ul><p><a href='/y/2019'>2019</a> <a href='/y/2018'>2018</a></p>\
+         <p><a href='?p=1'>1</a> <a href='?p=2'>2</a> <a href='?p=3'>3</a> <a rel=next href='?p=2'>›</a></p></body>"
+    );
+    let links = PageLinks::of(&Page::parse(&html), &url("http://h/list"));
+    let pagers: Vec<&LinkGroup> = links
+        .groups
+        .iter()
+        .filter(|g| g.kind == LinkKind::Pagination)
+        .collect();
+    assert_eq!(pagers.len(), 1);
+    let pager = pagers[0];
+    assert_eq!(pager.links.len(), 4);
+    assert_eq!(
+        pager.links[1].target.as_ref().unwrap().as_str(),
+        "http://h/shop/?p=2"
+    );
+    assert!(pager.links[3].next);
+    assert_eq!(pager_label("Read more »"), Label::Other);
+    assert_eq!(pager_label("Older posts"), Label::Next);
+    assert_eq!(pager_label("Weiter"), Label::Next);
+    assert_eq!(pager_label("Następne"), Label::Next);
+    assert_eq!(pager_label("Newer posts"), Label::Previous);
+    assert_eq!(pager_label("1,390"), Label::Page(1390));
+}

@@ -122,7 +122,7 @@ pub(crate) fn widest_with_same_text(page: &Page, mut node: NodeId, value: &str) 
 
 /// The child steps from `from` down to `node` (`.label[k]…`), rows of a
 /// table's row groups counted as the table's rows.
-fn steps(page: &Page, from: NodeId, node: NodeId) -> String {
+pub(crate) fn steps(page: &Page, from: NodeId, node: NodeId) -> String {
     let mut parts = Vec::new();
     let mut cur = node;
     while cur != from {
@@ -503,7 +503,7 @@ fn gives_within(page: &Page, rule: &str, value: &str) -> bool {
 }
 
 /// A HEL literal for `s`.
-fn quote(s: &str) -> Option<String> {
+pub(crate) fn quote(s: &str) -> Option<String> {
     if s.contains('\\') && (s.contains('\'') || s.contains('"')) {
         return None;
     }

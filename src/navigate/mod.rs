@@ -635,7 +635,7 @@ impl Shape {
 
 /// What a link's text says about where it leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Label {
+pub enum Label {
     Page(u64),
     Next,
     Previous,
@@ -683,12 +683,6 @@ const PREVIOUS_WORDS: &[&str] = &[
     "anterior",
 ];
 
-/// Whether a link's text is a pager's: a page number, or next/previous
-/// in the words [`Navigator::result_page`] knows.
-pub(crate) fn is_pager_label(text: &str) -> bool {
-    !matches!(label(text), Label::Other)
-}
-
 /// True for the words of [`NEXT_WORDS`] and [`PREVIOUS_WORDS`] that are
 /// signs (`»`, `<<`), not letters or digits. All of those are one to two
 /// code points out of ASCII's punctuation or the arrows.
@@ -698,7 +692,7 @@ fn is_mark(word: &str) -> bool {
 }
 
 /// Reads a link's visible text.
-fn label(text: &str) -> Label {
+pub(crate) fn label(text: &str) -> Label {
     // Most links of a pager are a bare number.
     let bare = text.trim();
     if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {

@@ -35,6 +35,7 @@ mod page_tree;
 mod plan_http;
 mod plan_specs;
 mod records;
+mod records_page;
 mod refine;
 mod reruns;
 mod store_db;

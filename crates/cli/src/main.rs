@@ -95,6 +95,8 @@ Examples:
     Forms(cli::forms::FormsArgs),
     /// The main text of a page or a URL, without menus, teasers and footers.
     Text(cli::text::TextArgs),
+    /// The records of a result page or a URL with their fields, its pager and its total.
+    Records(cli::records::RecordsArgs),
     /// Induce the template of result pages of one site; print its data slots as HEL rules.
     Induce(cli::induce::InduceArgs),
     /// The provider's side of the cooperative path: print the SOIF of a DBContent document.
@@ -148,6 +150,7 @@ fn main() -> ExitCode {
         Some(Command::Links(a)) => cli::links::run_links(a),
         Some(Command::Forms(a)) => cli::forms::run_forms(a),
         Some(Command::Text(a)) => cli::text::run_text(a),
+        Some(Command::Records(a)) => cli::records::run_records(a),
         Some(Command::Induce(a)) => cli::induce::run_induce(a),
         Some(Command::Summarize(a)) => cli::output::run_summarize(a),
         Some(Command::Worker(a)) => cli::gather::run_worker(a),

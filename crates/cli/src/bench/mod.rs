@@ -16,8 +16,10 @@ mod ceiling;
 mod forms;
 mod induce;
 mod page_cost;
+mod pagers;
 mod pages;
 mod plan;
+mod records;
 mod surface;
 mod swde;
 mod text;
@@ -63,6 +65,12 @@ pub enum BenchWhat {
     /// How surfacing reads real search forms (the Formasaurus corpus): the
     /// form it picks on a page, the inputs it would probe.
     Forms(forms::FormsBenchArgs),
+    /// The records of single list pages (the NEXT-EVAL corpus): record
+    /// precision, recall and F1 beside the largest list of same-tag siblings.
+    Records(records::RecordsBenchArgs),
+    /// The pagers of single pages (the autopager corpus): precision, recall
+    /// and F1 of the next and page links, the next link named.
+    Pagers(pagers::PagersBenchArgs),
     /// Peak memory as the queries planned for one source grow (1,000,
     /// 10,000, 100,000), first run and resumed, beside a baseline.
     Plan(plan::PlanBenchArgs),
@@ -120,6 +128,19 @@ pub struct GatherBenchArgs {
     pub runs: usize,
 }
 
+/// Precision, recall and F1 of `matched` of `predicted` items against
+/// `truth` true ones, on one line after `name`.
+fn prf_line(name: &str, matched: usize, predicted: usize, truth: usize) -> String {
+    let p = matched as f64 / predicted.max(1) as f64;
+    let r = matched as f64 / truth.max(1) as f64;
+    let f = if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    };
+    format!("{name:<40} P {p:.3}  R {r:.3}  F1 {f:.3}  ({matched} of {predicted} predicted, {truth} true)")
+}
+
 pub fn run(args: &BenchArgs) -> ExitCode {
     match &args.what {
         BenchWhat::Hel(a) => run_hel_bench(a),
@@ -140,6 +161,8 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         BenchWhat::Induce(a) => induce::run(a),
         BenchWhat::Surface(a) => surface::run(a),
         BenchWhat::Forms(a) => forms::run(a),
+        BenchWhat::Records(a) => records::run(a),
+        BenchWhat::Pagers(a) => pagers::run(a),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod links;
 pub mod output;
 pub mod plan;
 mod progress;
+pub mod records;
 pub mod text;
 
 /// Exit status: success.

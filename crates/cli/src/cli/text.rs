@@ -33,26 +33,38 @@ fn fetch(url: &Url) -> Result<(Vec<u8>, Option<String>), String> {
     Ok((response.body, response.content_type))
 }
 
-pub fn run_text(args: &TextArgs) -> ExitCode {
-    let url = Url::parse(&args.source)
+/// A page read: its bytes, its content type, its URL if it has one.
+pub(crate) type Source = (Vec<u8>, Option<String>, Option<Url>);
+
+/// A page named by an http(s) URL or a file; else the exit code of the
+/// command (`command`, for the message).
+pub(crate) fn read_source(command: &str, source: &str) -> Result<Source, ExitCode> {
+    let url = Url::parse(source)
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https"));
     let read = match &url {
         Some(url) => fetch(url),
-        None => read_saved_page(Path::new(&args.source))
+        None => read_saved_page(Path::new(source))
             .map(|b| (b, None))
-            .map_err(|e| format!("cannot read {}: {e}", args.source)),
+            .map_err(|e| format!("cannot read {source}: {e}")),
     };
-    let (bytes, content_type) = match read {
-        Ok(r) => r,
+    match read {
+        Ok((bytes, content_type)) => Ok((bytes, content_type, url)),
         Err(e) => {
-            eprintln!("gather text: {e}");
-            return super::exit(if url.is_some() {
+            eprintln!("gather {command}: {e}");
+            Err(super::exit(if url.is_some() {
                 super::FAILED
             } else {
                 super::BAD_INPUT
-            });
+            }))
         }
+    }
+}
+
+pub fn run_text(args: &TextArgs) -> ExitCode {
+    let (bytes, content_type) = match read_source("text", &args.source) {
+        Ok((bytes, content_type, _)) => (bytes, content_type),
+        Err(code) => return code,
     };
     let page = Page::from_bytes(&bytes, content_type.as_deref());
     let text = article::main_text(&page);

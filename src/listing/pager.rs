@@ -1,0 +1,80 @@
+//! The pager of one page: its next link, its numbered page links, its
+//! "load more" link — read from the link groups [`crate::links`] marks as
+//! pagination, the next link told by its words ("Next", "›", "Weiter",
+//! "Suivant") or by `rel="next"`.
+
+use url::Url;
+
+use crate::links::{pager_label, Label};
+use crate::links::{LinkKind, PageLink, PageLinks};
+
+/// What a pager link leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PagerRole {
+    Next,
+    Previous,
+    /// A numbered page.
+    Page(u64),
+    /// Any other link of the pager ("last", "load more" …).
+    Other,
+}
+
+/// One link of the pager.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PagerLink {
+    pub url: Url,
+    pub text: String,
+    pub role: PagerRole,
+}
+
+/// The pager of a page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Pager {
+    /// The next page, if the page links to one.
+    pub next: Option<Url>,
+    /// Every pager link, in document order.
+    pub links: Vec<PagerLink>,
+}
+
+impl Pager {
+    /// The pager among a page's links.
+    pub fn of(links: &PageLinks) -> Pager {
+        let mut out = Pager::default();
+        let own = crate::links::document_key(&links.url);
+        for (link, kind) in links.classified() {
+            if kind != LinkKind::Pagination {
+                continue;
+            }
+            let Some(url) = link.target.clone() else {
+                continue;
+            };
+            let role = role(link);
+            if role == PagerRole::Next
+                && out.next.is_none()
+                && crate::links::document_key(&url) != own
+            {
+                out.next = Some(url.clone());
+            }
+            out.links.push(PagerLink {
+                url,
+                text: link.text.clone(),
+                role,
+            });
+        }
+        out
+    }
+}
+
+/// What a link of a pager leads to, by its words or its `rel`.
+pub fn role(link: &PageLink) -> PagerRole {
+    if link.next {
+        return PagerRole::Next;
+    }
+    match pager_label(&link.text) {
+        Label::Next => PagerRole::Next,
+        Label::Previous => PagerRole::Previous,
+        Label::Page(n) => PagerRole::Page(n),
+        Label::Other => PagerRole::Other,
+    }
+}

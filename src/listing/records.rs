@@ -1,0 +1,711 @@
+//! The data regions of one page and their records, found by repetition
+//! (MDR, DEPTA): the children of one element that look alike.
+//!
+//! - **Shape.** A child's shape is the multiset of its tag paths (the
+//!   labels from the child down, text nodes included) to
+//!   [`SHAPE_DEPTH`] levels; two children look alike when the weighted
+//!   Jaccard similarity of their shapes (the counts' minima over their
+//!   maxima) is at least [`SIMILAR`], or when they share their label and a
+//!   non-empty `class`.
+//! - **Records.** The children of one element fall into clusters of alike
+//!   children of one label; a cluster of at least two children with text
+//!   is a candidate region. Two clusters of the same size whose members
+//!   alternate (a title row, then its detail row; `dt` and `dd`) make one
+//!   record of two siblings each. A smaller cluster whose every member is
+//!   followed by a record (a town row above its hotels) holds *header
+//!   rows*: each record takes the header above it as a field.
+//! - **Choice.** A region is worth its text (the characters of its
+//!   records). A region whose records hold lists that together carry
+//!   [`INNER_SHARE`] of its text is a frame around them: the lists are the
+//!   regions (a section per category, each with its list). Then regions
+//!   are taken by their worth, largest first, none inside another.
+//! - **Navigation.** A region of short link-only records (every record one
+//!   link of at most three words, a menu), or inside `nav`, `header` or
+//!   `footer`, is navigation, not data.
+//! - **Columns** (a partial alignment of the records' trees): each text of
+//!   a record is keyed by its path from the record (`.td[1].b`,
+//!   `.div.pcdata[1]`); the paths of all records are merged into one order,
+//!   each path inserted after the one before it in its record. A column
+//!   whose text is the same in every record is the template's (a label,
+//!   "Price:"): it names the column after it and is left out. A column is
+//!   named after its table header, else such a label, else the nearest
+//!   `itemprop`, else the nearest `class`, else `field_N`.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use crate::page::{
+    LabelId, NodeId, Page, A, PCDATA, SCRIPT, STYLE, TABLE, TBODY, TFOOT, THEAD, TR,
+};
+
+/// The levels of a child's shape.
+pub const SHAPE_DEPTH: usize = 5;
+/// The least similarity of two alike children.
+pub const SIMILAR: f64 = 0.5;
+/// The share of a region's text its inner lists must carry to replace it.
+pub const INNER_SHARE: f64 = 0.5;
+/// The least share of the largest data region's text a data region holds.
+pub const MIN_SHARE: f64 = 0.2;
+/// The most characters of a record on average (more: a page's sections).
+pub const MAX_RECORD: usize = 2000;
+/// A region of `n` records is worth its text times `n / (n + FEW)`.
+pub const FEW: usize = 3;
+/// The most words of a menu's link.
+pub const MENU_WORDS: usize = 5;
+/// Nodes of a child read for its shape at most.
+const SHAPE_NODES: usize = 400;
+
+/// What a region is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegionKind {
+    /// The records a page is about.
+    Data,
+    /// A menu, a footer's links.
+    Navigation,
+}
+
+/// One column of a region: where its text lies in a record, and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    /// The record's sibling the text lies in (0 for one-element records).
+    pub part: usize,
+    /// The child steps from that sibling down to the text's node
+    /// (`.td[1].b`, `.div.pcdata[1]`).
+    pub path: String,
+}
+
+/// A data region: records that are children of one element.
+#[derive(Debug, Clone)]
+pub struct Region {
+    /// The element whose children the records are.
+    pub parent: NodeId,
+    /// Each record: one or more consecutive siblings.
+    pub records: Vec<Vec<NodeId>>,
+    /// The header row above each record, if the region has header rows.
+    pub headers: Vec<Option<NodeId>>,
+    pub kind: RegionKind,
+    /// The region's worth: the characters of its records' text.
+    pub chars: usize,
+    pub columns: Vec<Column>,
+    /// Per record, per column: its text.
+    pub values: Vec<Vec<Option<String>>>,
+}
+
+impl Region {
+    /// A record's text: its texts joined by a space.
+    pub fn record_text(&self, page: &Page, record: usize) -> String {
+        text_of(page, &self.records[record])
+    }
+}
+
+/// Characters of text per node (script and style left out), and those of
+/// them inside links.
+struct TextSizes {
+    chars: Vec<u32>,
+    link_chars: Vec<u32>,
+}
+
+impl TextSizes {
+    fn of(page: &Page) -> TextSizes {
+        let n = page.node_count();
+        let mut chars = vec![0u32; n];
+        let mut link_chars = vec![0u32; n];
+        for node in page.node_ids().rev() {
+            let i = node.index_u32() as usize;
+            let label = page.label_of(node);
+            if matches!(label, SCRIPT | STYLE) {
+                chars[i] = 0;
+                link_chars[i] = 0;
+            } else if let Some(t) = page.pcdata(node) {
+                chars[i] = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+            }
+            if label == A {
+                link_chars[i] = chars[i];
+            }
+            if let Some(p) = page.parent(node) {
+                let p = p.index_u32() as usize;
+                chars[p] += chars[i];
+                link_chars[p] += link_chars[i];
+            }
+        }
+        TextSizes { chars, link_chars }
+    }
+
+    fn chars(&self, node: NodeId) -> usize {
+        self.chars[node.index_u32() as usize] as usize
+    }
+
+    fn link_chars(&self, node: NodeId) -> usize {
+        self.link_chars[node.index_u32() as usize] as usize
+    }
+}
+
+/// A child's shape: (tag path hash, count), sorted by hash.
+type Shape = Vec<(u64, u32)>;
+
+fn shape(page: &Page, node: NodeId) -> Shape {
+    let mut counts: HashMap<u64, u32> = HashMap::new();
+    let mut stack: Vec<(NodeId, usize, u64)> = vec![(node, 0, 0)];
+    let mut seen = 0;
+    while let Some((n, depth, parent_hash)) = stack.pop() {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        parent_hash.hash(&mut h);
+        page.label_name(n).hash(&mut h);
+        let hash = h.finish();
+        *counts.entry(hash).or_default() += 1;
+        seen += 1;
+        if depth + 1 >= SHAPE_DEPTH || seen >= SHAPE_NODES {
+            continue;
+        }
+        for c in page.children(n) {
+            if !matches!(page.label_of(c), SCRIPT | STYLE) {
+                stack.push((c, depth + 1, hash));
+            }
+        }
+    }
+    let mut out: Shape = counts.into_iter().collect();
+    out.sort_unstable();
+    out
+}
+
+/// The weighted Jaccard similarity of two shapes.
+fn similarity(a: &Shape, b: &Shape) -> f64 {
+    let (mut i, mut j) = (0, 0);
+    let (mut min, mut max) = (0u64, 0u64);
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                min += u64::from(x.1.min(y.1));
+                max += u64::from(x.1.max(y.1));
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => {
+                max += u64::from(x.1);
+                i += 1;
+            }
+            (Some(x), None) => {
+                max += u64::from(x.1);
+                i += 1;
+            }
+            (_, Some(y)) => {
+                max += u64::from(y.1);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    if max == 0 {
+        0.0
+    } else {
+        min as f64 / max as f64
+    }
+}
+
+/// Elements whose children are never records.
+fn holds_no_records(name: &str) -> bool {
+    matches!(
+        name,
+        "head"
+            | "select"
+            | "datalist"
+            | "optgroup"
+            | "script"
+            | "style"
+            | "svg"
+            | "math"
+            | "tr"
+            | "picture"
+            | "video"
+            | "audio"
+            | "noscript"
+            | "template"
+    )
+}
+
+/// Children that are never records.
+fn is_no_record(name: &str) -> bool {
+    matches!(
+        name,
+        "br" | "hr"
+            | "script"
+            | "style"
+            | "input"
+            | "img"
+            | "meta"
+            | "link"
+            | "option"
+            | "wbr"
+            | "source"
+            | "noscript"
+            | "template"
+            | "svg"
+    )
+}
+
+/// A candidate region before the choice.
+struct Candidate {
+    parent: NodeId,
+    records: Vec<Vec<NodeId>>,
+    headers: Vec<Option<NodeId>>,
+    chars: usize,
+}
+
+/// The clusters of alike element children of `parent`, in document order
+/// of their first members.
+fn clusters(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Vec<NodeId>> {
+    let class = page.label_id("class");
+    let mut out: Vec<(LabelId, Option<String>, Shape, Vec<NodeId>)> = Vec::new();
+    for c in page.children(parent) {
+        let label = page.label_of(c);
+        if label == PCDATA || is_no_record(page.label_name(c)) {
+            continue;
+        }
+        let own_class = class
+            .and_then(|k| page.attr(c, k))
+            .and_then(|s| s.split_whitespace().next())
+            .map(str::to_string);
+        let s = shape(page, c);
+        let found = out.iter_mut().take(40).find(|(l, k, rep, _)| {
+            *l == label
+                && *k == own_class
+                && (own_class.is_some() || similarity(rep, &s) >= SIMILAR)
+        });
+        match found {
+            Some((_, _, _, members)) => members.push(c),
+            None => out.push((label, own_class, s, vec![c])),
+        }
+    }
+    out.into_iter()
+        .map(|(_, _, _, mut m)| {
+            m.retain(|&n| sizes.chars(n) > 0);
+            m
+        })
+        .filter(|m| m.len() >= 2)
+        .collect()
+}
+
+/// Whether `a` and `b` alternate as siblings: a₁ b₁ a₂ b₂ …
+fn alternate(page: &Page, a: &[NodeId], b: &[NodeId]) -> bool {
+    if a.len() != b.len() || a.is_empty() {
+        return false;
+    }
+    let next_element = |n: NodeId| {
+        let end = page.subtree_end(n);
+        page.parent(n).and_then(|p| {
+            page.children(p)
+                .find(|&c| c >= end && page.label_of(c) != PCDATA)
+        })
+    };
+    a.iter().zip(b).all(|(&x, &y)| next_element(x) == Some(y))
+}
+
+fn candidates_of(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Candidate> {
+    let mut groups = clusters(page, parent, sizes);
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    // Records of two alternating siblings.
+    let mut paired = vec![false; groups.len()];
+    for i in 0..groups.len() {
+        for j in 0..groups.len() {
+            if i != j && !paired[i] && !paired[j] && alternate(page, &groups[i], &groups[j]) {
+                paired[i] = true;
+                paired[j] = true;
+                let records: Vec<Vec<NodeId>> = groups[i]
+                    .iter()
+                    .zip(&groups[j])
+                    .map(|(&x, &y)| vec![x, y])
+                    .collect();
+                let chars = records.iter().flatten().map(|&n| sizes.chars(n)).sum();
+                out.push(Candidate {
+                    parent,
+                    headers: vec![None; records.len()],
+                    records,
+                    chars,
+                });
+            }
+        }
+    }
+    let chars_of = |g: &Vec<NodeId>| g.iter().map(|&n| sizes.chars(n)).sum::<usize>();
+    groups.sort_by_key(|g| std::cmp::Reverse(chars_of(g)));
+    let main = if paired.iter().all(|p| !p) {
+        Some(0)
+    } else {
+        None
+    };
+    for (g, members) in groups.iter().enumerate() {
+        if paired.iter().any(|p| *p) {
+            break;
+        }
+        let mut headers = vec![None; members.len()];
+        if main == Some(g) {
+            // Header rows: a smaller cluster whose every member is followed
+            // by a record of this one.
+            for other in groups.iter().skip(1) {
+                if other.len() >= members.len() {
+                    continue;
+                }
+                let followed = other.iter().all(|&h| {
+                    let end = page.subtree_end(h);
+                    page.children(parent)
+                        .find(|&c| c >= end && page.label_of(c) != PCDATA)
+                        .is_some_and(|c| members.contains(&c))
+                });
+                if followed {
+                    for (r, &m) in members.iter().enumerate() {
+                        headers[r] = other.iter().copied().rfind(|&h| h < m);
+                    }
+                    break;
+                }
+            }
+        }
+        out.push(Candidate {
+            parent,
+            records: members.iter().map(|&m| vec![m]).collect(),
+            headers,
+            chars: chars_of(members),
+        });
+    }
+    out
+}
+
+/// The regions of a page, the largest first.
+pub fn regions(page: &Page) -> Vec<Region> {
+    let sizes = TextSizes::of(page);
+    let body = page.body();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let end = page.subtree_end(body);
+    let mut node = body;
+    while node < end {
+        let name = page.label_name(node);
+        if page.label_of(node) == PCDATA {
+            node = node.next();
+            continue;
+        }
+        if holds_no_records(name) {
+            node = page.subtree_end(node);
+            continue;
+        }
+        candidates.extend(candidates_of(page, node, &sizes));
+        node = node.next();
+    }
+    // Records of a page's sections, not of a list.
+    candidates.retain(|c| c.chars <= MAX_RECORD * c.records.len());
+    // Few records count less than many of the same text.
+    let score = |c: &Candidate| {
+        let n = c.records.len();
+        c.chars * n / (n + FEW)
+    };
+    candidates.sort_by_key(|c| std::cmp::Reverse(score(c)));
+    // A frame around lists: dropped for them.
+    let inside = |c: &Candidate, n: NodeId| {
+        c.records
+            .iter()
+            .flatten()
+            .any(|&r| n > r && n < page.subtree_end(r))
+    };
+    let mut dropped = vec![false; candidates.len()];
+    for (i, c) in candidates.iter().enumerate() {
+        let mut taken: Vec<NodeId> = Vec::new();
+        let mut inner = 0;
+        for d in &candidates[i + 1..] {
+            if !inside(c, d.parent) || c.records.iter().any(|r| r.contains(&d.parent)) {
+                continue;
+            }
+            let nested = taken
+                .iter()
+                .any(|&t| d.parent >= t && d.parent < page.subtree_end(t))
+                || taken
+                    .iter()
+                    .any(|&t| t > d.parent && t < page.subtree_end(d.parent));
+            if !nested {
+                taken.push(d.parent);
+                inner += d.chars;
+            }
+        }
+        if inner as f64 >= INNER_SHARE * c.chars as f64 {
+            dropped[i] = true;
+        }
+    }
+    let mut chosen: Vec<Candidate> = Vec::new();
+    for (c, dropped) in candidates.into_iter().zip(dropped) {
+        if dropped {
+            continue;
+        }
+        let overlaps = chosen.iter().any(|o| {
+            let (a, b) = (o.parent, c.parent);
+            (b >= a && b < page.subtree_end(a)) || (a >= b && a < page.subtree_end(b))
+        });
+        if !overlaps {
+            chosen.push(c);
+        }
+    }
+    let regions: Vec<Region> = chosen
+        .into_iter()
+        .map(|c| {
+            let kind = kind_of(page, &c, &sizes);
+            let (columns, values) = columns(page, &c.records);
+            Region {
+                parent: c.parent,
+                records: c.records,
+                headers: c.headers,
+                kind,
+                chars: c.chars,
+                columns,
+                values,
+            }
+        })
+        .collect();
+    // A data region much smaller than the largest is a side list.
+    let top = regions
+        .iter()
+        .find(|r| r.kind == RegionKind::Data)
+        .map_or(0, |r| r.chars);
+    regions
+        .into_iter()
+        .filter(|r| r.kind != RegionKind::Data || r.chars as f64 >= MIN_SHARE * top as f64)
+        .collect()
+}
+
+fn kind_of(page: &Page, c: &Candidate, sizes: &TextSizes) -> RegionKind {
+    let in_frame = std::iter::once(c.parent)
+        .chain(page.ancestors(c.parent))
+        .any(|a| {
+            matches!(page.label_name(a), "nav" | "header" | "footer")
+                || page
+                    .attribute(a, "role")
+                    .is_some_and(|r| r.eq_ignore_ascii_case("navigation"))
+        });
+    let menu_like = c.records.iter().all(|r| {
+        let chars: usize = r.iter().map(|&n| sizes.chars(n)).sum();
+        let links: usize = r.iter().map(|&n| sizes.link_chars(n)).sum();
+        let anchors: usize = r
+            .iter()
+            .map(|&n| page.descendants_with_label(n, A).len() + usize::from(page.label_of(n) == A))
+            .sum();
+        let words = r
+            .iter()
+            .map(|&n| page.text_of(n).split_whitespace().count())
+            .sum::<usize>();
+        anchors == 1 && links == chars && words <= MENU_WORDS
+    });
+    if in_frame || menu_like {
+        RegionKind::Navigation
+    } else {
+        RegionKind::Data
+    }
+}
+
+/// The texts below some nodes, white space collapsed, joined by a space
+/// (script and style left out).
+pub fn text_of(page: &Page, nodes: &[NodeId]) -> String {
+    texts(page, nodes)
+        .into_iter()
+        .map(|(_, _, _, t)| t)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The texts of one record: (part, path, text node or its element, text).
+fn texts(page: &Page, record: &[NodeId]) -> Vec<(usize, String, NodeId, String)> {
+    let mut out = Vec::new();
+    for (part, &root) in record.iter().enumerate() {
+        let mut node = root;
+        let end = page.subtree_end(root);
+        while node < end {
+            if matches!(page.label_of(node), SCRIPT | STYLE) {
+                node = page.subtree_end(node);
+                continue;
+            }
+            if let Some(t) = page.pcdata(node) {
+                let text = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !text.is_empty() {
+                    let parent = page.parent(node).unwrap_or(root);
+                    let only_child = page.children(parent).count() == 1 && parent != root;
+                    let target =
+                        if only_child || (parent == root && page.children(root).count() == 1) {
+                            parent
+                        } else {
+                            node
+                        };
+                    out.push((part, crate::locate::steps(page, root, target), target, text));
+                }
+            }
+            node = node.next();
+        }
+    }
+    out
+}
+
+/// The columns of a region's records, and each record's values.
+fn columns(page: &Page, records: &[Vec<NodeId>]) -> (Vec<Column>, Vec<Vec<Option<String>>>) {
+    let per_record: Vec<Vec<(usize, String, NodeId, String)>> =
+        records.iter().map(|r| texts(page, r)).collect();
+    // The merged order of the paths.
+    let mut order: Vec<(usize, String)> = Vec::new();
+    for texts in &per_record {
+        let mut at = 0;
+        for (part, path, _, _) in texts {
+            let key = (*part, path.clone());
+            match order.iter().position(|k| *k == key) {
+                Some(p) => at = p + 1,
+                None => {
+                    order.insert(at.min(order.len()), key);
+                    at += 1;
+                }
+            }
+        }
+    }
+    let index: HashMap<(usize, String), usize> = order
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, k)| (k, i))
+        .collect();
+    let mut values: Vec<Vec<Option<String>>> = vec![vec![None; order.len()]; records.len()];
+    let mut nodes: Vec<Option<NodeId>> = vec![None; order.len()];
+    for (r, texts) in per_record.iter().enumerate() {
+        for (part, path, node, text) in texts {
+            let k = index[&(*part, path.clone())];
+            values[r][k] = Some(text.clone());
+            nodes[k].get_or_insert(*node);
+        }
+    }
+    // Template texts: the same in every record.
+    let constant: Vec<Option<String>> = (0..order.len())
+        .map(|k| {
+            let first = values[0][k].clone()?;
+            (records.len() >= 3 && values.iter().all(|v| v[k].as_deref() == Some(&first)))
+                .then_some(first)
+        })
+        .collect();
+    let headers = table_headers(page, records);
+    let mut out_columns = Vec::new();
+    let mut keep = Vec::new();
+    let mut label: Option<String> = None;
+    for (k, (part, path)) in order.iter().enumerate() {
+        if let Some(text) = &constant[k] {
+            let l = text.trim_end_matches([':', ' ']).trim();
+            if text.chars().count() <= 40 && !l.is_empty() {
+                label = Some(l.to_string());
+            }
+            continue;
+        }
+        let name = nodes[k]
+            .and_then(|n| header_of(page, n, &headers))
+            .or(label.take())
+            .or_else(|| nodes[k].and_then(|n| attribute_name(page, n, records)))
+            .unwrap_or_else(|| format!("field_{}", out_columns.len() + 1));
+        out_columns.push(Column {
+            name,
+            part: *part,
+            path: path.clone(),
+        });
+        keep.push(k);
+    }
+    // Names made unique: `price`, `price_2`.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for c in &mut out_columns {
+        let name = field_name(&c.name);
+        let n = seen.entry(name.clone()).or_default();
+        *n += 1;
+        c.name = if *n == 1 { name } else { format!("{name}_{n}") };
+    }
+    let values = values
+        .into_iter()
+        .map(|v| keep.iter().map(|&k| v[k].clone()).collect())
+        .collect();
+    (out_columns, values)
+}
+
+/// A field's name as an attribute: lower case, words joined by `_`.
+pub fn field_name(s: &str) -> String {
+    let words: Vec<String> = s
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(4)
+        .map(str::to_lowercase)
+        .collect();
+    if words.is_empty() {
+        "field".to_string()
+    } else {
+        words.join("_")
+    }
+}
+
+/// The header cells of the records' table, by position, when the records
+/// are table rows.
+fn table_headers(page: &Page, records: &[Vec<NodeId>]) -> Vec<String> {
+    let Some(&first) = records.first().and_then(|r| r.first()) else {
+        return Vec::new();
+    };
+    if page.label_of(first) != TR {
+        return Vec::new();
+    }
+    let mut table = page.parent(first);
+    if table.is_some_and(|t| matches!(page.label_of(t), TBODY | THEAD | TFOOT)) {
+        table = table.and_then(|t| page.parent(t));
+    }
+    let Some(table) = table.filter(|&t| page.label_of(t) == TABLE) else {
+        return Vec::new();
+    };
+    let th = page.label_id("th");
+    let head = page.child_matches(table, TR).find(|&row| {
+        !records.iter().any(|r| r.contains(&row))
+            && th.is_some_and(|th| page.child_matches(row, th).next().is_some())
+    });
+    head.map(|row| {
+        page.children(row)
+            .filter(|&c| page.label_of(c) != PCDATA)
+            .map(|c| page.text_of(c))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// The header text above a node's table cell.
+fn header_of(page: &Page, node: NodeId, headers: &[String]) -> Option<String> {
+    if headers.is_empty() {
+        return None;
+    }
+    let mut cell = node;
+    loop {
+        let parent = page.parent(cell)?;
+        if page.label_of(parent) == TR {
+            break;
+        }
+        cell = parent;
+    }
+    let row = page.parent(cell)?;
+    let at = page
+        .children(row)
+        .filter(|&c| page.label_of(c) != PCDATA)
+        .position(|c| c == cell)?;
+    headers
+        .get(at)
+        .filter(|h| !h.is_empty() && h.chars().any(char::is_alphanumeric))
+        .cloned()
+}
+
+/// The nearest `itemprop`, else the nearest `class` between a node and its
+/// record.
+fn attribute_name(page: &Page, node: NodeId, records: &[Vec<NodeId>]) -> Option<String> {
+    let roots: Vec<NodeId> = records.iter().flatten().copied().collect();
+    let path: Vec<NodeId> = std::iter::once(node)
+        .chain(page.ancestors(node))
+        .take_while(|n| !roots.contains(n))
+        .filter(|&n| page.label_of(n) != PCDATA)
+        .collect();
+    let of = |name: &str| {
+        path.iter().find_map(|&n| {
+            page.attribute(n, name)
+                .and_then(|v| v.split_whitespace().next())
+                .filter(|v| v.chars().any(char::is_alphabetic))
+                .map(str::to_string)
+        })
+    };
+    of("itemprop").or_else(|| of("class"))
+}

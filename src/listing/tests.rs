@@ -1,0 +1,137 @@
+use super::*;
+
+fn url() -> Url {
+    Url::parse("http://h/list?q=1").unwrap()
+}
+
+const HOTELS: &str = "<html><body><p><a href=/>Home</a> <a href=/about>About</a></p>\
+<p>Ihre Suche: alle Orte.<br>5 Hotels und Pensionen gefunden.</p>\
+<form><table><tr><th>Anfrage</th><th>Hotel / Pension</th><th>Preis pro Nacht</th></tr>\
+<tr><td></td><td><font color=#FF8000>Baabe</font></td></tr>\
+<tr><td><small><input type=checkbox name=hotel_id value=39></small></td><td><b>Granitz</b><br>Fischerweg 1, Baabe</td><td>55 DM</td></tr>\
+<tr><td><small><input type=checkbox name=hotel_id value=31></small></td><td><b>Villa Baabe</b><br>Wilhelmstr. 1, Baabe</td><td>140 DM</td></tr>\
+<tr><td></td><td><font color=#FF8000>Binz</font></td></tr>\
+<tr><td><small><input type=checkbox name=hotel_id value=49></small></td><td><b>Mönchgut</b><br>Wilhelmstr. 28, Binz</td><td>55 DM</td></tr>\
+<tr><td><small><input type=checkbox name=hotel_id value=15></small></td><td><b>Jasmund</b><br>Hauptstr. 1, Binz</td><td>120 DM</td></tr>\
+<tr><td><small><input type=checkbox name=hotel_id value=16></small></td><td><b>Rügen</b><br>Hauptstr. 2, Binz</td><td>180 DM</td></tr>\
+</table></form><p>Seite: <b>1</b> <a href='?q=1&p=2'>2</a> <a href='?q=1&p=3'>3</a> <a href='?q=1&p=2'>weiter</a></p></body></html>";
+
+#[test]
+fn table_rows_under_header_rows_are_records_named_by_the_table_header() {
+    let page = Page::parse(HOTELS);
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().expect("a data region");
+    assert_eq!(main.records.len(), 5);
+    let names: Vec<&str> = main.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["hotel_pension", "hotel_pension_2", "preis_pro_nacht"]
+    );
+    let rules = listing.rules(&page).expect("rules");
+    assert_eq!(rules.prefix, "html.body.form.table.");
+    let records = listing.records(&page, &url());
+    assert_eq!(records.len(), 5, "{}\n{records:?}", rules.to_yaml());
+    let first = &records[0].fields;
+    assert_eq!(first.get("hotel_pension").unwrap().values(), ["Granitz"]);
+    assert_eq!(first.get("preis_pro_nacht").unwrap().values(), ["55 DM"]);
+    assert_eq!(first.get("heading").unwrap().values(), ["Baabe"]);
+    assert_eq!(records[4].fields.get("heading").unwrap().values(), ["Binz"]);
+    let total = listing.total.expect("a total");
+    assert_eq!((total.count, total.kind), (5, TotalKind::Records));
+    assert_eq!(
+        listing.pager.next.unwrap().as_str(),
+        "http://h/list?q=1&p=2"
+    );
+}
+
+#[test]
+fn cards_are_named_by_their_labels_and_classes_and_menus_are_navigation() {
+    let card = |n: usize| {
+        format!(
+            "<div class=card><h3 class=title><a href=/p/{n}>Product {n}</a></h3>\
+             <p>Price: <span class=amount>{n}.99 €</span></p><span itemprop=brand>Acme {n}</span></div>"
+        )
+    };
+    let cards: String = (1..=4).map(card).collect();
+    let html = format!(
+        "<body><nav><ul><li><a href=/a>Shoes</a></li><li><a href=/b>Hats</a></li><li><a href=/c>Bags</a></li></ul></nav>\
+         <div class=results>{cards}</div><footer><p>Showing 1-4 of 57 products</p></footer></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().unwrap();
+    assert_eq!(main.records.len(), 4);
+    let names: Vec<&str> = main.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["title", "price", "brand"]);
+    assert_eq!(main.values[1][1].as_deref(), Some("2.99 €"));
+    assert!(listing
+        .regions
+        .iter()
+        .any(|r| r.kind == RegionKind::Navigation && r.records.len() == 3));
+    let total = listing.total.clone().unwrap();
+    assert_eq!((total.count, total.shown), (57, Some((1, 4))));
+    let records = listing.records(&page, &url());
+    assert_eq!(records.len(), 4);
+    assert_eq!(records[3].fields.get("brand").unwrap().values(), ["Acme 4"]);
+}
+
+#[test]
+fn a_record_of_two_alternating_rows_is_one_record() {
+    let rows: String = (1..=3)
+        .map(|n| {
+            format!(
+                "<tr class=athing><td>{n}.</td><td><a href=/i/{n}>Story number {n}</a></td></tr>\
+                 <tr><td></td><td><span>{n}0 points</span> by user{n}</td></tr>"
+            )
+        })
+        .collect();
+    let page = Page::parse(&format!("<body><table>{rows}</table></body>"));
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().unwrap();
+    assert_eq!(main.records.len(), 3);
+    assert_eq!(main.records[0].len(), 2);
+    assert_eq!(
+        main.record_text(&page, 2),
+        "3. Story number 3 30 points by user3"
+    );
+}
+
+#[test]
+fn a_frame_around_lists_gives_way_to_the_lists() {
+    let section = |s: usize| {
+        let items: String = (1..=5)
+            .map(|i| format!("<li><a href=/{s}/{i}>Item {s}-{i} with a longer name</a> <span>{i} €</span></li>"))
+            .collect();
+        format!("<section><h2>S{s}</h2><ul>{items}</ul></section>")
+    };
+    let html = format!("<body><div>{}{}</div></body>", section(1), section(2));
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let data: Vec<&Region> = listing.data().collect();
+    assert_eq!(
+        data.len(),
+        2,
+        "{:?}",
+        data.iter().map(|r| r.records.len()).collect::<Vec<_>>()
+    );
+    assert!(data.iter().all(|r| r.records.len() == 5));
+}
+
+#[test]
+fn totals_in_their_usual_forms() {
+    let t = |s: &str| total::total_in(s).map(|t| (t.count, t.kind));
+    assert_eq!(t("3,376 rows"), Some((3376, TotalKind::Records)));
+    assert_eq!(t("Jobs 1-20 of 100"), Some((100, TotalKind::Records)));
+    assert_eq!(t("350 Treffer"), Some((350, TotalKind::Records)));
+    assert_eq!(t("Seite 1 von 12"), Some((12, TotalKind::Pages)));
+    assert_eq!(
+        t("only the newest 100 are shown"),
+        Some((100, TotalKind::Cap))
+    );
+    assert_eq!(
+        t("Ergebnisse 21 bis 40 von 1.234"),
+        Some((1234, TotalKind::Records))
+    );
+    assert_eq!(t("Call us on 0800 123"), None);
+    assert_eq!(t("Opened in 1999, 12 rooms"), None);
+}
