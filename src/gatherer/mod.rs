@@ -101,6 +101,11 @@ pub struct Options {
     pub interrupt: Interrupt,
     /// Start every database source over: its queries are sent again.
     pub fresh: bool,
+    /// `gather refresh`: every answered query of a database source is
+    /// sent again, conditionally where its provider gave validators; an
+    /// unchanged answer ends there, a changed one is walked again, and
+    /// the records' history tells what is new, changed and gone.
+    pub refresh: bool,
     /// `--no-probe`: a start page with a form but without metadata is not
     /// probed (no query is sent to surface it); it is crawled as an
     /// ordinary page.
@@ -137,6 +142,7 @@ impl Default for Options {
             progress: None,
             interrupt: Interrupt::default(),
             fresh: false,
+            refresh: false,
             no_probe: false,
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,

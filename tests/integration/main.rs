@@ -35,6 +35,7 @@ mod plan_http;
 mod plan_specs;
 mod records;
 mod refine;
+mod refresh;
 mod reruns;
 mod store_db;
 mod summarize_cooperative;

@@ -12,6 +12,7 @@ pub mod links;
 pub mod output;
 pub mod plan;
 mod progress;
+pub mod refresh;
 pub mod text;
 
 /// Exit status: success.
