@@ -39,11 +39,16 @@ impl Gathering<'_> {
         let before = self.store().rules(id)?;
         let mut refresh = None;
         if self.options.refresh && before.as_ref().is_some_and(|b| !rules_differ(b, &now)) {
-            let start = self.store().begin_refresh(id)?;
-            line.notes.push(format!(
-                "refresh: {} answered queries asked again, conditionally where the provider gave validators",
-                start.marks.len()
-            ));
+            let due = self.options.refresh_due;
+            let start = self.store().begin_refresh(id, due)?;
+            line.notes.push(if due {
+                "refresh: the answered queries due asked again, conditionally where the provider gave validators; the others wait for their time".to_string()
+            } else {
+                format!(
+                    "refresh: {} answered queries asked again, conditionally where the provider gave validators",
+                    start.marks.len()
+                )
+            });
             refresh = Some(start);
         } else if self.options.refresh {
             line.notes.push(

@@ -106,6 +106,9 @@ pub struct Options {
     /// unchanged answer ends there, a changed one is walked again, and
     /// the records' history tells what is new, changed and gone.
     pub refresh: bool,
+    /// `gather refresh --due`: only the queries whose time has come
+    /// ([`crate::store::Store::schedule`]).
+    pub refresh_due: bool,
     /// `--no-probe`: a start page with a form but without metadata is not
     /// probed (no query is sent to surface it); it is crawled as an
     /// ordinary page.
@@ -143,6 +146,7 @@ impl Default for Options {
             interrupt: Interrupt::default(),
             fresh: false,
             refresh: false,
+            refresh_due: false,
             no_probe: false,
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,

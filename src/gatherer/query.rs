@@ -223,6 +223,7 @@ impl QueryJob {
             since: r.since,
             unchanged: false,
             whole: false,
+            interval: prior.as_ref().and_then(|p| p.interval),
         });
         let outcome = new_outcome(key, description, &query, &origin, resumed, refreshing);
         let mut walk = Walk {
@@ -383,6 +384,7 @@ impl QueryJob {
                 validators: std::mem::take(&mut walk.validators),
                 digest: record.sha256.clone(),
                 cut_short: false,
+                interval: None,
             };
             // The same first page as the refresh's last answer: the rest
             // of the answer is taken as it was.

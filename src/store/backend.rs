@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Duration;
 
-use super::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing};
+use super::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule};
 #[cfg(doc)]
 use super::Store;
 use super::{
@@ -156,7 +156,21 @@ pub(super) trait Backend: Send {
     fn set_record_keys(&mut self, keys: &[(i64, String)]) -> Result<(), StoreError>;
     /// The rest of [`Store::begin_refresh`]: the time, the marks of the
     /// answered queries, the done queries opened again.
-    fn open_for_refresh(&mut self, source: SourceId) -> Result<RefreshStart, StoreError>;
+    fn open_for_refresh(
+        &mut self,
+        source: SourceId,
+        due_only: bool,
+    ) -> Result<RefreshStart, StoreError>;
+    /// [`Store::schedule`].
+    fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError>;
+    /// A query's wait between refreshes and when it is due next.
+    fn set_schedule(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        interval: i64,
+        due_at: i64,
+    ) -> Result<(), StoreError>;
     /// [`Store::set_answer_mark`].
     fn set_answer_mark(
         &mut self,

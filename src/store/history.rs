@@ -27,6 +27,39 @@ pub struct AnswerMark {
     /// The page limit cut the answer short (read, not written, with the
     /// mark: the query's own column).
     pub cut_short: bool,
+    /// How long the query waits between two refreshes (milliseconds),
+    /// once a refresh has scheduled it ([`next_interval`]).
+    pub interval: Option<i64>,
+}
+
+/// The first wait between two refreshes of a query: a day.
+pub const FIRST_INTERVAL: i64 = 24 * 3600 * 1000;
+/// The shortest wait: an hour.
+pub const MIN_INTERVAL: i64 = 3600 * 1000;
+/// The longest wait: 30 days.
+pub const MAX_INTERVAL: i64 = 30 * 24 * 3600 * 1000;
+
+/// The next wait between two refreshes of a query, from its last one and
+/// whether its answer changed: Nutch's adaptive schedule (an answer that
+/// changed is asked 20 % sooner, one that did not 40 % later), within
+/// [`MIN_INTERVAL`] and [`MAX_INTERVAL`], from [`FIRST_INTERVAL`].
+pub fn next_interval(last: Option<i64>, changed: bool) -> i64 {
+    let last = last.unwrap_or(FIRST_INTERVAL) as f64;
+    let next = if changed { last * 0.8 } else { last * 1.4 };
+    (next as i64).clamp(MIN_INTERVAL, MAX_INTERVAL)
+}
+
+/// When a source's queries are due for a refresh ([`Store::schedule`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Schedule {
+    /// Done queries a refresh has scheduled.
+    pub scheduled: u64,
+    /// Done queries due now: scheduled for now or earlier, or never
+    /// refreshed.
+    pub due: u64,
+    /// When the next scheduled query not due yet is (milliseconds since
+    /// 1970).
+    pub next: Option<i64>,
 }
 
 /// A refresh of a source begun ([`Store::begin_refresh`]).
@@ -50,6 +83,8 @@ pub struct Refreshing {
     /// The answer was walked whole in this refresh: the records the query
     /// found first and did not show again are gone.
     pub whole: bool,
+    /// The query's last wait between refreshes ([`AnswerMark::interval`]).
+    pub interval: Option<i64>,
 }
 
 /// What a refresh changed in a source's records.
@@ -128,7 +163,13 @@ impl Store {
     /// reads what the first pages of its answered queries said, and opens
     /// its done queries again (state pending, their values and records
     /// kept) so that the refresh sends them, and a killed refresh resumes.
-    pub fn begin_refresh(&mut self, source: SourceId) -> Result<RefreshStart, StoreError> {
+    /// With `due_only`, only the queries due ([`Store::schedule`]) are
+    /// opened; the others stay done and are not sent.
+    pub fn begin_refresh(
+        &mut self,
+        source: SourceId,
+        due_only: bool,
+    ) -> Result<RefreshStart, StoreError> {
         let unkeyed = self.backend.records_without_key(source)?;
         let mut keys = Vec::with_capacity(unkeyed.len());
         for (id, fields) in unkeyed {
@@ -139,7 +180,29 @@ impl Store {
             keys.push((id, fields.key()));
         }
         self.backend.set_record_keys(&keys)?;
-        self.backend.open_for_refresh(source)
+        self.backend.open_for_refresh(source, due_only)
+    }
+
+    /// When the source's done queries are due for a refresh.
+    pub fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError> {
+        self.backend.schedule(source)
+    }
+
+    /// A refreshed query's next refresh: its wait ([`next_interval`]) from
+    /// the refresh's start.
+    pub(super) fn reschedule(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        refreshing: Refreshing,
+    ) -> Result<(), StoreError> {
+        let interval = next_interval(refreshing.interval, !refreshing.unchanged);
+        self.backend.set_schedule(
+            source,
+            key,
+            interval,
+            refreshing.since.saturating_add(interval),
+        )
     }
 
     /// Keeps what a query's first result page said.

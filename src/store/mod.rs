@@ -45,7 +45,10 @@ mod sqlite;
 
 use backend::Backend;
 
-pub use history::{AnswerMark, AttributeChanges, ChangeOp, Changes, RefreshStart, Refreshing};
+pub use history::{
+    next_interval, AnswerMark, AttributeChanges, ChangeOp, Changes, RefreshStart, Refreshing,
+    Schedule,
+};
 pub(crate) use postgres::next_pause;
 pub use postgres::{Claim, OtherWork, SharedPlan};
 
@@ -782,6 +785,12 @@ impl Store {
         };
         if let Some(mark) = &outcome.mark {
             self.set_answer_mark(source, &outcome.key, mark)?;
+        }
+        if let Some(refreshing) = outcome
+            .refresh
+            .filter(|_| outcome.state == QueryState::Done)
+        {
+            self.reschedule(source, &outcome.key, refreshing)?;
         }
         Ok(recorded)
     }

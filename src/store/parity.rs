@@ -745,6 +745,7 @@ fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
         },
         digest: "d-a".into(),
         cut_short: false,
+        interval: None,
     });
     store.record_query_new(source, &a).unwrap();
     let mut b = outcome("b", 1, QueryState::Done, &[]);
@@ -757,7 +758,7 @@ fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
     drop(store);
 
     let mut store = open();
-    let start = store.begin_refresh(source).unwrap();
+    let start = store.begin_refresh(source, false).unwrap();
     assert_eq!(start.marks.len(), 2);
     assert_eq!(start.marks["a"].validators.etag.as_deref(), Some("\"v1\""));
     assert_eq!(start.marks["b"].digest, "d-b");
@@ -768,6 +769,7 @@ fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
         since: start.since,
         unchanged: false,
         whole: false,
+        interval: None,
     };
     // a: unchanged (a 304).
     let mut again = outcome("a", 0, QueryState::Done, &[]);
@@ -819,4 +821,17 @@ fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
         })
         .unwrap();
     assert_eq!(names, ["Arkona", "Kap", "Haus Seeblick", "Möwe"]);
+
+    // The changed answer is due sooner than the unchanged one; none now.
+    let schedule = store.schedule(source).unwrap();
+    let changed_wait = next_interval(None, true);
+    assert!(changed_wait < next_interval(None, false));
+    assert_eq!((schedule.scheduled, schedule.due), (2, 0));
+    assert_eq!(schedule.next, Some(start.since + changed_wait));
+    drop(store);
+    let mut store = open();
+    let due = store.begin_refresh(source, true).unwrap();
+    assert_eq!(due.marks.len(), 2);
+    assert_eq!(due.marks["b"].interval, Some(changed_wait));
+    assert_eq!(store.finished_queries(source).unwrap(), set(&["a", "b"]));
 }

@@ -183,11 +183,13 @@ CREATE INDEX walk_links_by_query ON walk_links (query_id);
 /// record's key ([`crate::record::Fields::key`]) and history, in
 /// milliseconds since the epoch: first seen (set on insert by the
 /// trigger), last seen, when it last changed and which fields, and when
-/// it was gone.
+/// it was gone; each query's wait between refreshes and when it is due.
 const V9: &str = "
 ALTER TABLE queries ADD COLUMN etag TEXT;
 ALTER TABLE queries ADD COLUMN last_modified TEXT;
 ALTER TABLE queries ADD COLUMN digest TEXT;
+ALTER TABLE queries ADD COLUMN refresh_interval INTEGER;
+ALTER TABLE queries ADD COLUMN due_at INTEGER;
 ALTER TABLE records ADD COLUMN record_key TEXT;
 ALTER TABLE records ADD COLUMN first_seen INTEGER;
 ALTER TABLE records ADD COLUMN last_seen INTEGER;

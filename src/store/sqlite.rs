@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
 use super::backend::Backend;
-use super::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing};
+use super::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule};
 use super::{
     now, schema, unpack, with_links, AnsweredQuery, Hit, KeptPage, PageRecord, PlannedQuery,
     QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
@@ -1098,7 +1098,11 @@ impl Backend for Sqlite {
         tx.commit().map_err(sql_err(&path, context))
     }
 
-    fn open_for_refresh(&mut self, source: SourceId) -> Result<RefreshStart, StoreError> {
+    fn open_for_refresh(
+        &mut self,
+        source: SourceId,
+        due_only: bool,
+    ) -> Result<RefreshStart, StoreError> {
         self.check_source(source)?;
         let path = self.path.clone();
         let context = format!("opening the queries of source {source} for a refresh");
@@ -1109,7 +1113,7 @@ impl Backend for Sqlite {
         let marks = {
             let mut stmt = tx
                 .prepare_cached(
-                    "SELECT key, etag, last_modified, digest, cut_short FROM queries
+                    "SELECT key, etag, last_modified, digest, cut_short, refresh_interval FROM queries
                      WHERE source_id = ?1 AND digest IS NOT NULL AND state != 'failed'",
                 )
                 .map_err(sql_err(&path, &context))?;
@@ -1124,6 +1128,7 @@ impl Backend for Sqlite {
                             },
                             digest: r.get(3)?,
                             cut_short: r.get(4)?,
+                            interval: r.get(5)?,
                         },
                     ))
                 })
@@ -1133,12 +1138,57 @@ impl Backend for Sqlite {
         };
         tx.execute(
             "UPDATE queries SET state = 'pending', checkpoint = NULL
-             WHERE source_id = ?1 AND state = 'done'",
-            [source],
+             WHERE source_id = ?1 AND state = 'done'
+               AND (NOT ?2 OR due_at IS NULL OR due_at <= ?3)",
+            params![source, due_only, since],
         )
         .map_err(sql_err(&path, &context))?;
         tx.commit().map_err(sql_err(&path, &context))?;
         Ok(RefreshStart { since, marks })
+    }
+
+    fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError> {
+        self.conn
+            .query_row(
+                &format!(
+                    "SELECT count(due_at),
+                            coalesce(sum(due_at IS NULL OR due_at <= {NOW_MS}), 0),
+                            min(CASE WHEN due_at > {NOW_MS} THEN due_at END)
+                     FROM queries WHERE source_id = ?1 AND state = 'done'"
+                ),
+                [source],
+                |r| {
+                    Ok(Schedule {
+                        scheduled: r.get::<_, i64>(0)?.max(0) as u64,
+                        due: r.get::<_, i64>(1)?.max(0) as u64,
+                        next: r.get(2)?,
+                    })
+                },
+            )
+            .map_err(sql_err(
+                &self.path,
+                format!("reading the refresh schedule of source {source}"),
+            ))
+    }
+
+    fn set_schedule(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        interval: i64,
+        due_at: i64,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "UPDATE queries SET refresh_interval = ?3, due_at = ?4
+                 WHERE source_id = ?1 AND key = ?2",
+            )
+            .and_then(|mut stmt| stmt.execute(params![source, key, interval, due_at]))
+            .map(|_| ())
+            .map_err(sql_err(
+                &self.path,
+                format!("scheduling query {key:?} (source {source})"),
+            ))
     }
 
     fn set_answer_mark(

@@ -183,6 +183,8 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
          ALTER TABLE queries DROP COLUMN etag;
          ALTER TABLE queries DROP COLUMN last_modified;
          ALTER TABLE queries DROP COLUMN digest;
+         ALTER TABLE queries DROP COLUMN refresh_interval;
+         ALTER TABLE queries DROP COLUMN due_at;
          PRAGMA user_version = 7;",
     )
     .unwrap();

@@ -487,6 +487,8 @@ fn a_database_from_before_records_gets_the_records_table() {
          ALTER TABLE queries DROP COLUMN etag;
          ALTER TABLE queries DROP COLUMN last_modified;
          ALTER TABLE queries DROP COLUMN digest;
+         ALTER TABLE queries DROP COLUMN refresh_interval;
+         ALTER TABLE queries DROP COLUMN due_at;
          PRAGMA user_version = 4;",
     )
     .unwrap();

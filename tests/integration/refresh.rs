@@ -182,6 +182,25 @@ async fn a_refresh_of_a_provider_with_validators_asks_conditionally() {
         (&0.into(), &0.into(), &0.into())
     );
     assert_eq!(summary["sources"][0]["pages"], 0, "no result page was read");
+
+    // Every query was refreshed just now: none is due, so `--due` sends none.
+    let db = db.to_str().unwrap();
+    let status = tokio::task::block_in_place(|| run(&["status", "--db", db]));
+    assert!(
+        status.contains("refresh due: 0 queries now, the next at"),
+        "{status}"
+    );
+    let before = searches(&site, PATH).len();
+    let summary: serde_json::Value = serde_json::from_str(&tokio::task::block_in_place(|| {
+        run(&["refresh", "--db", db, "--due", "--json"])
+    }))
+    .unwrap();
+    assert_eq!(
+        searches(&site, PATH).len(),
+        before,
+        "a query not due was sent"
+    );
+    assert_eq!(summary["sources"][0]["queries_sent"], 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -78,6 +78,8 @@ const V7: &str = "
 ALTER TABLE queries ADD COLUMN etag TEXT;
 ALTER TABLE queries ADD COLUMN last_modified TEXT;
 ALTER TABLE queries ADD COLUMN digest TEXT;
+ALTER TABLE queries ADD COLUMN refresh_interval BIGINT;
+ALTER TABLE queries ADD COLUMN due_at BIGINT;
 ALTER TABLE records ADD COLUMN record_key TEXT;
 ALTER TABLE records ADD COLUMN first_seen BIGINT
     DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;

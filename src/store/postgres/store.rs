@@ -14,7 +14,9 @@ use super::{unreached, waiting, Statements};
 use crate::fragment::IndexFragment;
 use crate::record::{Fields, Record};
 use crate::store::backend::Backend;
-use crate::store::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing};
+use crate::store::history::{
+    AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule,
+};
 use crate::store::{
     now, unpack, with_links, AnsweredAt, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage,
     PageRecord, PlannedQuery, QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind,
@@ -949,7 +951,11 @@ impl Backend for Postgres {
         .map(|_| ())
     }
 
-    fn open_for_refresh(&mut self, source: SourceId) -> Result<RefreshStart, StoreError> {
+    fn open_for_refresh(
+        &mut self,
+        source: SourceId,
+        due_only: bool,
+    ) -> Result<RefreshStart, StoreError> {
         self.check_source(source)?;
         let context = format!("opening the queries of source {source} for a refresh");
         self.call(&context, true, |c| {
@@ -958,7 +964,7 @@ impl Backend for Postgres {
                 let since: i64 = tx.query_one(&format!("SELECT {NOW_MS}"), &[]).await?.get(0);
                 let marks = tx
                     .query(
-                        "SELECT key, etag, last_modified, digest, cut_short FROM queries
+                        "SELECT key, etag, last_modified, digest, cut_short, refresh_interval FROM queries
                          WHERE source_id = $1 AND digest IS NOT NULL AND state <> 'failed'",
                         &[&source],
                     )
@@ -974,20 +980,56 @@ impl Backend for Postgres {
                                 },
                                 digest: r.get(3),
                                 cut_short: r.get(4),
+                                interval: r.get(5),
                             },
                         )
                     })
                     .collect();
                 tx.execute(
                     "UPDATE queries SET state = 'pending', checkpoint = NULL, walk = NULL
-                     WHERE source_id = $1 AND state = 'done'",
-                    &[&source],
+                     WHERE source_id = $1 AND state = 'done'
+                       AND (NOT $2 OR due_at IS NULL OR due_at <= $3)",
+                    &[&source, &due_only, &since],
                 )
                 .await?;
                 tx.commit().await?;
                 Ok(RefreshStart { since, marks })
             })
         })
+    }
+
+    fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError> {
+        let rows = self.rows(
+            &format!("reading the refresh schedule of source {source}"),
+            "SELECT count(due_at),
+                    count(*) FILTER (WHERE due_at IS NULL
+                        OR due_at <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint),
+                    min(due_at) FILTER (WHERE
+                        due_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+             FROM queries WHERE source_id = $1 AND state = 'done'",
+            &[&source],
+        )?;
+        Ok(rows.first().map_or_else(Schedule::default, |r| Schedule {
+            scheduled: r.get::<_, i64>(0).max(0) as u64,
+            due: r.get::<_, i64>(1).max(0) as u64,
+            next: r.get(2),
+        }))
+    }
+
+    fn set_schedule(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        interval: i64,
+        due_at: i64,
+    ) -> Result<(), StoreError> {
+        self.execute(
+            &format!("scheduling query {key:?} (source {source})"),
+            "UPDATE queries SET refresh_interval = $3, due_at = $4
+             WHERE source_id = $1 AND key = $2",
+            &[&source, &key, &interval, &due_at],
+        )
+        .map(|_| ())
     }
 
     fn set_answer_mark(

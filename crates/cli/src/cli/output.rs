@@ -420,14 +420,21 @@ pub fn run_status(args: &StatusArgs) -> ExitCode {
         Err(code) => return code,
     };
     let status = store.status().and_then(|status| {
-        let incomplete = store
-            .sources()?
+        let sources = store.sources()?;
+        let mut schedules = Vec::new();
+        for source in &sources {
+            let schedule = store.schedule(source.id)?;
+            if schedule.scheduled > 0 {
+                schedules.push((source.info.url.clone(), schedule));
+            }
+        }
+        let incomplete = sources
             .into_iter()
             .filter_map(|s| s.incomplete.map(|_| s.info.url))
             .collect::<std::collections::HashSet<_>>();
-        Ok((status, incomplete))
+        Ok((status, incomplete, schedules))
     });
-    let (status, incomplete) = match status {
+    let (status, incomplete, schedules) = match status {
         Ok(status) => status,
         Err(e) => {
             eprintln!("gather status: {e}");
@@ -444,8 +451,32 @@ pub fn run_status(args: &StatusArgs) -> ExitCode {
     } else {
         let shared = Location::of(&args.db).is_shared();
         write_status(&mut out, &status, &incomplete, shared)
+            .and_then(|()| write_schedules(&mut out, &schedules))
     };
     finish("status", written.map_err(OutputError::from))
+}
+
+/// When the refreshed sources' queries are due (`gather refresh --due`).
+fn write_schedules(
+    out: &mut impl Write,
+    schedules: &[(String, gather::store::Schedule)],
+) -> std::io::Result<()> {
+    for (url, schedule) in schedules {
+        let next = schedule
+            .next
+            .and_then(|ms| time::OffsetDateTime::from_unix_timestamp(ms / 1000).ok())
+            .and_then(|t| {
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .ok()
+            })
+            .map_or(String::new(), |t| format!(", the next at {t}"));
+        writeln!(
+            out,
+            "refresh due: {} queries now{next}  {url}",
+            schedule.due
+        )?;
+    }
+    Ok(())
 }
 
 fn write_status(

@@ -27,6 +27,11 @@ pub struct RefreshArgs {
     /// At most this many result pages per query (the provider's DB.MaxPages may be lower).
     #[arg(long, value_name = "N")]
     pub max_pages: Option<u64>,
+    /// Only the queries due: each query waits between two refreshes a
+    /// time that shrinks when its answer changed and grows when it did not
+    /// (`gather status` shows what is due when).
+    #[arg(long)]
+    pub due: bool,
     /// Let pages also come from this host (HOST or HOST:PORT; repeatable).
     #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
     pub allow_hosts: Vec<String>,
@@ -89,6 +94,7 @@ pub fn run(args: &RefreshArgs) -> ExitCode {
     let prepared = starts(args).and_then(|starts| {
         let options = Options {
             refresh: true,
+            refresh_due: args.due,
             max_pages: args.max_pages,
             allow_hosts: args.allow_hosts.clone(),
             ..args.run.options(&args.login)?
