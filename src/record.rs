@@ -91,6 +91,34 @@ impl Fields {
         serde_json::to_string(self).unwrap_or_else(|_| "{}".to_string())
     }
 
+    /// The record's identity across gatherings (`gather refresh`): the
+    /// first field named `id` (or ending in `_id`, `-id` or `.id`), else
+    /// the first field whose first value is a link (`http://`, `https://`
+    /// or a path from `/`), else the first field; as `name=value` with
+    /// several values joined by a line break. A record whose key stays
+    /// while another field changes is the same record, changed.
+    pub fn key(&self) -> String {
+        let is_id = |name: &str| {
+            let name = name.to_ascii_lowercase();
+            name == "id" || [".id", "_id", "-id"].iter().any(|end| name.ends_with(end))
+        };
+        let is_link = |field: &Field| {
+            field.values().first().is_some_and(|v| {
+                v.starts_with("http://") || v.starts_with("https://") || v.starts_with('/')
+            })
+        };
+        let chosen = self
+            .0
+            .iter()
+            .find(|(name, _)| is_id(name))
+            .or_else(|| self.0.iter().find(|(_, field)| is_link(field)))
+            .or_else(|| self.0.first());
+        match chosen {
+            Some((name, field)) => format!("{name}={}", field.values().join("\n")),
+            None => String::new(),
+        }
+    }
+
     /// Reads fields written by [`Fields::to_json`], keeping their order.
     pub fn from_json(json: &str) -> Result<Fields, serde_json::Error> {
         serde_json::from_str(json)

@@ -28,6 +28,7 @@
 //! | `/stellenmarkt/` | [`jobs`]: the Berlin job board, a rule per column with a condition of its own (`/cgi-bin/stellen.pl`) |
 //! | `/surface/…/` | [`surface`]: four providers without metadata for `gather bench surface` (and with it at `…/meta/`) |
 //! | `/magazin/` | [`magazine`]: a travel magazine of ordinary pages (menus, breadcrumb, tag cloud, two pagers), not linked from `/` |
+//! | `/pensionen/`, `/pensionen-ohne/` | [`refresh`]: a guest house search whose data has a second version ([`DemoSite::set_data_version`]), with validators and 304s, and without; not linked from `/` |
 //!
 //! Decisions where the seed is silent: prices are whole DM per night (the seed
 //! is from 1999); `ort` matches the beginning of a town's name, ignoring case,
@@ -57,6 +58,7 @@ pub mod magazine;
 mod pages;
 pub mod pictures;
 pub mod postgres;
+pub mod refresh;
 mod server;
 pub mod shelf;
 pub mod slow;
@@ -364,6 +366,7 @@ impl DemoSite {
             user: config.user,
             password: config.password,
             log: Mutex::new(Vec::new()),
+            data_version: std::sync::atomic::AtomicU32::new(1),
         });
         let app = server::router(site.clone());
         let (stop, stopped) = oneshot::channel::<()>();
@@ -384,6 +387,12 @@ impl DemoSite {
             task: Some(task),
             _owned_dir: owned_dir,
         })
+    }
+
+    /// Turns the data of the guest house search ([`refresh`]) to
+    /// `version` (1, the first; 2, the second).
+    pub fn set_data_version(&self, version: u32) {
+        self.site.data_version.store(version, Ordering::Relaxed);
     }
 
     /// `http://127.0.0.1:PORT/`.

@@ -37,6 +37,8 @@ pub(crate) struct Site {
     pub user: String,
     pub password: String,
     pub log: Mutex<Vec<LoggedRequest>>,
+    /// The version of the data `/pensionen/` serves ([`super::refresh`]).
+    pub data_version: std::sync::atomic::AtomicU32,
 }
 
 type Shared = Arc<Site>;
@@ -86,6 +88,7 @@ pub(crate) fn router(site: Shared) -> Router {
         .route("/magazin/{section}/{file}", get(magazine_article))
         .merge(super::jobs::routes())
         .merge(one_form_providers())
+        .merge(super::refresh::routes())
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(site.clone(), log_request))
         .with_state(site)

@@ -28,14 +28,17 @@ mod request;
 mod robots;
 
 pub use network::Network;
-pub use request::{Method, Request};
+pub use request::{Method, Request, Validators};
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, RETRY_AFTER};
+use reqwest::header::{
+    HeaderMap, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED,
+    LOCATION, RETRY_AFTER,
+};
 use tokio::sync::{OnceCell, Semaphore};
 use tokio::time::Instant;
 use url::Url;
@@ -258,6 +261,15 @@ impl Response {
     pub fn text(&self) -> charset::Decoded {
         charset::decode(&self.body, self.content_type.as_deref())
     }
+}
+
+/// What a conditional request ([`Fetcher::fetch_conditional`]) gave.
+#[derive(Debug)]
+pub enum Conditional {
+    /// 304: the answer is the one the validators were taken from.
+    NotModified,
+    /// A new answer, with the validators it carries.
+    Changed(Box<Response>, Validators),
 }
 
 /// Why a request gave no usable response.
@@ -640,9 +652,35 @@ impl Fetcher {
 
     /// Sends the request, following redirects; a non-2xx answer is an error.
     pub async fn fetch(&self, request: &Request) -> Result<Response, FetchError> {
-        let result = self.follow(request).await;
+        match self
+            .fetch_conditional(request, &Validators::default())
+            .await?
+        {
+            Conditional::Changed(response, _) => Ok(*response),
+            // Not asked conditionally: a 304 is an error like any non-2xx.
+            Conditional::NotModified => Err(FetchError::Status {
+                url: request.url.clone(),
+                status: 304,
+                attempts: 1,
+            }),
+        }
+    }
+
+    /// Sends the request as [`Fetcher::fetch`] does, with `If-None-Match`
+    /// and `If-Modified-Since` from `known` (RFC 9110, 13.1): a 304 is
+    /// [`Conditional::NotModified`], no body read; any other answer comes
+    /// with the validators it carries, to be sent next time.
+    pub async fn fetch_conditional(
+        &self,
+        request: &Request,
+        known: &Validators,
+    ) -> Result<Conditional, FetchError> {
+        let result = self.follow(request, known).await;
         match &result {
-            Ok(response) => tracing::info!(
+            Ok(Conditional::NotModified) => {
+                tracing::info!("{} {} → 304 not modified", request.method, request.url)
+            }
+            Ok(Conditional::Changed(response, _)) => tracing::info!(
                 "{} {} → {} {} bytes {} ms",
                 request.method,
                 response.url,
@@ -658,7 +696,11 @@ impl Fetcher {
         result
     }
 
-    async fn follow(&self, request: &Request) -> Result<Response, FetchError> {
+    async fn follow(
+        &self,
+        request: &Request,
+        known: &Validators,
+    ) -> Result<Conditional, FetchError> {
         let started = Instant::now();
         let config = &self.inner.config;
         if !matches!(request.url.scheme(), "http" | "https") {
@@ -672,9 +714,12 @@ impl Fetcher {
         loop {
             self.check_robots(&hop.url).await?;
             let (received, attempts) = self
-                .send(&hop, BodyLimit::Fail(config.max_body_bytes))
+                .send(&hop, BodyLimit::Fail(config.max_body_bytes), known)
                 .await?;
             let status = received.status;
+            if status == 304 && !known.is_empty() {
+                return Ok(Conditional::NotModified);
+            }
             if is_redirect(status) {
                 if let Some(location) = received.headers.get(LOCATION) {
                     if redirects == config.max_redirects {
@@ -709,14 +754,28 @@ impl Fetcher {
                 .get(CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
-            return Ok(Response {
-                url: hop.url,
-                status,
-                content_type,
-                body: received.body,
-                attempts,
-                elapsed: started.elapsed(),
-            });
+            let header = |name| {
+                received
+                    .headers
+                    .get(name)
+                    .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+                    .map(str::to_string)
+            };
+            let validators = Validators {
+                etag: header(ETAG),
+                last_modified: header(LAST_MODIFIED),
+            };
+            return Ok(Conditional::Changed(
+                Box::new(Response {
+                    url: hop.url,
+                    status,
+                    content_type,
+                    body: received.body,
+                    attempts,
+                    elapsed: started.elapsed(),
+                }),
+                validators,
+            ));
         }
     }
 
@@ -743,14 +802,19 @@ impl Fetcher {
 
     /// Sends one hop, retrying as configured. An answer (even a 4xx or, after
     /// the last retry, a 5xx) is `Ok`; the number is the attempts made.
-    async fn send(&self, hop: &Request, limit: BodyLimit) -> Result<(Received, u32), FetchError> {
+    async fn send(
+        &self,
+        hop: &Request,
+        limit: BodyLimit,
+        known: &Validators,
+    ) -> Result<(Received, u32), FetchError> {
         let config = &self.inner.config;
         let mut attempt: u32 = 0;
         loop {
             attempt += 1;
             let last = attempt > config.retries;
             let mut asked = Duration::ZERO;
-            match self.attempt(hop, limit).await {
+            match self.attempt(hop, limit, known).await {
                 Ok(received) if asks_for_retry(received.status) && !last => {
                     tracing::debug!(url = %hop.url, status = received.status, attempt, "retrying");
                     asked = retry_after(&received.headers);
@@ -769,7 +833,12 @@ impl Fetcher {
     }
 
     /// One HTTP exchange, inside the host's politeness limits.
-    async fn attempt(&self, hop: &Request, limit: BodyLimit) -> Result<Received, AttemptError> {
+    async fn attempt(
+        &self,
+        hop: &Request,
+        limit: BodyLimit,
+        known: &Validators,
+    ) -> Result<Received, AttemptError> {
         let config = &self.inner.config;
         let host = self.host(&hop.url);
         let _slot = host
@@ -823,6 +892,12 @@ impl Fetcher {
         }
         for (name, value) in &config.network.headers {
             builder = builder.header(name.clone(), value.clone());
+        }
+        if let Some(etag) = &known.etag {
+            builder = builder.header(IF_NONE_MATCH, etag);
+        }
+        if let Some(date) = &known.last_modified {
+            builder = builder.header(IF_MODIFIED_SINCE, date);
         }
         let proxy = config.network.proxy_for(&hop.url);
         let exchange = async {

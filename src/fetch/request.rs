@@ -43,3 +43,19 @@ impl std::fmt::Display for Method {
         })
     }
 }
+
+/// What an answer carried to be asked for again conditionally (RFC 9110,
+/// 8.8): its `ETag` and its `Last-Modified` date, as the provider sent
+/// them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validators {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+impl Validators {
+    /// Neither validator: a request with these is not conditional.
+    pub fn is_empty(&self) -> bool {
+        self.etag.is_none() && self.last_modified.is_none()
+    }
+}

@@ -109,6 +109,7 @@ impl Fetcher {
                 .send(
                     &Request::get(target.clone()),
                     BodyLimit::Prefix(ROBOTS_MAX_BYTES),
+                    &super::Validators::default(),
                 )
                 .await;
             let (received, attempts) = match result {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 
-use super::query::{describe, take_checkpoint, Origin, QueryEnd, QueryJob};
+use super::query::{describe, take_checkpoint, Origin, QueryEnd, QueryJob, Unchanged};
 use super::report::{self, Completeness, SourceReport};
 use super::rounds::{self, Refined, Rounds};
 use super::rules::{reextract, rules_differ, rules_json};
@@ -21,7 +21,7 @@ use crate::plan::{Cap, Capped, Query};
 use crate::record::RecordRules;
 use crate::refine::Refiner;
 use crate::source::Source;
-use crate::store::{QueryState, SourceId, SourceInfo, SourceKind, StoreError};
+use crate::store::{QueryState, RefreshStart, SourceId, SourceInfo, SourceKind, StoreError};
 
 impl Gathering<'_> {
     /// Compares the source's rules with those of its last gathering. With
@@ -34,9 +34,28 @@ impl Gathering<'_> {
         rules: &[(String, Rule)],
         header_rows: bool,
         line: &mut SourceReport,
-    ) -> Result<(), GatherError> {
+    ) -> Result<Option<RefreshStart>, GatherError> {
         let now = rules_json(rules, header_rows);
         let before = self.store().rules(id)?;
+        let mut refresh = None;
+        if self.options.refresh && before.as_ref().is_some_and(|b| !rules_differ(b, &now)) {
+            let due = self.options.refresh_due;
+            let start = self.store().begin_refresh(id, due)?;
+            line.notes.push(if due {
+                "refresh: the answered queries due asked again, conditionally where the provider gave validators; the others wait for their time".to_string()
+            } else {
+                format!(
+                    "refresh: {} answered queries asked again, conditionally where the provider gave validators",
+                    start.marks.len()
+                )
+            });
+            refresh = Some(start);
+        } else if self.options.refresh {
+            line.notes.push(
+                "refresh: the source was not gathered with these rules before: gathered as new"
+                    .into(),
+            );
+        }
         if self.options.fresh {
             self.store().forget_queries(id)?;
             line.notes
@@ -56,7 +75,7 @@ impl Gathering<'_> {
             }
         }
         self.store().set_rules(id, &now)?;
-        Ok(())
+        Ok(refresh)
     }
 
     /// Gathers a database source: its plan's queries (or, with a shared
@@ -66,7 +85,7 @@ impl Gathering<'_> {
     pub(super) async fn gather_database(&mut self, source: &Source) -> Result<(), GatherError> {
         let rules = source.metadata.rules();
         let header_rows = source.metadata.header_rows != Some(false);
-        let (id, mut line) = self.start_database(source, &rules, header_rows)?;
+        let (id, mut line, refresh) = self.start_database(source, &rules, header_rows)?;
         let page_cap = Cap::in_force(
             Capped::Pages,
             source.metadata.max_pages,
@@ -80,7 +99,11 @@ impl Gathering<'_> {
                 source.plan.cap()
             )
         });
-        let work = Arc::new(self.source_job(id, source, rules, header_rows, &page_cap));
+        let refresh = refresh.map(Arc::new);
+        let work = Arc::new(QueryJob {
+            refresh: refresh.clone(),
+            ..self.source_job(id, source, rules, header_rows, &page_cap)
+        });
 
         if self.shared.is_some() {
             self.plan_shared(id, source, work, line, plan_limit, page_cap)?;
@@ -100,6 +123,9 @@ impl Gathering<'_> {
         }
         self.tell(Progress::SourceDone);
         line.queries_skipped = skipped;
+        if let Some(refresh) = &refresh {
+            line.changes = Some(self.store().changes(id, refresh.since)?);
+        }
         self.finish_source(id, source, plan_limit, &page_cap, refined, line)
     }
 
@@ -111,7 +137,7 @@ impl Gathering<'_> {
         source: &Source,
         rules: &[(String, Rule)],
         header_rows: bool,
-    ) -> Result<(SourceId, SourceReport), GatherError> {
+    ) -> Result<(SourceId, SourceReport, Option<RefreshStart>), GatherError> {
         let id = self.store().upsert_source(&SourceInfo {
             url: source.url.to_string(),
             kind: SourceKind::Database,
@@ -129,7 +155,7 @@ impl Gathering<'_> {
             line.notes.push(surfaced.plan.trim_end().to_string());
             self.store().set_surfaced_spec(id, &surfaced.yaml)?;
         }
-        self.take_rules(id, rules, header_rows, &mut line)?;
+        let refresh = self.take_rules(id, rules, header_rows, &mut line)?;
 
         // Listed values (a Result.<attr> given as values) are indexed once per source.
         let mut listed = IndexFragment::new();
@@ -141,7 +167,7 @@ impl Gathering<'_> {
             }
         }
         line.new_values += self.store().record_values(id, None, &listed)?;
-        Ok((id, line))
+        Ok((id, line, refresh))
     }
 
     /// The job every query of a database source shares: its rules, its
@@ -302,6 +328,7 @@ impl Gathering<'_> {
             patience: self.options.reconnect,
             answered: Mutex::new(HashMap::new()),
             reused: std::sync::atomic::AtomicU64::new(0),
+            refresh: None,
         }
     }
 
@@ -327,6 +354,11 @@ impl Gathering<'_> {
         };
         line.queries_sent += 1;
         line.pages += run.pages;
+        match run.unchanged {
+            Some(Unchanged::NotModified) => line.answers_not_modified += 1,
+            Some(Unchanged::SameDigest) => line.answers_same_digest += 1,
+            None => {}
+        }
         let failed = matches!(done.state, QueryState::Failed);
         if failed {
             line.queries_failed += 1;

@@ -104,6 +104,14 @@ pub struct Options {
     /// `--forms`: the forms surfacing may submit whatever their kind
     /// ([`crate::form::safe`]).
     pub forms: Vec<String>,
+    /// `gather refresh`: every answered query of a database source is
+    /// sent again, conditionally where its provider gave validators; an
+    /// unchanged answer ends there, a changed one is walked again, and
+    /// the records' history tells what is new, changed and gone.
+    pub refresh: bool,
+    /// `gather refresh --due`: only the queries whose time has come
+    /// ([`crate::store::Store::schedule`]).
+    pub refresh_due: bool,
     /// `--no-probe`: a start page with a form but without metadata is not
     /// probed (no query is sent to surface it); it is crawled as an
     /// ordinary page.
@@ -141,6 +149,8 @@ impl Default for Options {
             interrupt: Interrupt::default(),
             fresh: false,
             forms: Vec::new(),
+            refresh: false,
+            refresh_due: false,
             no_probe: false,
             keep_pages: true,
             page_budget: crate::store::DEFAULT_BODY_BUDGET,

@@ -10,14 +10,16 @@ use std::time::{Duration, Instant};
 use super::extraction::{extract, Extracted};
 use super::record_sink::RecordSink;
 use super::{lock, page_record, Interrupt, Progress, ProgressListener};
-use crate::fetch::{Fetcher, Response};
+use crate::fetch::{Conditional, Fetcher, Response, Validators};
 use crate::fragment::IndexFragment;
 use crate::hel::Rule;
 use crate::navigate::{Checkpoint, NavigationMode, Navigator};
 use crate::plan::Query;
 use crate::record::RecordRules;
 use crate::refine::AnswerTally;
-use crate::store::{QueryOutcome, QueryState, SourceId, Store, StoreError};
+use crate::store::{
+    AnswerMark, QueryOutcome, QueryState, RefreshStart, Refreshing, SourceId, Store, StoreError,
+};
 
 /// What every query of one source shares.
 pub(super) struct QueryJob {
@@ -48,6 +50,9 @@ pub(super) struct QueryJob {
     pub(super) answered: Mutex<HashMap<String, Response>>,
     /// How many requests were answered from `answered`.
     pub(super) reused: std::sync::atomic::AtomicU64,
+    /// A refresh (`gather refresh`): when it began, and what the first
+    /// pages of the answered queries said.
+    pub(super) refresh: Option<Arc<RefreshStart>>,
 }
 
 /// A query's walk while it runs: what is recorded of it, its answer so
@@ -63,6 +68,13 @@ struct Walk {
     /// Pages fetched since the walk was last saved, and when it was.
     unsaved: usize,
     saved_at: Instant,
+    /// What the query's first page said when it was last answered (in a
+    /// refresh).
+    prior: Option<AnswerMark>,
+    /// The validators of the first page fetched in this run.
+    validators: Validators,
+    /// The walk began at the query's first page in this run.
+    from_start: bool,
 }
 
 /// What is recorded of a query before its first page is fetched.
@@ -72,6 +84,7 @@ fn new_outcome(
     query: &Query,
     origin: &Origin,
     resumed: bool,
+    refresh: Option<Refreshing>,
 ) -> QueryOutcome {
     QueryOutcome {
         key,
@@ -96,6 +109,8 @@ fn new_outcome(
             _ => None,
         },
         learned: *origin == Origin::Learned,
+        mark: None,
+        refresh,
     }
 }
 
@@ -123,6 +138,18 @@ pub(super) struct QueryRun {
     /// not: which query of a round found a value first depends on which
     /// ended first, so a round's decisions read these instead.
     pub(super) seen: HashSet<u64>,
+    /// In a refresh, how the answer was found unchanged: a 304, or a
+    /// first page the same as before.
+    pub(super) unchanged: Option<Unchanged>,
+}
+
+/// How a refreshed query's answer was found unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Unchanged {
+    /// The provider said 304 Not Modified: no body.
+    NotModified,
+    /// The first page's digest is the one seen before.
+    SameDigest,
 }
 
 impl QueryJob {
@@ -188,7 +215,17 @@ impl QueryJob {
     ) -> QueryEnd {
         let resumed = checkpoint.is_some();
         let mut navigator = self.navigator(&query, checkpoint);
-        let outcome = new_outcome(key, description, &query, &origin, resumed);
+        let prior = self
+            .refresh
+            .as_ref()
+            .and_then(|r| r.marks.get(&key).cloned());
+        let refreshing = self.refresh.as_ref().map(|r| Refreshing {
+            since: r.since,
+            unchanged: false,
+            whole: false,
+            interval: prior.as_ref().and_then(|p| p.interval),
+        });
+        let outcome = new_outcome(key, description, &query, &origin, resumed, refreshing);
         let mut walk = Walk {
             run: QueryRun {
                 outcome: outcome.clone(),
@@ -198,6 +235,7 @@ impl QueryJob {
                 warnings: Vec::new(),
                 interrupted: false,
                 seen: HashSet::new(),
+                unchanged: None,
             },
             outcome,
             tally: AnswerTally::default(),
@@ -205,6 +243,9 @@ impl QueryJob {
             lost: None,
             unsaved: 0,
             saved_at: Instant::now(),
+            prior,
+            validators: Validators::default(),
+            from_start: !resumed,
         };
         while navigator.has_next() {
             // Interrupted: a walk that can be continued stops between two
@@ -272,8 +313,15 @@ impl QueryJob {
         walk: &mut Walk,
         navigator: &mut Navigator,
     ) -> ControlFlow<(), Option<Response>> {
-        match self.fetch(request).await {
-            Ok(response) => ControlFlow::Continue(Some(response)),
+        let fetched = if walk.answered {
+            self.fetch(request).await.map(Some)
+        } else {
+            self.fetch_first(request, walk).await
+        };
+        match fetched {
+            Ok(Some(response)) => ControlFlow::Continue(Some(response)),
+            // Not modified since the refresh's last answer.
+            Ok(None) => ControlFlow::Break(()),
             Err(e) if walk.answered && e.is_permanent() => {
                 walk.run.warnings.push(format!(
                     "{}: result page skipped: {e}",
@@ -285,6 +333,35 @@ impl QueryJob {
                 walk.outcome.error = Some(e.to_string());
                 navigator.give_back();
                 ControlFlow::Break(())
+            }
+        }
+    }
+
+    /// Sends a query's own request: conditionally in a refresh, where the
+    /// last answer carried validators; `None` for a 304 (the answer is the
+    /// one seen before). The validators of a new answer are kept in the walk.
+    async fn fetch_first(
+        &self,
+        request: &crate::fetch::Request,
+        walk: &mut Walk,
+    ) -> Result<Option<Response>, crate::fetch::FetchError> {
+        let early = !lock(&self.answered).is_empty();
+        if early {
+            return self.fetch(request).await.map(Some);
+        }
+        let known = walk
+            .prior
+            .as_ref()
+            .map(|p| p.validators.clone())
+            .unwrap_or_default();
+        match self.fetcher.fetch_conditional(request, &known).await? {
+            Conditional::NotModified => {
+                walk.run.unchanged = Some(Unchanged::NotModified);
+                Ok(None)
+            }
+            Conditional::Changed(response, validators) => {
+                walk.validators = validators;
+                Ok(Some(*response))
             }
         }
     }
@@ -301,10 +378,26 @@ impl QueryJob {
         navigator: &mut Navigator,
     ) -> ControlFlow<()> {
         let answered_before = walk.answered;
+        let record = page_record(&response);
+        if !answered_before {
+            let mark = AnswerMark {
+                validators: std::mem::take(&mut walk.validators),
+                digest: record.sha256.clone(),
+                cut_short: false,
+                interval: None,
+            };
+            // The same first page as the refresh's last answer: the rest
+            // of the answer is taken as it was.
+            if walk.prior.as_ref().is_some_and(|p| p.digest == mark.digest) {
+                walk.run.unchanged = Some(Unchanged::SameDigest);
+                walk.outcome.mark = Some(mark);
+                return ControlFlow::Break(());
+            }
+            walk.outcome.mark = Some(mark);
+        }
         walk.answered = true;
         let outcome = &mut walk.outcome;
         outcome.attempts += response.attempts;
-        let record = page_record(&response);
         outcome.pages.push(if self.keep_pages {
             record.keeping(response.content_type.as_deref(), &response.body)
         } else {
@@ -390,6 +483,7 @@ impl QueryJob {
                 outcome.records.clear();
                 outcome.attempts = 0;
                 outcome.fresh = false;
+                outcome.mark = None;
                 ControlFlow::Continue(())
             }
             // The database stayed away: the process ends, and
@@ -415,8 +509,19 @@ impl QueryJob {
             mut tally,
             answered,
             lost,
+            prior,
+            from_start,
             ..
         } = walk;
+        let unchanged = run.unchanged.is_some();
+        if unchanged {
+            // Its pages, values and answer stay as they were recorded.
+            outcome.fresh = false;
+            outcome.refresh = outcome.refresh.map(|r| Refreshing {
+                unchanged: true,
+                ..r
+            });
+        }
         outcome.state = if outcome.error.is_some() {
             QueryState::Failed
         } else if run.interrupted {
@@ -425,7 +530,10 @@ impl QueryJob {
             QueryState::Done
         };
         tally.cut_short(navigator.cut_short());
-        outcome.cut_short = tally.answer().cut_short;
+        outcome.cut_short = match &prior {
+            Some(prior) if unchanged => prior.cut_short,
+            _ => tally.answer().cut_short,
+        };
         tally.more_linked(outcome.error.is_none() && !run.interrupted && navigator.more_linked());
         if answered {
             outcome.answer = serde_json::to_string(&tally.answer()).ok();
@@ -436,6 +544,14 @@ impl QueryJob {
             QueryState::Failed | QueryState::Pending => saved_walk(navigator),
             QueryState::Done => (None, Vec::new()),
         };
+        // A refreshed answer walked whole from its first page in this run
+        // tells which of the query's records are gone.
+        if let Some(r) = &mut outcome.refresh {
+            r.whole = !r.unchanged
+                && outcome.state == QueryState::Done
+                && from_start
+                && !outcome.cut_short;
+        }
         // An empty answer is no sign of a wrong rule where the provider
         // says it found nothing, or for a refined query (most prefixes
         // match nothing).

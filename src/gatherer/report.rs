@@ -91,6 +91,12 @@ pub struct SourceReport {
     pub completeness: Completeness,
     /// The source as the database holds it after this run.
     pub stats: Option<SourceStats>,
+    /// In a refresh: answers the provider said were not modified (304).
+    pub answers_not_modified: u64,
+    /// In a refresh: answers whose first page was the same as before.
+    pub answers_same_digest: u64,
+    /// In a refresh: the records new, changed and gone.
+    pub changes: Option<crate::store::Changes>,
 }
 
 /// Whether a source's content is whole.
@@ -158,6 +164,9 @@ impl SourceReport {
             hits_estimate: None,
             completeness: Completeness::Complete,
             stats: None,
+            answers_not_modified: 0,
+            answers_same_digest: 0,
+            changes: None,
         }
     }
 }
@@ -226,6 +235,16 @@ impl Report {
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
                     "completeness": s.completeness.state(),
                     "completeness_why": s.completeness.why(),
+                    "refresh": s.changes.as_ref().map(|changes| serde_json::json!({
+                        "since": changes.since,
+                        "answers_unchanged": s.answers_not_modified + s.answers_same_digest,
+                        "answers_not_modified": s.answers_not_modified,
+                        "answers_same_digest": s.answers_same_digest,
+                        "new": changes.new,
+                        "changed": changes.changed,
+                        "gone": changes.gone,
+                        "by_attribute": changes.by_attribute,
+                    })),
                 })
             })
             .collect();
@@ -309,6 +328,7 @@ impl SourceReport {
         }
         self.write_rounds(f)?;
         writeln!(f, "  result pages: {}", self.pages)?;
+        self.write_changes(f)?;
         if let Some(stats) = &self.stats {
             self.write_values(f, stats)?;
         }
@@ -321,6 +341,34 @@ impl SourceReport {
             writeln!(f, "  completeness: {}", self.completeness)?;
         }
         self.write_troubles(f)
+    }
+
+    /// In a refresh: the answers found unchanged, and the records new,
+    /// changed and gone, in all and per attribute.
+    fn write_changes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(changes) = &self.changes else {
+            return Ok(());
+        };
+        writeln!(
+            f,
+            "  refresh: {} answers unchanged ({} not modified, {} with the same first page)",
+            self.answers_not_modified + self.answers_same_digest,
+            self.answers_not_modified,
+            self.answers_same_digest
+        )?;
+        writeln!(
+            f,
+            "  records: {} new, {} changed, {} gone",
+            changes.new, changes.changed, changes.gone
+        )?;
+        for (attribute, c) in &changes.by_attribute {
+            writeln!(
+                f,
+                "    {attribute}: {} new, {} changed, {} gone",
+                c.new, c.changed, c.gone
+            )?;
+        }
+        Ok(())
     }
 
     /// The rounds after the plan: refinements, learned words, what was

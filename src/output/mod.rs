@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::record::Fields;
 use crate::soif;
-use crate::store::{SourceKind, SourceRecord, Store, StoreError, StoredRecord};
+use crate::store::{ChangeOp, SourceKind, SourceRecord, Store, StoreError, StoredRecord};
 
 pub use crate::store::Hit;
 
@@ -195,16 +195,71 @@ struct JsonRecord<'a> {
 /// or a list of strings for a field with several values; in the order of
 /// the source's rules).
 pub fn write_record_line(out: &mut impl Write, record: &StoredRecord) -> std::io::Result<()> {
-    let line = JsonRecord {
-        source: &record.source,
-        query: record.query.as_deref(),
-        query_key: record.query_key.as_deref(),
-        page: &record.record.page,
-        ordinal: record.record.ordinal,
-        fields: &record.record.fields,
-    };
-    serde_json::to_writer(&mut *out, &line)?;
+    serde_json::to_writer(&mut *out, &JsonRecord::of(record))?;
     out.write_all(b"\n")
+}
+
+impl<'a> JsonRecord<'a> {
+    fn of(record: &'a StoredRecord) -> JsonRecord<'a> {
+        JsonRecord {
+            source: &record.source,
+            query: record.query.as_deref(),
+            query_key: record.query_key.as_deref(),
+            page: &record.record.page,
+            ordinal: record.record.ordinal,
+            fields: &record.record.fields,
+        }
+    }
+}
+
+/// One line of a delta export: what to do, the record's key
+/// ([`Fields::key`], unique within its source) and the record as
+/// [`write_record_line`] writes it.
+#[derive(serde::Serialize)]
+struct JsonChange<'a> {
+    op: ChangeOp,
+    key: String,
+    record: JsonRecord<'a>,
+}
+
+/// Writes the records added, updated and gone since `since`
+/// (milliseconds since the epoch) as JSON Lines,
+/// `{"op":"add|update|delete","key":…,"record":…}`, as a search index's
+/// bulk API takes them: applied to a records export made at `since`
+/// (`add` adds the record, `update` replaces the record of the same source
+/// and key, `delete` removes it), they give the records export of now.
+/// A deleted record is written as it was last seen.
+pub fn export_changes_jsonl(
+    store: &Store,
+    out: &mut impl Write,
+    only: Option<&str>,
+    since: i64,
+) -> Result<(), OutputError> {
+    let mut failed = None;
+    store.each_change(since, |op, record| {
+        if only.is_some_and(|url| record.source != url) {
+            return std::ops::ControlFlow::Continue(());
+        }
+        let line = JsonChange {
+            op,
+            key: record.record.fields.key(),
+            record: JsonRecord::of(&record),
+        };
+        let written = serde_json::to_writer(&mut *out, &line)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"));
+        match written {
+            Ok(()) => std::ops::ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                std::ops::ControlFlow::Break(())
+            }
+        }
+    })?;
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
 }
 
 /// Writes every record as JSON Lines ([`write_record_line`]), sources in

@@ -12,6 +12,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Duration;
 
+use super::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule};
 #[cfg(doc)]
 use super::Store;
 use super::{
@@ -149,4 +150,47 @@ pub(super) trait Backend: Send {
     ) -> Result<(), StoreError>;
     /// [`Store::search`].
     fn search(&self, term: &str) -> Result<Vec<Hit>, StoreError>;
+    /// The source's records without a key yet: (row id, fields as JSON).
+    fn records_without_key(&self, source: SourceId) -> Result<Vec<(i64, String)>, StoreError>;
+    /// Gives records (by row id) their keys.
+    fn set_record_keys(&mut self, keys: &[(i64, String)]) -> Result<(), StoreError>;
+    /// The rest of [`Store::begin_refresh`]: the time, the marks of the
+    /// answered queries, the done queries opened again.
+    fn open_for_refresh(
+        &mut self,
+        source: SourceId,
+        due_only: bool,
+    ) -> Result<RefreshStart, StoreError>;
+    /// [`Store::schedule`].
+    fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError>;
+    /// A query's wait between refreshes and when it is due next.
+    fn set_schedule(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        interval: i64,
+        due_at: i64,
+    ) -> Result<(), StoreError>;
+    /// [`Store::set_answer_mark`].
+    fn set_answer_mark(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        mark: &AnswerMark,
+    ) -> Result<(), StoreError>;
+    /// The records a query found first are seen again, unchanged.
+    fn touch_records(&mut self, source: SourceId, query_key: &str) -> Result<(), StoreError>;
+    /// [`Store::refresh_records`] for an answer that changed, in one
+    /// transaction.
+    fn refresh_records(
+        &mut self,
+        source: SourceId,
+        query_key: &str,
+        records: &[KeyedRecord<'_>],
+        refreshing: Refreshing,
+    ) -> Result<Vec<usize>, StoreError>;
+    /// The records (of one source, or all) first seen, changed or gone at
+    /// or after `since`, sources in the order of their URLs, a source's
+    /// records in the order they were first stored.
+    fn history(&self, source: Option<SourceId>, since: i64) -> Result<Vec<HistoryRow>, StoreError>;
 }

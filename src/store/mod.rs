@@ -35,6 +35,7 @@ use crate::fragment::IndexFragment;
 use crate::record::Record;
 
 mod backend;
+mod history;
 // The parity tests start a PostgreSQL server of their own (`demo::postgres`).
 #[cfg(all(test, feature = "demo"))]
 mod parity;
@@ -44,6 +45,10 @@ mod sqlite;
 
 use backend::Backend;
 
+pub use history::{
+    next_interval, AnswerMark, AttributeChanges, ChangeOp, Changes, RefreshStart, Refreshing,
+    Schedule,
+};
 pub(crate) use postgres::next_pause;
 pub use postgres::{Claim, OtherWork, SharedPlan};
 
@@ -233,6 +238,12 @@ pub struct QueryOutcome {
     /// earlier attempt recorded are replaced. A record that continues a
     /// walk (after a checkpoint) adds its pages to those recorded before.
     pub fresh: bool,
+    /// What the query's first result page said, when it was fetched in
+    /// this run ([`Store::set_answer_mark`]).
+    pub mark: Option<AnswerMark>,
+    /// The query is sent again by a refresh: its records are recorded
+    /// with their history ([`Store::refresh_records`]).
+    pub refresh: Option<Refreshing>,
 }
 
 /// A query put into the shared plan ([`Store::plan_queries`]), for a
@@ -735,7 +746,7 @@ impl Store {
         source: SourceId,
         outcome: &QueryOutcome,
     ) -> Result<Recorded, StoreError> {
-        self.backend.record_query_new(source, outcome, true)
+        self.record_with_history(source, outcome, true)
     }
 
     /// [`Store::record_query_new`] without waiting for a lost PostgreSQL
@@ -746,7 +757,42 @@ impl Store {
         source: SourceId,
         outcome: &QueryOutcome,
     ) -> Result<Recorded, StoreError> {
-        self.backend.record_query_new(source, outcome, false)
+        self.record_with_history(source, outcome, false)
+    }
+
+    /// Records a query, what its first page said, and, in a refresh, its
+    /// records with their history ([`Store::refresh_records`]).
+    fn record_with_history(
+        &mut self,
+        source: SourceId,
+        outcome: &QueryOutcome,
+        patient: bool,
+    ) -> Result<Recorded, StoreError> {
+        let recorded = match outcome.refresh {
+            None => self.backend.record_query_new(source, outcome, patient)?,
+            Some(refreshing) => {
+                let without_records = QueryOutcome {
+                    records: Vec::new(),
+                    ..outcome.clone()
+                };
+                let mut recorded =
+                    self.backend
+                        .record_query_new(source, &without_records, patient)?;
+                recorded.new_records =
+                    self.refresh_records(source, &outcome.key, &outcome.records, refreshing)?;
+                recorded
+            }
+        };
+        if let Some(mark) = &outcome.mark {
+            self.set_answer_mark(source, &outcome.key, mark)?;
+        }
+        if let Some(refreshing) = outcome
+            .refresh
+            .filter(|_| outcome.state == QueryState::Done)
+        {
+            self.reschedule(source, &outcome.key, refreshing)?;
+        }
+        Ok(recorded)
     }
 
     /// How long a lost PostgreSQL database is waited for (by default

@@ -55,6 +55,7 @@ on_both_back_ends!(
     checkpoints_carry_the_links_their_walk_found,
     status_counts_every_source_s_queries_and_pages,
     unknown_sources_are_errors,
+    a_refresh_tells_records_new_changed_and_gone_by_their_key,
 );
 
 fn source(url: &str, kind: SourceKind) -> SourceInfo {
@@ -94,6 +95,8 @@ fn outcome(key: &str, ordinal: u64, state: QueryState, values: &[(&str, &str)]) 
         checkpoint: None,
         walk_links: Vec::new(),
         fresh: true,
+        mark: None,
+        refresh: None,
     }
 }
 
@@ -715,4 +718,120 @@ fn unknown_sources_are_errors(open: Open<'_>) {
     assert_eq!(store.sources().unwrap().len(), 1);
     assert!(store.search("binz").unwrap().is_empty());
     assert!(store.search("prora").unwrap().is_empty());
+}
+
+/// A hotel with an id, as a refresh keys it.
+fn hotel(id: &str, name: &str, price: &str) -> Record {
+    Record {
+        page: "p1".into(),
+        ordinal: 0,
+        fields: Fields(vec![
+            ("id".into(), Field::One(id.into())),
+            ("name".into(), Field::One(name.into())),
+            ("preis".into(), Field::One(price.into())),
+        ]),
+    }
+}
+
+fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
+    let mut store = open();
+    let source = provider(&mut store);
+    let mut a = outcome("a", 0, QueryState::Done, &[]);
+    a.records = vec![hotel("1", "Arkona", "2"), hotel("2", "Kap", "1")];
+    a.mark = Some(AnswerMark {
+        validators: crate::fetch::Validators {
+            etag: Some("\"v1\"".into()),
+            last_modified: None,
+        },
+        digest: "d-a".into(),
+        cut_short: false,
+        interval: None,
+    });
+    store.record_query_new(source, &a).unwrap();
+    let mut b = outcome("b", 1, QueryState::Done, &[]);
+    b.records = vec![hotel("3", "Seeblick", "3"), hotel("4", "Düne", "1")];
+    b.mark = Some(AnswerMark {
+        digest: "d-b".into(),
+        ..AnswerMark::default()
+    });
+    store.record_query_new(source, &b).unwrap();
+    drop(store);
+
+    let mut store = open();
+    let start = store.begin_refresh(source, false).unwrap();
+    assert_eq!(start.marks.len(), 2);
+    assert_eq!(start.marks["a"].validators.etag.as_deref(), Some("\"v1\""));
+    assert_eq!(start.marks["b"].digest, "d-b");
+    // The done queries are open again, their records kept.
+    assert!(store.finished_queries(source).unwrap().is_empty());
+    assert_eq!(store.record_count(source).unwrap(), 4);
+    let refreshing = Refreshing {
+        since: start.since,
+        unchanged: false,
+        whole: false,
+        interval: None,
+    };
+    // a: unchanged (a 304).
+    let mut again = outcome("a", 0, QueryState::Done, &[]);
+    again.fresh = false;
+    again.refresh = Some(Refreshing {
+        unchanged: true,
+        ..refreshing
+    });
+    store.record_query_new(source, &again).unwrap();
+    // b, walked whole: 3 renamed, 4 gone, 5 new.
+    let mut changed = outcome("b", 1, QueryState::Done, &[]);
+    changed.records = vec![hotel("3", "Haus Seeblick", "3"), hotel("5", "Möwe", "2")];
+    changed.refresh = Some(Refreshing {
+        whole: true,
+        ..refreshing
+    });
+    let recorded = store.record_query_new(source, &changed).unwrap();
+    assert_eq!(recorded.new_records, [1]);
+    drop(store);
+
+    let store = open();
+    let changes = store.changes(source, start.since).unwrap();
+    assert_eq!((changes.new, changes.changed, changes.gone), (1, 1, 1));
+    assert_eq!(changes.by_attribute["name"].changed, 1);
+    assert_eq!(changes.by_attribute["preis"].changed, 0);
+    assert_eq!(changes.by_attribute["id"].gone, 1);
+    let mut ops = Vec::new();
+    store
+        .each_change(start.since, |op, r| {
+            ops.push((op, r.record.fields.key()));
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert_eq!(
+        ops,
+        [
+            (ChangeOp::Update, "id=3".to_string()),
+            (ChangeOp::Delete, "id=4".to_string()),
+            (ChangeOp::Add, "id=5".to_string()),
+        ]
+    );
+    // The records export leaves the gone one out.
+    assert_eq!(store.record_count(source).unwrap(), 4);
+    let mut names = Vec::new();
+    store
+        .each_record(|r| {
+            names.push(r.record.fields.get("name").unwrap().values()[0].clone());
+            Ok::<(), StoreError>(())
+        })
+        .unwrap();
+    assert_eq!(names, ["Arkona", "Kap", "Haus Seeblick", "Möwe"]);
+
+    // The changed answer is due sooner than the unchanged one; none now.
+    let schedule = store.schedule(source).unwrap();
+    let changed_wait = next_interval(None, true);
+    assert!(changed_wait < next_interval(None, false));
+    assert_eq!((schedule.scheduled, schedule.due), (2, 0));
+    assert_eq!(schedule.next, Some(start.since + changed_wait));
+    drop(store);
+    let mut store = open();
+    let due = store.begin_refresh(source, true).unwrap();
+    assert_eq!(due.marks.len(), 2);
+    assert_eq!(due.marks["b"].interval, Some(changed_wait));
+    assert_eq!(store.finished_queries(source).unwrap(), set(&["a", "b"]));
 }

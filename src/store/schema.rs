@@ -1,7 +1,7 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub(super) const VERSION: i64 = 8;
+pub(super) const VERSION: i64 = 9;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
 pub(super) const MIGRATIONS: &[(i64, &str)] = &[
@@ -13,6 +13,7 @@ pub(super) const MIGRATIONS: &[(i64, &str)] = &[
     (6, V6),
     (7, V7),
     (8, V8),
+    (9, V9),
 ];
 
 const V1: &str = "
@@ -174,4 +175,32 @@ CREATE TABLE walk_links (
     link     TEXT NOT NULL
 );
 CREATE INDEX walk_links_by_query ON walk_links (query_id);
+";
+
+/// What a refresh (`gather refresh`, `store::history`) needs: each query's
+/// first page as the provider described it (`ETag`, `Last-Modified`) and
+/// its digest (SHA-256 of the body), to ask again conditionally; each
+/// record's key ([`crate::record::Fields::key`]) and history, in
+/// milliseconds since the epoch: first seen (set on insert by the
+/// trigger), last seen, when it last changed and which fields, and when
+/// it was gone; each query's wait between refreshes and when it is due.
+const V9: &str = "
+ALTER TABLE queries ADD COLUMN etag TEXT;
+ALTER TABLE queries ADD COLUMN last_modified TEXT;
+ALTER TABLE queries ADD COLUMN digest TEXT;
+ALTER TABLE queries ADD COLUMN refresh_interval INTEGER;
+ALTER TABLE queries ADD COLUMN due_at INTEGER;
+ALTER TABLE records ADD COLUMN record_key TEXT;
+ALTER TABLE records ADD COLUMN first_seen INTEGER;
+ALTER TABLE records ADD COLUMN last_seen INTEGER;
+ALTER TABLE records ADD COLUMN changed_at INTEGER;
+ALTER TABLE records ADD COLUMN changed_fields TEXT;
+ALTER TABLE records ADD COLUMN gone_at INTEGER;
+CREATE INDEX records_by_key ON records (source_id, record_key);
+CREATE INDEX records_by_query ON records (source_id, query_key);
+CREATE TRIGGER records_first_seen AFTER INSERT ON records WHEN new.first_seen IS NULL BEGIN
+    UPDATE records SET first_seen = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER),
+                       last_seen = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+    WHERE id = new.id;
+END;
 ";

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
 use super::backend::Backend;
+use super::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule};
 use super::{
     now, schema, unpack, with_links, AnsweredQuery, Hit, KeptPage, PageRecord, PlannedQuery,
     QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
@@ -932,7 +933,7 @@ impl Backend for Sqlite {
     fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
         self.conn
             .query_row(
-                "SELECT count(*) FROM records WHERE source_id = ?1",
+                "SELECT count(*) FROM records WHERE source_id = ?1 AND gone_at IS NULL",
                 [source],
                 |r| r.get::<_, i64>(0),
             )
@@ -958,36 +959,13 @@ impl Backend for Sqlite {
                  FROM records r
                  JOIN sources s ON s.id = r.source_id
                  LEFT JOIN queries q ON q.source_id = r.source_id AND q.key = r.query_key
+                 WHERE r.gone_at IS NULL
                  ORDER BY s.url, r.id",
             )
             .map_err(e())?;
         let mut rows = stmt.query([]).map_err(e())?;
         while let Some(row) = rows.next().map_err(e())? {
-            let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<_> {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, Option<String>>(1)?,
-                    row.get::<_, Option<String>>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, i64>(4)?,
-                    row.get::<_, String>(5)?,
-                ))
-            };
-            let (source, query_key, query, page, ordinal, fields) = read(row).map_err(e())?;
-            let fields = Fields::from_json(&fields).map_err(|err| StoreError::Corrupt {
-                path: self.path.clone(),
-                message: format!("a record of {source} has unreadable fields: {err}"),
-            })?;
-            let record = StoredRecord {
-                source,
-                query_key,
-                query,
-                record: Record {
-                    page,
-                    ordinal: ordinal.max(0) as u64,
-                    fields,
-                },
-            };
+            let record = stored_record(&self.path, row)?;
             if each(record).is_break() {
                 break;
             }
@@ -1093,6 +1071,309 @@ impl Backend for Sqlite {
             requests_per_second: recent as f64 / 60.0,
             host_waits: Vec::new(),
         })
+    }
+
+    fn records_without_key(&self, source: SourceId) -> Result<Vec<(i64, String)>, StoreError> {
+        self.rows(
+            &format!("reading the records of source {source}"),
+            "SELECT id, fields FROM records WHERE source_id = ?1 AND record_key IS NULL",
+            [source],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
+    fn set_record_keys(&mut self, keys: &[(i64, String)]) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let context = "keying the records";
+        let tx = self.transaction(context)?;
+        {
+            let mut stmt = tx
+                .prepare_cached("UPDATE records SET record_key = ?2 WHERE id = ?1")
+                .map_err(sql_err(&path, context))?;
+            for (id, key) in keys {
+                stmt.execute(params![id, key])
+                    .map_err(sql_err(&path, context))?;
+            }
+        }
+        tx.commit().map_err(sql_err(&path, context))
+    }
+
+    fn open_for_refresh(
+        &mut self,
+        source: SourceId,
+        due_only: bool,
+    ) -> Result<RefreshStart, StoreError> {
+        self.check_source(source)?;
+        let path = self.path.clone();
+        let context = format!("opening the queries of source {source} for a refresh");
+        let tx = self.transaction(&context)?;
+        let since: i64 = tx
+            .query_row(&format!("SELECT {NOW_MS}"), [], |r| r.get(0))
+            .map_err(sql_err(&path, &context))?;
+        let marks = {
+            let mut stmt = tx
+                .prepare_cached(
+                    "SELECT key, etag, last_modified, digest, cut_short, refresh_interval FROM queries
+                     WHERE source_id = ?1 AND digest IS NOT NULL AND state != 'failed'",
+                )
+                .map_err(sql_err(&path, &context))?;
+            let rows = stmt
+                .query_map([source], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        AnswerMark {
+                            validators: crate::fetch::Validators {
+                                etag: r.get(1)?,
+                                last_modified: r.get(2)?,
+                            },
+                            digest: r.get(3)?,
+                            cut_short: r.get(4)?,
+                            interval: r.get(5)?,
+                        },
+                    ))
+                })
+                .and_then(|rows| rows.collect::<Result<HashMap<_, _>, _>>())
+                .map_err(sql_err(&path, &context))?;
+            rows
+        };
+        tx.execute(
+            "UPDATE queries SET state = 'pending', checkpoint = NULL
+             WHERE source_id = ?1 AND state = 'done'
+               AND (NOT ?2 OR due_at IS NULL OR due_at <= ?3)",
+            params![source, due_only, since],
+        )
+        .map_err(sql_err(&path, &context))?;
+        tx.commit().map_err(sql_err(&path, &context))?;
+        Ok(RefreshStart { since, marks })
+    }
+
+    fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError> {
+        self.conn
+            .query_row(
+                &format!(
+                    "SELECT count(due_at),
+                            coalesce(sum(due_at IS NULL OR due_at <= {NOW_MS}), 0),
+                            min(CASE WHEN due_at > {NOW_MS} THEN due_at END)
+                     FROM queries WHERE source_id = ?1 AND state = 'done'"
+                ),
+                [source],
+                |r| {
+                    Ok(Schedule {
+                        scheduled: r.get::<_, i64>(0)?.max(0) as u64,
+                        due: r.get::<_, i64>(1)?.max(0) as u64,
+                        next: r.get(2)?,
+                    })
+                },
+            )
+            .map_err(sql_err(
+                &self.path,
+                format!("reading the refresh schedule of source {source}"),
+            ))
+    }
+
+    fn set_schedule(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        interval: i64,
+        due_at: i64,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "UPDATE queries SET refresh_interval = ?3, due_at = ?4
+                 WHERE source_id = ?1 AND key = ?2",
+            )
+            .and_then(|mut stmt| stmt.execute(params![source, key, interval, due_at]))
+            .map(|_| ())
+            .map_err(sql_err(
+                &self.path,
+                format!("scheduling query {key:?} (source {source})"),
+            ))
+    }
+
+    fn set_answer_mark(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        mark: &AnswerMark,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "UPDATE queries SET etag = ?3, last_modified = ?4, digest = ?5
+                 WHERE source_id = ?1 AND key = ?2",
+            )
+            .and_then(|mut stmt| {
+                stmt.execute(params![
+                    source,
+                    key,
+                    mark.validators.etag,
+                    mark.validators.last_modified,
+                    mark.digest
+                ])
+            })
+            .map(|_| ())
+            .map_err(sql_err(
+                &self.path,
+                format!("keeping the first page of query {key:?} (source {source})"),
+            ))
+    }
+
+    fn touch_records(&mut self, source: SourceId, query_key: &str) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(&format!(
+                "UPDATE records SET last_seen = {NOW_MS}
+                 WHERE source_id = ?1 AND query_key = ?2 AND gone_at IS NULL"
+            ))
+            .and_then(|mut stmt| stmt.execute(params![source, query_key]))
+            .map(|_| ())
+            .map_err(sql_err(
+                &self.path,
+                format!("seeing the records of query {query_key:?} again (source {source})"),
+            ))
+    }
+
+    fn refresh_records(
+        &mut self,
+        source: SourceId,
+        query_key: &str,
+        records: &[KeyedRecord<'_>],
+        refreshing: Refreshing,
+    ) -> Result<Vec<usize>, StoreError> {
+        let path = self.path.clone();
+        let context = format!("refreshing the records of query {query_key:?} (source {source})");
+        let err = |e| sql_err(&path, &context)(e);
+        let tx = self.transaction(&context)?;
+        let since = refreshing.since;
+        let mut added = Vec::new();
+        for (i, (record, key)) in records.iter().enumerate() {
+            let fields = record.fields.to_json();
+            let ordinal = i64::try_from(record.ordinal).unwrap_or(i64::MAX);
+            let same: Option<(i64, Option<i64>)> = tx
+                .prepare_cached(
+                    "SELECT id, gone_at FROM records WHERE source_id = ?1 AND fields = ?2",
+                )
+                .and_then(|mut stmt| {
+                    stmt.query_row(params![source, fields], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .optional()
+                })
+                .map_err(err)?;
+            if let Some((id, gone)) = same {
+                // Seen again; one gone before this refresh is back: new.
+                tx.prepare_cached(&format!(
+                    "UPDATE records SET last_seen = {NOW_MS}, record_key = ?2,
+                       first_seen = CASE WHEN gone_at < ?3 THEN {NOW_MS} ELSE first_seen END,
+                       gone_at = NULL
+                     WHERE id = ?1"
+                ))
+                .and_then(|mut stmt| stmt.execute(params![id, key, since]))
+                .map_err(err)?;
+                if gone.is_some_and(|t| t < since) {
+                    added.push(i);
+                }
+                continue;
+            }
+            let keyed: Option<(i64, String, Option<i64>)> = tx
+                .prepare_cached(
+                    "SELECT id, fields, gone_at FROM records
+                     WHERE source_id = ?1 AND record_key = ?2 AND coalesce(last_seen, 0) < ?3
+                     ORDER BY id LIMIT 1",
+                )
+                .and_then(|mut stmt| {
+                    stmt.query_row(params![source, key, since], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })
+                    .optional()
+                })
+                .map_err(err)?;
+            if let Some((id, before, gone)) = keyed {
+                let before = Fields::from_json(&before).unwrap_or_default();
+                let names = super::history::changed_fields(&before, &record.fields);
+                let revived = gone.is_some_and(|t| t < since);
+                tx.prepare_cached(&format!(
+                    "UPDATE records SET fields = ?2, page_url = ?3, ordinal = ?4,
+                       last_seen = {NOW_MS}, gone_at = NULL,
+                       first_seen = CASE WHEN ?6 THEN {NOW_MS} ELSE first_seen END,
+                       changed_at = {NOW_MS}, changed_fields = ?5
+                     WHERE id = ?1"
+                ))
+                .and_then(|mut stmt| {
+                    stmt.execute(params![
+                        id,
+                        fields,
+                        record.page,
+                        ordinal,
+                        serde_json::to_string(&names).unwrap_or_default(),
+                        revived
+                    ])
+                })
+                .map_err(err)?;
+                if revived {
+                    added.push(i);
+                }
+                continue;
+            }
+            tx.prepare_cached(
+                "INSERT INTO records (source_id, query_key, page_url, ordinal, fields, record_key)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .and_then(|mut stmt| {
+                stmt.execute(params![
+                    source,
+                    query_key,
+                    record.page,
+                    ordinal,
+                    fields,
+                    key
+                ])
+            })
+            .map_err(err)?;
+            added.push(i);
+        }
+        if refreshing.whole {
+            tx.prepare_cached(&format!(
+                "UPDATE records SET gone_at = {NOW_MS}
+                 WHERE source_id = ?1 AND query_key = ?2 AND gone_at IS NULL
+                   AND coalesce(last_seen, 0) < ?3"
+            ))
+            .and_then(|mut stmt| stmt.execute(params![source, query_key, since]))
+            .map_err(err)?;
+        }
+        tx.commit().map_err(err)?;
+        Ok(added)
+    }
+
+    fn history(&self, source: Option<SourceId>, since: i64) -> Result<Vec<HistoryRow>, StoreError> {
+        let context = "reading the records' history";
+        let e = || sql_err(&self.path, context);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT s.url, r.query_key, q.description, r.page_url, r.ordinal, r.fields,
+                        r.first_seen, r.changed_at, r.changed_fields, r.gone_at
+                 FROM records r
+                 JOIN sources s ON s.id = r.source_id
+                 LEFT JOIN queries q ON q.source_id = r.source_id AND q.key = r.query_key
+                 WHERE (?1 IS NULL OR r.source_id = ?1)
+                   AND (r.first_seen >= ?2 OR r.changed_at >= ?2 OR r.gone_at >= ?2)
+                 ORDER BY s.url, r.id",
+            )
+            .map_err(e())?;
+        let mut rows = stmt.query(params![source, since]).map_err(e())?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(e())? {
+            let record = stored_record(&self.path, row)?;
+            let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<_> {
+                Ok(HistoryRow {
+                    record,
+                    first_seen: row.get(6)?,
+                    changed_at: row.get(7)?,
+                    changed_fields: row.get(8)?,
+                    gone_at: row.get(9)?,
+                })
+            };
+            out.push(read(row).map_err(e())?);
+        }
+        Ok(out)
     }
 }
 
@@ -1236,4 +1517,38 @@ fn insert_records(
         }
     }
     Ok(added)
+}
+
+/// The time now in milliseconds since the epoch, in SQL.
+const NOW_MS: &str = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+
+/// A record read from the columns source URL, query key, query
+/// description, page, ordinal and fields (the first six).
+fn stored_record(path: &Path, row: &rusqlite::Row<'_>) -> Result<StoredRecord, StoreError> {
+    let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<_> {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, Option<String>>(1)?,
+            row.get::<_, Option<String>>(2)?,
+            row.get::<_, String>(3)?,
+            row.get::<_, i64>(4)?,
+            row.get::<_, String>(5)?,
+        ))
+    };
+    let (source, query_key, query, page, ordinal, fields) =
+        read(row).map_err(sql_err(path, "reading the records"))?;
+    let fields = Fields::from_json(&fields).map_err(|err| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        message: format!("a record of {source} has unreadable fields: {err}"),
+    })?;
+    Ok(StoredRecord {
+        source,
+        query_key,
+        query,
+        record: Record {
+            page,
+            ordinal: ordinal.max(0) as u64,
+            fields,
+        },
+    })
 }

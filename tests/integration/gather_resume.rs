@@ -171,6 +171,20 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
     });
     conn.execute_batch(
         "DROP TABLE walk_links;
+         DROP TRIGGER records_first_seen;
+         DROP INDEX records_by_key;
+         DROP INDEX records_by_query;
+         ALTER TABLE records DROP COLUMN record_key;
+         ALTER TABLE records DROP COLUMN first_seen;
+         ALTER TABLE records DROP COLUMN last_seen;
+         ALTER TABLE records DROP COLUMN changed_at;
+         ALTER TABLE records DROP COLUMN changed_fields;
+         ALTER TABLE records DROP COLUMN gone_at;
+         ALTER TABLE queries DROP COLUMN etag;
+         ALTER TABLE queries DROP COLUMN last_modified;
+         ALTER TABLE queries DROP COLUMN digest;
+         ALTER TABLE queries DROP COLUMN refresh_interval;
+         ALTER TABLE queries DROP COLUMN due_at;
          PRAGMA user_version = 7;",
     )
     .unwrap();
@@ -201,7 +215,7 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 8);
+    assert_eq!(version, 9);
     let store = Store::open(&db).unwrap();
     let source = store_source_id(&store, &url);
     assert!(store.finished_queries(source).unwrap().contains(&key));

@@ -37,6 +37,7 @@ mod plan_specs;
 mod records;
 mod records_page;
 mod refine;
+mod refresh;
 mod reruns;
 mod store_db;
 mod summarize_cooperative;

@@ -67,6 +67,13 @@ Examples:
   gather export --db hotels.sqlite --records -o records.jsonl
   gather export --db hotels.sqlite --records --format csv --source http://127.0.0.1:8642/cityworld/")]
     Export(cli::output::ExportArgs),
+    /// Ask a database's sources again, fetch only what changed, and tell what is new, changed and gone.
+    #[command(after_long_help = "\
+Examples:
+  gather refresh --db hotels.sqlite
+  gather refresh --db hotels.sqlite --source http://127.0.0.1:8642/cityworld/ --json
+  gather export --db hotels.sqlite --changes-since 2026-11-28T00:00:00Z")]
+    Refresh(cli::refresh::RefreshArgs),
     /// Which source and attribute hold each term, and the query that surfaced it.
     Search(cli::output::SearchArgs),
     /// Apply rules (a spec's, or the stored ones) to the kept result pages, without a request.
@@ -140,6 +147,7 @@ fn main() -> ExitCode {
         None => cli::gather::run(&cli.gather),
         Some(Command::Demo(a)) => cli::demo::run(a),
         Some(Command::Export(a)) => cli::output::run_export(a),
+        Some(Command::Refresh(a)) => cli::refresh::run(a),
         Some(Command::Search(a)) => cli::output::run_search(a),
         Some(Command::Reextract(a)) => cli::output::run_reextract(a),
         Some(Command::Plan(a)) => cli::plan::run_plan(a),

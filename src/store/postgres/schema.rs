@@ -9,10 +9,18 @@ use super::pg_err;
 use crate::store::StoreError;
 
 /// The schema version this gather writes (table `gather_schema`).
-const VERSION: i64 = 6;
+const VERSION: i64 = 7;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6)];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, V1),
+    (2, V2),
+    (3, V3),
+    (4, V4),
+    (5, V5),
+    (6, V6),
+    (7, V7),
+];
 
 /// Taken while the schema is created or migrated, so that workers starting
 /// at once do not race.
@@ -60,6 +68,28 @@ ALTER TABLE sources ADD COLUMN surfaced_spec TEXT;
 /// version holds its links itself and is read as it is.
 const V6: &str = "
 ALTER TABLE queries ADD COLUMN walk TEXT;
+";
+
+/// A refresh's history (the SQLite schema's version 9): the first page's
+/// validators and digest per query, the key and history per record in
+/// milliseconds since the epoch (first and last seen default to the
+/// insert's time).
+const V7: &str = "
+ALTER TABLE queries ADD COLUMN etag TEXT;
+ALTER TABLE queries ADD COLUMN last_modified TEXT;
+ALTER TABLE queries ADD COLUMN digest TEXT;
+ALTER TABLE queries ADD COLUMN refresh_interval BIGINT;
+ALTER TABLE queries ADD COLUMN due_at BIGINT;
+ALTER TABLE records ADD COLUMN record_key TEXT;
+ALTER TABLE records ADD COLUMN first_seen BIGINT
+    DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+ALTER TABLE records ADD COLUMN last_seen BIGINT
+    DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+ALTER TABLE records ADD COLUMN changed_at BIGINT;
+ALTER TABLE records ADD COLUMN changed_fields TEXT;
+ALTER TABLE records ADD COLUMN gone_at BIGINT;
+CREATE INDEX records_by_key ON records (source_id, record_key);
+CREATE INDEX records_by_query ON records (source_id, query_key);
 ";
 
 /// The planners among the workers: workers wait for the queries a live

@@ -14,6 +14,9 @@ use super::{unreached, waiting, Statements};
 use crate::fragment::IndexFragment;
 use crate::record::{Fields, Record};
 use crate::store::backend::Backend;
+use crate::store::history::{
+    AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule,
+};
 use crate::store::{
     now, unpack, with_links, AnsweredAt, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage,
     PageRecord, PlannedQuery, QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind,
@@ -790,7 +793,7 @@ impl Backend for Postgres {
     fn record_count(&self, source: SourceId) -> Result<u64, StoreError> {
         self.count(
             &format!("counting the records of source {source}"),
-            "SELECT count(*) FROM records WHERE source_id = $1",
+            "SELECT count(*) FROM records WHERE source_id = $1 AND gone_at IS NULL",
             source,
         )
     }
@@ -805,26 +808,12 @@ impl Backend for Postgres {
              FROM records r
              JOIN sources s ON s.id = r.source_id
              LEFT JOIN queries q ON q.source_id = r.source_id AND q.key = r.query_key
+             WHERE r.gone_at IS NULL
              ORDER BY s.url COLLATE \"C\", r.id",
             &[],
         )?;
         for row in rows {
-            let source: String = row.get(0);
-            let fields: String = row.get(5);
-            let fields = Fields::from_json(&fields).map_err(|err| StoreError::Corrupt {
-                path: self.path.clone(),
-                message: format!("a record of {source} has unreadable fields: {err}"),
-            })?;
-            let record = StoredRecord {
-                source,
-                query_key: row.get(1),
-                query: row.get(2),
-                record: Record {
-                    page: row.get(3),
-                    ordinal: row.get::<_, i64>(4).max(0) as u64,
-                    fields,
-                },
-            };
+            let record = stored_record(&self.path, &row)?;
             if each(record).is_break() {
                 break;
             }
@@ -939,6 +928,244 @@ impl Backend for Postgres {
             requests_per_second: recent as f64 / 60.0,
             host_waits,
         })
+    }
+
+    fn records_without_key(&self, source: SourceId) -> Result<Vec<(i64, String)>, StoreError> {
+        let rows = self.rows(
+            &format!("reading the records of source {source}"),
+            "SELECT id, fields FROM records WHERE source_id = $1 AND record_key IS NULL",
+            &[&source],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn set_record_keys(&mut self, keys: &[(i64, String)]) -> Result<(), StoreError> {
+        let ids: Vec<i64> = keys.iter().map(|(id, _)| *id).collect();
+        let values: Vec<&str> = keys.iter().map(|(_, key)| key.as_str()).collect();
+        self.execute(
+            "keying the records",
+            "UPDATE records r SET record_key = k.key
+             FROM unnest($1::bigint[], $2::text[]) AS k(id, key) WHERE r.id = k.id",
+            &[&ids, &values],
+        )
+        .map(|_| ())
+    }
+
+    fn open_for_refresh(
+        &mut self,
+        source: SourceId,
+        due_only: bool,
+    ) -> Result<RefreshStart, StoreError> {
+        self.check_source(source)?;
+        let context = format!("opening the queries of source {source} for a refresh");
+        self.call(&context, true, |c| {
+            block_on(async {
+                let tx = c.client.transaction().await?;
+                let since: i64 = tx.query_one(&format!("SELECT {NOW_MS}"), &[]).await?.get(0);
+                let marks = tx
+                    .query(
+                        "SELECT key, etag, last_modified, digest, cut_short, refresh_interval FROM queries
+                         WHERE source_id = $1 AND digest IS NOT NULL AND state <> 'failed'",
+                        &[&source],
+                    )
+                    .await?
+                    .iter()
+                    .map(|r| {
+                        (
+                            r.get::<_, String>(0),
+                            AnswerMark {
+                                validators: crate::fetch::Validators {
+                                    etag: r.get(1),
+                                    last_modified: r.get(2),
+                                },
+                                digest: r.get(3),
+                                cut_short: r.get(4),
+                                interval: r.get(5),
+                            },
+                        )
+                    })
+                    .collect();
+                tx.execute(
+                    "UPDATE queries SET state = 'pending', checkpoint = NULL, walk = NULL
+                     WHERE source_id = $1 AND state = 'done'
+                       AND (NOT $2 OR due_at IS NULL OR due_at <= $3)",
+                    &[&source, &due_only, &since],
+                )
+                .await?;
+                tx.commit().await?;
+                Ok(RefreshStart { since, marks })
+            })
+        })
+    }
+
+    fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError> {
+        let rows = self.rows(
+            &format!("reading the refresh schedule of source {source}"),
+            "SELECT count(due_at),
+                    count(*) FILTER (WHERE due_at IS NULL
+                        OR due_at <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint),
+                    min(due_at) FILTER (WHERE
+                        due_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+             FROM queries WHERE source_id = $1 AND state = 'done'",
+            &[&source],
+        )?;
+        Ok(rows.first().map_or_else(Schedule::default, |r| Schedule {
+            scheduled: r.get::<_, i64>(0).max(0) as u64,
+            due: r.get::<_, i64>(1).max(0) as u64,
+            next: r.get(2),
+        }))
+    }
+
+    fn set_schedule(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        interval: i64,
+        due_at: i64,
+    ) -> Result<(), StoreError> {
+        self.execute(
+            &format!("scheduling query {key:?} (source {source})"),
+            "UPDATE queries SET refresh_interval = $3, due_at = $4
+             WHERE source_id = $1 AND key = $2",
+            &[&source, &key, &interval, &due_at],
+        )
+        .map(|_| ())
+    }
+
+    fn set_answer_mark(
+        &mut self,
+        source: SourceId,
+        key: &str,
+        mark: &AnswerMark,
+    ) -> Result<(), StoreError> {
+        self.execute(
+            &format!("keeping the first page of query {key:?} (source {source})"),
+            "UPDATE queries SET etag = $3, last_modified = $4, digest = $5
+             WHERE source_id = $1 AND key = $2",
+            &[
+                &source,
+                &key,
+                &mark.validators.etag,
+                &mark.validators.last_modified,
+                &mark.digest,
+            ],
+        )
+        .map(|_| ())
+    }
+
+    fn touch_records(&mut self, source: SourceId, query_key: &str) -> Result<(), StoreError> {
+        self.execute(
+            &format!("seeing the records of query {query_key:?} again (source {source})"),
+            TOUCH_RECORDS,
+            &[&source, &query_key],
+        )
+        .map(|_| ())
+    }
+
+    fn refresh_records(
+        &mut self,
+        source: SourceId,
+        query_key: &str,
+        records: &[KeyedRecord<'_>],
+        refreshing: Refreshing,
+    ) -> Result<Vec<usize>, StoreError> {
+        let context = format!("refreshing the records of query {query_key:?} (source {source})");
+        let since = refreshing.since;
+        self.call(&context, true, |c| {
+            block_on(async {
+                let tx = c.client.transaction().await?;
+                let mut added = Vec::new();
+                for (i, (record, key)) in records.iter().enumerate() {
+                    let fields = record.fields.to_json();
+                    let ordinal = i64::try_from(record.ordinal).unwrap_or(i64::MAX);
+                    let same = tx
+                        .query_opt(
+                            "SELECT id, gone_at FROM records
+                             WHERE source_id = $1 AND md5(fields) = md5($2) AND fields = $2",
+                            &[&source, &fields],
+                        )
+                        .await?;
+                    if let Some(row) = same {
+                        let (id, gone): (i64, Option<i64>) = (row.get(0), row.get(1));
+                        tx.execute(SEEN_AGAIN, &[&id, &key.as_str(), &since]).await?;
+                        if gone.is_some_and(|t| t < since) {
+                            added.push(i);
+                        }
+                        continue;
+                    }
+                    let keyed = tx
+                        .query_opt(
+                            "SELECT id, fields, gone_at FROM records
+                             WHERE source_id = $1 AND record_key = $2
+                               AND coalesce(last_seen, 0) < $3
+                             ORDER BY id LIMIT 1",
+                            &[&source, &key.as_str(), &since],
+                        )
+                        .await?;
+                    if let Some(row) = keyed {
+                        let (id, before, gone): (i64, String, Option<i64>) =
+                            (row.get(0), row.get(1), row.get(2));
+                        let before = Fields::from_json(&before).unwrap_or_default();
+                        let names = crate::store::history::changed_fields(&before, &record.fields);
+                        let revived = gone.is_some_and(|t| t < since);
+                        tx.execute(
+                            CHANGED,
+                            &[
+                                &id,
+                                &fields,
+                                &record.page,
+                                &ordinal,
+                                &serde_json::to_string(&names).unwrap_or_default(),
+                                &revived,
+                            ],
+                        )
+                        .await?;
+                        if revived {
+                            added.push(i);
+                        }
+                        continue;
+                    }
+                    tx.execute(
+                        "INSERT INTO records (source_id, query_key, page_url, ordinal, fields, record_key)
+                         VALUES ($1, $2, $3, $4, $5, $6)",
+                        &[&source, &query_key, &record.page, &ordinal, &fields, &key.as_str()],
+                    )
+                    .await?;
+                    added.push(i);
+                }
+                if refreshing.whole {
+                    tx.execute(GONE, &[&source, &query_key, &since]).await?;
+                }
+                tx.commit().await?;
+                Ok(added)
+            })
+        })
+    }
+
+    fn history(&self, source: Option<SourceId>, since: i64) -> Result<Vec<HistoryRow>, StoreError> {
+        let rows = self.rows(
+            "reading the records' history",
+            "SELECT s.url, r.query_key, q.description, r.page_url, r.ordinal, r.fields,
+                    r.first_seen, r.changed_at, r.changed_fields, r.gone_at
+             FROM records r
+             JOIN sources s ON s.id = r.source_id
+             LEFT JOIN queries q ON q.source_id = r.source_id AND q.key = r.query_key
+             WHERE ($1::bigint IS NULL OR r.source_id = $1)
+               AND (r.first_seen >= $2 OR r.changed_at >= $2 OR r.gone_at >= $2)
+             ORDER BY s.url COLLATE \"C\", r.id",
+            &[&source, &since],
+        )?;
+        rows.iter()
+            .map(|row| {
+                Ok(HistoryRow {
+                    record: stored_record(&self.path, row)?,
+                    first_seen: row.get(6),
+                    changed_at: row.get(7),
+                    changed_fields: row.get(8),
+                    gone_at: row.get(9),
+                })
+            })
+            .collect()
     }
 }
 
@@ -1408,4 +1635,58 @@ impl PlanBatch {
         self.parents.push(query.parent);
         self.learned.push(query.learned);
     }
+}
+
+/// The time now in milliseconds since the epoch, in SQL.
+const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+/// The records query `$2` of source `$1` found first are seen again.
+const TOUCH_RECORDS: &str = "UPDATE records
+   SET last_seen = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+   WHERE source_id = $1 AND query_key = $2 AND gone_at IS NULL";
+
+/// Record `$1` is seen again with key `$2`; gone before `$3`, it is new.
+const SEEN_AGAIN: &str = "UPDATE records SET
+   last_seen = (extract(epoch FROM clock_timestamp()) * 1000)::bigint, record_key = $2,
+   first_seen = CASE WHEN gone_at < $3
+                     THEN (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                     ELSE first_seen END,
+   gone_at = NULL
+   WHERE id = $1";
+
+/// Record `$1` changed: its fields `$2`, page `$3`, ordinal `$4`, the
+/// names of the fields that changed `$5`; `$6`: it was gone, and is new.
+const CHANGED: &str = "UPDATE records SET fields = $2, page_url = $3, ordinal = $4,
+   last_seen = (extract(epoch FROM clock_timestamp()) * 1000)::bigint, gone_at = NULL,
+   first_seen = CASE WHEN $6 THEN (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                     ELSE first_seen END,
+   changed_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint, changed_fields = $5
+   WHERE id = $1";
+
+/// The records query `$2` of source `$1` found first and did not show
+/// again since `$3` are gone.
+const GONE: &str = "UPDATE records
+   SET gone_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+   WHERE source_id = $1 AND query_key = $2 AND gone_at IS NULL
+     AND coalesce(last_seen, 0) < $3";
+
+/// A record read from the columns source URL, query key, query
+/// description, page, ordinal and fields (the first six).
+fn stored_record(path: &Path, row: &Row) -> Result<StoredRecord, StoreError> {
+    let source: String = row.get(0);
+    let fields: String = row.get(5);
+    let fields = Fields::from_json(&fields).map_err(|err| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        message: format!("a record of {source} has unreadable fields: {err}"),
+    })?;
+    Ok(StoredRecord {
+        source,
+        query_key: row.get(1),
+        query: row.get(2),
+        record: Record {
+            page: row.get(3),
+            ordinal: row.get::<_, i64>(4).max(0) as u64,
+            fields,
+        },
+    })
 }

@@ -239,6 +239,8 @@ pub fn query_outcome(
         checkpoint: None,
         walk_links: Vec::new(),
         fresh: true,
+        mark: None,
+        refresh: None,
         answer: None,
         values: None,
         parent: None,

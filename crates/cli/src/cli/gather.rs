@@ -250,7 +250,7 @@ pub fn run(args: &GatherArgs) -> ExitCode {
 /// read on a thread of the blocking pool.) On a shared PostgreSQL plan the
 /// leases are renewed by a task of their own, which must run while the
 /// gathering waits for the database: there the runtime has worker threads.
-fn start(options: Options) -> Result<(tokio::runtime::Runtime, Options), ExitCode> {
+pub(super) fn start(options: Options) -> Result<(tokio::runtime::Runtime, Options), ExitCode> {
     let runtime = if gather::store::Location::of(&options.db).is_shared() {
         tokio::runtime::Runtime::new()
     } else {
@@ -271,7 +271,7 @@ fn start(options: Options) -> Result<(tokio::runtime::Runtime, Options), ExitCod
 
 /// Prints a gathering's summary (with `--json` also when an error ended
 /// it: what was done until then); its exit status.
-fn finish(
+pub(super) fn finish(
     args: &RunArgs,
     (report, error): (gatherer::Report, Option<gatherer::GatherError>),
 ) -> ExitCode {

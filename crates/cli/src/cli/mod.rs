@@ -14,6 +14,7 @@ pub mod output;
 pub mod plan;
 mod progress;
 pub mod records;
+pub mod refresh;
 pub mod text;
 
 /// Exit status: success.

@@ -40,6 +40,25 @@ pub struct ExportArgs {
     /// Write to FILE instead of standard output (`-`: standard output).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Only the records added, updated and gone since TIME (RFC 3339, as
+    /// 2026-11-28T09:00:00Z, or milliseconds since 1970 as a refresh's
+    /// `--json` gives `since`), as JSON Lines `{"op":"add|update|delete",
+    /// "key":…,"record":…}`. SOIF carries no deletions: see docs/refresh.md.
+    #[arg(long, value_name = "TIME", value_parser = since_millis)]
+    pub changes_since: Option<i64>,
+}
+
+/// A time given to `--changes-since`: RFC 3339, or milliseconds since 1970.
+fn since_millis(text: &str) -> Result<i64, String> {
+    if let Ok(millis) = text.parse::<i64>() {
+        return Ok(millis);
+    }
+    let time = time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .map_err(|e| {
+            format!("{text:?} is no time: RFC 3339 (2026-11-28T09:00:00Z) or milliseconds since 1970 ({e})")
+        })?;
+    i64::try_from(time.unix_timestamp_nanos() / 1_000_000)
+        .map_err(|_| format!("{text:?} is out of range"))
 }
 
 #[derive(Debug, clap::Args)]
@@ -84,12 +103,20 @@ pub fn run_export(args: &ExportArgs) -> ExitCode {
     } else {
         Format::Soif
     });
-    match (args.records, format) {
-        (true, Format::Soif) => {
+    match (
+        args.changes_since,
+        args.records || args.changes_since.is_some(),
+        format,
+    ) {
+        (Some(_), _, Format::Soif | Format::Csv) if args.format.is_some() => {
+            eprintln!("gather export: --changes-since is written as JSON Lines (SOIF carries no deletions)");
+            return super::exit(super::BAD_INPUT);
+        }
+        (_, true, Format::Soif) if args.changes_since.is_none() => {
             eprintln!("gather export: --records is written as --format jsonl or csv");
             return super::exit(super::BAD_INPUT);
         }
-        (false, Format::Csv) => {
+        (_, false, Format::Csv) => {
             eprintln!("gather export: --format csv writes records: add --records");
             return super::exit(super::BAD_INPUT);
         }
@@ -121,6 +148,12 @@ pub fn run_export(args: &ExportArgs) -> ExitCode {
         }
     };
     let result = match (args.records, format) {
+        _ if args.changes_since.is_some() => output::export_changes_jsonl(
+            &store,
+            &mut out,
+            only,
+            args.changes_since.unwrap_or_default(),
+        ),
         (true, Format::Csv) => output::export_records_csv(&store, &mut out, only),
         (true, _) => output::export_records_jsonl(&store, &mut out, only),
         (false, Format::Json) => output::export_json(&store, &mut out, only),
@@ -387,14 +420,21 @@ pub fn run_status(args: &StatusArgs) -> ExitCode {
         Err(code) => return code,
     };
     let status = store.status().and_then(|status| {
-        let incomplete = store
-            .sources()?
+        let sources = store.sources()?;
+        let mut schedules = Vec::new();
+        for source in &sources {
+            let schedule = store.schedule(source.id)?;
+            if schedule.scheduled > 0 {
+                schedules.push((source.info.url.clone(), schedule));
+            }
+        }
+        let incomplete = sources
             .into_iter()
             .filter_map(|s| s.incomplete.map(|_| s.info.url))
             .collect::<std::collections::HashSet<_>>();
-        Ok((status, incomplete))
+        Ok((status, incomplete, schedules))
     });
-    let (status, incomplete) = match status {
+    let (status, incomplete, schedules) = match status {
         Ok(status) => status,
         Err(e) => {
             eprintln!("gather status: {e}");
@@ -411,8 +451,32 @@ pub fn run_status(args: &StatusArgs) -> ExitCode {
     } else {
         let shared = Location::of(&args.db).is_shared();
         write_status(&mut out, &status, &incomplete, shared)
+            .and_then(|()| write_schedules(&mut out, &schedules))
     };
     finish("status", written.map_err(OutputError::from))
+}
+
+/// When the refreshed sources' queries are due (`gather refresh --due`).
+fn write_schedules(
+    out: &mut impl Write,
+    schedules: &[(String, gather::store::Schedule)],
+) -> std::io::Result<()> {
+    for (url, schedule) in schedules {
+        let next = schedule
+            .next
+            .and_then(|ms| time::OffsetDateTime::from_unix_timestamp(ms / 1000).ok())
+            .and_then(|t| {
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .ok()
+            })
+            .map_or(String::new(), |t| format!(", the next at {t}"));
+        writeln!(
+            out,
+            "refresh due: {} queries now{next}  {url}",
+            schedule.due
+        )?;
+    }
+    Ok(())
 }
 
 fn write_status(

@@ -1,0 +1,219 @@
+//! `gather refresh` on the guest house search whose data changes
+//! (`gather::demo::refresh`): every new, changed and gone house found with
+//! exact counts, unchanged answers not walked again, a 304 where the
+//! provider sends validators, and a delta export that turns the first
+//! records export into the second.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use gather::demo::refresh::{self, PATH, PATH_WITHOUT_VALIDATORS};
+use gather::demo::DemoSite;
+use gather::record::Fields;
+
+use crate::support::{demo_site, gather, stderr, stdout};
+
+/// Runs `gather` with `args`, which must succeed; its standard output.
+fn run(args: &[&str]) -> String {
+    let out = gather(args);
+    assert!(out.status.success(), "gather {args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// The requests the site's guest house search answered so far.
+fn searches(site: &DemoSite, path: &str) -> Vec<gather::demo::LoggedRequest> {
+    site.requests()
+        .into_iter()
+        .filter(|r| r.target.starts_with(&format!("{path}suche")))
+        .collect()
+}
+
+/// What changed between the two versions of the data, by house number:
+/// (new, changed, gone), and the houses changed per field.
+fn expected_changes() -> ((u64, u64, u64), BTreeMap<String, u64>) {
+    let (before, after) = (refresh::expected(1), refresh::expected(2));
+    let new = after.keys().filter(|k| !before.contains_key(*k)).count() as u64;
+    let gone = before.keys().filter(|k| !after.contains_key(*k)).count() as u64;
+    let mut by_field = BTreeMap::new();
+    let mut changed = 0;
+    for (nr, fields) in &before {
+        let Some(now) = after.get(nr) else { continue };
+        if now != fields {
+            changed += 1;
+        }
+        for ((name, old), (_, new)) in fields.iter().zip(now) {
+            if old != new {
+                *by_field.entry(name.clone()).or_insert(0) += 1;
+            }
+        }
+    }
+    ((new, changed, gone), by_field)
+}
+
+/// A records export as comparable lines: each record's JSON, in a canonical
+/// form, by (source, key).
+fn records(jsonl: &str) -> BTreeMap<(String, String), String> {
+    jsonl
+        .lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            (key_of(&value), value.to_string())
+        })
+        .collect()
+}
+
+/// A record's source and key ([`Fields::key`]).
+fn key_of(record: &serde_json::Value) -> (String, String) {
+    let fields = Fields::from_json(&record["fields"].to_string()).unwrap();
+    (record["source"].as_str().unwrap().to_string(), fields.key())
+}
+
+/// Applies a delta export to a records export, as an index would.
+fn apply(
+    mut old: BTreeMap<(String, String), String>,
+    delta: &str,
+) -> BTreeMap<(String, String), String> {
+    for line in delta.lines() {
+        let change: serde_json::Value = serde_json::from_str(line).unwrap();
+        let record = &change["record"];
+        let key = key_of(record);
+        assert_eq!(change["key"].as_str(), Some(key.1.as_str()));
+        match change["op"].as_str().unwrap() {
+            "add" => assert!(old.insert(key, record.to_string()).is_none(), "{line}"),
+            "update" => assert!(old.insert(key, record.to_string()).is_some(), "{line}"),
+            "delete" => assert!(old.remove(&key).is_some(), "{line}"),
+            op => panic!("unknown op {op}"),
+        }
+    }
+    old
+}
+
+/// Gathers `path` of `site`, turns the data to its second version and
+/// refreshes; checks the change report and the delta export. Returns the
+/// refresh's source line of `--json`.
+fn gather_change_refresh(site: &DemoSite, path: &str, dir: &Path) -> serde_json::Value {
+    let db = dir.join("g.sqlite");
+    let db = db.to_str().unwrap();
+    let url = site.base_url().join(path).unwrap().to_string();
+    run(&[&url, "--db", db, "--quiet"]);
+    let first: BTreeSet<String> = searches(site, path)
+        .iter()
+        .map(|r| r.target.clone())
+        .collect();
+    let old = records(&run(&["export", "--db", db, "--records"]));
+    assert_eq!(old.len(), refresh::expected(1).len());
+
+    site.set_data_version(2);
+    let sent_before = searches(site, path).len();
+    let summary: serde_json::Value =
+        serde_json::from_str(&run(&["refresh", "--db", db, "--json"])).unwrap();
+    let source = summary["sources"][0].clone();
+    let report = &source["refresh"];
+    let ((new, changed, gone), by_field) = expected_changes();
+    assert_eq!(report["new"], new, "{report}");
+    assert_eq!(report["changed"], changed, "{report}");
+    assert_eq!(report["gone"], gone, "{report}");
+    for (field, n) in &by_field {
+        assert_eq!(
+            report["by_attribute"][field]["changed"], *n,
+            "{field}: {report}"
+        );
+    }
+    assert_eq!(report["by_attribute"]["id"]["changed"], 0);
+    assert_eq!(report["by_attribute"]["id"]["new"], new);
+    assert_eq!(report["by_attribute"]["id"]["gone"], gone);
+
+    // One request per query, and the pages of the changed answers only.
+    let regions: Vec<&str> = refresh::GEBIETE.iter().map(|g| g.0).collect();
+    let changed_pages: usize = regions
+        .iter()
+        .filter(|g| refresh::search(1, g) != refresh::search(2, g))
+        .map(|g| refresh::pages(2, g))
+        .sum();
+    let sent = searches(site, path).len() - sent_before;
+    assert!(
+        sent <= regions.len() + changed_pages,
+        "{sent} requests for {} queries and {changed_pages} pages of changed answers",
+        regions.len()
+    );
+    assert!(
+        first.len() > regions.len(),
+        "the first answers had several pages"
+    );
+    assert_eq!(source["queries_sent"], regions.len() as u64);
+    assert_eq!(report["answers_unchanged"], 1, "the Müritz did not change");
+
+    // The delta turns the first export into the second, exactly.
+    let new_export = records(&run(&["export", "--db", db, "--records"]));
+    assert_eq!(new_export.len(), refresh::expected(2).len());
+    let since = report["since"].as_i64().unwrap().to_string();
+    let delta = run(&["export", "--db", db, "--changes-since", &since]);
+    assert_eq!(delta.lines().count() as u64, new + changed + gone);
+    assert_eq!(apply(old, &delta), new_export);
+    source
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_of_a_provider_with_validators_asks_conditionally() {
+    let site = demo_site(20).await;
+    let dir = tempfile::tempdir().unwrap();
+    let source = tokio::task::block_in_place(|| gather_change_refresh(&site, PATH, dir.path()));
+    assert_eq!(source["refresh"]["answers_not_modified"], 1);
+
+    // Nothing changed since: every query is answered by a 304, no body.
+    let db = dir.path().join("g.sqlite");
+    let before = searches(&site, PATH).len();
+    let summary: serde_json::Value = serde_json::from_str(&tokio::task::block_in_place(|| {
+        run(&["refresh", "--db", db.to_str().unwrap(), "--json"])
+    }))
+    .unwrap();
+    let requests = &searches(&site, PATH)[before..];
+    assert_eq!(requests.len(), refresh::GEBIETE.len());
+    assert!(requests
+        .iter()
+        .all(|r| r.headers.iter().any(|(n, _)| n == "if-none-match")));
+    let report = &summary["sources"][0]["refresh"];
+    assert_eq!(
+        report["answers_not_modified"],
+        refresh::GEBIETE.len() as u64
+    );
+    assert_eq!(
+        (&report["new"], &report["changed"], &report["gone"]),
+        (&0.into(), &0.into(), &0.into())
+    );
+    assert_eq!(summary["sources"][0]["pages"], 0, "no result page was read");
+
+    // Every query was refreshed just now: none is due, so `--due` sends none.
+    let db = db.to_str().unwrap();
+    let status = tokio::task::block_in_place(|| run(&["status", "--db", db]));
+    assert!(
+        status.contains("refresh due: 0 queries now, the next at"),
+        "{status}"
+    );
+    let before = searches(&site, PATH).len();
+    let summary: serde_json::Value = serde_json::from_str(&tokio::task::block_in_place(|| {
+        run(&["refresh", "--db", db, "--due", "--json"])
+    }))
+    .unwrap();
+    assert_eq!(
+        searches(&site, PATH).len(),
+        before,
+        "a query not due was sent"
+    );
+    assert_eq!(summary["sources"][0]["queries_sent"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_of_a_provider_without_validators_compares_first_pages() {
+    let site = demo_site(20).await;
+    let dir = tempfile::tempdir().unwrap();
+    let source = tokio::task::block_in_place(|| {
+        gather_change_refresh(&site, PATH_WITHOUT_VALIDATORS, dir.path())
+    });
+    assert_eq!(source["refresh"]["answers_same_digest"], 1);
+    assert_eq!(source["refresh"]["answers_not_modified"], 0);
+    let sent = searches(&site, PATH_WITHOUT_VALIDATORS);
+    assert!(sent
+        .iter()
+        .all(|r| !r.headers.iter().any(|(n, _)| n.starts_with("if-"))));
+}
