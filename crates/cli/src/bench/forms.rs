@@ -67,13 +67,7 @@ impl Tally {
     }
 
     pub fn line(&self, what: &str) -> String {
-        let p = self.both as f64 / self.got.max(1) as f64;
-        let r = self.both as f64 / self.want.max(1) as f64;
-        let f1 = if p + r > 0.0 {
-            2.0 * p * r / (p + r)
-        } else {
-            0.0
-        };
+        let (p, r, f1) = super::prf(self.both, self.got, self.want);
         format!(
             "| {what} | {p:.3} | {r:.3} | {f1:.3} | {} | {} |",
             self.got, self.want

@@ -129,15 +129,21 @@ pub struct GatherBenchArgs {
 }
 
 /// Precision, recall and F1 of `matched` of `predicted` items against
-/// `truth` true ones, on one line after `name`.
-fn prf_line(name: &str, matched: usize, predicted: usize, truth: usize) -> String {
+/// `truth` true ones (0 where nothing was predicted or nothing is true).
+pub(crate) fn prf(matched: usize, predicted: usize, truth: usize) -> (f64, f64, f64) {
     let p = matched as f64 / predicted.max(1) as f64;
     let r = matched as f64 / truth.max(1) as f64;
-    let f = if p + r > 0.0 {
+    let f1 = if p + r > 0.0 {
         2.0 * p * r / (p + r)
     } else {
         0.0
     };
+    (p, r, f1)
+}
+
+/// [`prf`] on one line after `name`.
+fn prf_line(name: &str, matched: usize, predicted: usize, truth: usize) -> String {
+    let (p, r, f) = prf(matched, predicted, truth);
     format!("{name:<40} P {p:.3}  R {r:.3}  F1 {f:.3}  ({matched} of {predicted} predicted, {truth} true)")
 }
 

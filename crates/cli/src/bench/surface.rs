@@ -174,12 +174,7 @@ fn gather_once(
 
 /// F1 of a gathered value set against the expected one.
 fn f1(got: &BTreeSet<String>, want: &BTreeSet<String>) -> f64 {
-    let both = got.intersection(want).count() as f64;
-    if both == 0.0 {
-        return 0.0;
-    }
-    let (p, r) = (both / got.len() as f64, both / want.len() as f64);
-    2.0 * p * r / (p + r)
+    super::prf(got.intersection(want).count(), got.len(), want.len()).2
 }
 
 /// Share of the provider's rows one gathered record holds whole: every

@@ -18,6 +18,7 @@ use gather::form::role::{roles, Role};
 use gather::form::safe::refusal;
 
 use super::{corpus, CorpusPage};
+use crate::bench::prf;
 
 /// Formasaurus's form type codes.
 fn kind_of(code: &str) -> Option<FormKind> {
@@ -191,18 +192,6 @@ pub fn bench(dir: &Path, write_model: Option<&Path>) -> Result<(), String> {
         );
     }
     Ok(())
-}
-
-/// Precision, recall and F1 of counts.
-pub(crate) fn prf(both: usize, got: usize, want: usize) -> (f64, f64, f64) {
-    let p = both as f64 / got.max(1) as f64;
-    let r = both as f64 / want.max(1) as f64;
-    let f1 = if p + r > 0.0 {
-        2.0 * p * r / (p + r)
-    } else {
-        0.0
-    };
-    (p, r, f1)
 }
 
 /// Per-role precision, recall and F1 over the annotated fields (by name,
