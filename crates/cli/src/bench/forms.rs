@@ -29,6 +29,7 @@ use gather::page::Page;
 use gather::surface::{probed_inputs, surfaced_form};
 
 mod kinds;
+mod served;
 
 #[derive(Debug, clap::Args)]
 pub struct FormsBenchArgs {
@@ -39,10 +40,25 @@ pub struct FormsBenchArgs {
     /// them to this file (gather ships them as `src/form/kind_model.txt`).
     #[arg(long, value_name = "FILE")]
     pub write_model: Option<PathBuf>,
+    /// Also serve every page on 127.0.0.1 (its absolute URLs rewritten to
+    /// it) and run `gather URL` on each: which forms are submitted, by
+    /// their annotated kind.
+    #[arg(long)]
+    pub served: bool,
 }
 
 pub fn run(args: &FormsBenchArgs) -> ExitCode {
-    match bench(&args.dir).and_then(|()| kinds::bench(&args.dir, args.write_model.as_deref())) {
+    let served = |()| {
+        if args.served {
+            served::bench(&args.dir)
+        } else {
+            Ok(())
+        }
+    };
+    match bench(&args.dir)
+        .and_then(|()| kinds::bench(&args.dir, args.write_model.as_deref()))
+        .and_then(served)
+    {
         Ok(()) => crate::cli::exit(crate::cli::OK),
         Err(e) => {
             eprintln!("gather bench forms: {e}");
