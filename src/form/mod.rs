@@ -14,8 +14,11 @@
 //!   the form it is inside, else to the last form that started before it
 //!   (old pages open `<form>` inside a table, and the parser closes it
 //!   before the controls).
-//! - Disabled controls and disabled options are left out: a browser never
-//!   submits them. File inputs, reset and plain buttons are left out too.
+//! - Disabled controls and disabled options are left out of the elements:
+//!   a browser never submits them. The disabled controls are kept apart
+//!   ([`Form::disabled`]): a page's script enables them, often a select it
+//!   fills once another is chosen. File inputs, reset and plain buttons
+//!   are left out.
 //! - Radio buttons and checkboxes that share a name are one element whose
 //!   choices keep document order; the element sits where its first member is.
 //! - A label is `<label for=id>`, else an enclosing `<label>`, else the
@@ -70,6 +73,10 @@ pub struct Form {
     pub encoding: &'static Encoding,
     /// Elements in document order.
     pub elements: Vec<Element>,
+    /// The controls the page shows disabled, in document order: never
+    /// submitted as the page stands; a script enables them (a select
+    /// filled once another is chosen, a field shown with a checkbox).
+    pub disabled: Vec<Element>,
 }
 
 /// One form element (seed §4.1), by its internal name.
@@ -371,6 +378,7 @@ pub fn forms(
             accept_charset,
             encoding,
             elements: Vec::new(),
+            disabled: Vec::new(),
         });
     }
     if out.is_empty() {
@@ -391,10 +399,12 @@ pub fn forms(
         let Some(owner) = reader.owner_form(control, form_nodes) else {
             continue;
         };
+        let form = &mut out[owner];
         if page.attribute(control, "disabled").is_some() || reader.in_disabled_fieldset(control) {
-            continue;
+            reader.add_control(&mut form.disabled, control);
+        } else {
+            reader.add_control(&mut form.elements, control);
         }
-        reader.add_control(&mut out[owner].elements, control);
     }
     Ok(out)
 }

@@ -90,6 +90,12 @@ pub fn roles(form: &Form, kind: FormKind) -> Vec<Role> {
     form.elements.iter().map(|e| role_alone(e, kind)).collect()
 }
 
+/// The role of each control the page shows disabled ([`Form::disabled`]),
+/// in their order: the role it takes once a script enables it.
+pub fn disabled_roles(form: &Form, kind: FormKind) -> Vec<Role> {
+    form.disabled.iter().map(|e| role_alone(e, kind)).collect()
+}
+
 /// The texts an element is known by: its name, label, placeholder,
 /// title, aria label, id and class, normalized.
 fn said(e: &Element) -> String {
@@ -108,7 +114,8 @@ fn role_alone(e: &Element, kind: FormKind) -> Role {
     match &e.kind {
         ElementKind::Submit { value, .. } => {
             let text = normalized(&format!("{text} {value}"));
-            if says(&text, words::CANCEL) {
+            // "Reset password" submits a recovery form; "Reset" alone clears.
+            if says(&text, words::CANCEL) && !says(&text, words::PASSWORD) {
                 Role::Other
             } else {
                 Role::Submit
@@ -249,6 +256,28 @@ mod tests {
             ]
         );
         assert!(!Role::Sort.queryable() && !Role::PageSize.queryable());
+        let recovery = form(
+            r#"<form action="/pw" method="post"><input name="login">
+            <input type="submit" name="commit" value="Reset Password">
+            <input type="submit" name="back" value="Reset"></form>"#,
+        );
+        assert_eq!(
+            form_roles(&recovery, FormKind::PasswordRecovery),
+            [
+                ("login", Role::Username),
+                ("commit", Role::Submit),
+                ("back", Role::Other),
+            ]
+        );
+        let dependent = form(
+            r#"<form action="/find"><select name="year"><option>2020<option>2021</select>
+            <select name="model" disabled><option value="">Select a model</select></form>"#,
+        );
+        assert_eq!(
+            disabled_roles(&dependent, FormKind::Search),
+            [Role::Category],
+            "a select the page's script enables keeps its role"
+        );
         assert!(Role::SearchQuery.queryable() && Role::Category.queryable());
     }
 }

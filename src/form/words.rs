@@ -510,6 +510,18 @@ pub const BOUND: &[&str] = &[
 ];
 
 /// A button that cancels, resets or goes back.
+/// A password named in a button's text ("Reset password").
+pub const PASSWORD: &[&str] = &[
+    "password",
+    "passwort",
+    "kennwort",
+    "mot de passe",
+    "contraseña",
+    "senha",
+    "wachtwoord",
+    "пароль",
+];
+
 pub const CANCEL: &[&str] = &[
     "cancel",
     "reset",

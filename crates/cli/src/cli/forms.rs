@@ -10,7 +10,7 @@ use url::Url;
 
 use gather::fetch::{FetchConfig, Fetcher};
 use gather::form::kind::kinds;
-use gather::form::role::roles;
+use gather::form::role::{disabled_roles, roles};
 use gather::form::safe::{describe, refusal};
 use gather::form::{forms, Form};
 use gather::page::Page;
@@ -79,9 +79,13 @@ pub fn run_forms(args: &FormsArgs) -> ExitCode {
     let judged = kinds(&page, &all);
     for (form, j) in all.iter().zip(&judged) {
         let form_roles = roles(form, j.kind);
+        let off_roles = disabled_roles(form, j.kind);
         let why_not = refusal(&page, form, j).map(|r| r.to_string());
         if args.json {
-            println!("{}", json(form, j, &form_roles, why_not.as_deref()));
+            println!(
+                "{}",
+                json(form, j, &form_roles, &off_roles, why_not.as_deref())
+            );
             continue;
         }
         println!(
@@ -98,10 +102,25 @@ pub fn run_forms(args: &FormsArgs) -> ExitCode {
                 form.index
             ),
         }
-        for (e, role) in form.elements.iter().zip(&form_roles) {
+        let inputs = form
+            .elements
+            .iter()
+            .zip(&form_roles)
+            .map(|(e, r)| (e, r, false));
+        let off = form
+            .disabled
+            .iter()
+            .zip(&off_roles)
+            .map(|(e, r)| (e, r, true));
+        for (e, role, disabled) in inputs.chain(off) {
             let domain = match e.domain() {
                 Some(d) => format!("[{}]", d.join(", ")),
                 None => "undetermined".into(),
+            };
+            let domain = if disabled {
+                format!("{domain} (disabled: a script of the page enables it; not sent)")
+            } else {
+                domain
             };
             println!(
                 "  {:<20} {:<14} {:<20} {domain}",
@@ -122,19 +141,29 @@ fn json(
     form: &Form,
     j: &gather::form::kind::Judged,
     form_roles: &[gather::form::role::Role],
+    off_roles: &[gather::form::role::Role],
     why_not: Option<&str>,
 ) -> serde_json::Value {
-    let inputs: Vec<serde_json::Value> = form
+    let inputs = form
         .elements
         .iter()
         .zip(form_roles)
-        .map(|(e, role)| {
+        .map(|(e, r)| (e, r, false));
+    let off = form
+        .disabled
+        .iter()
+        .zip(off_roles)
+        .map(|(e, r)| (e, r, true));
+    let inputs: Vec<serde_json::Value> = inputs
+        .chain(off)
+        .map(|(e, role, disabled)| {
             serde_json::json!({
                 "name": e.name,
                 "type": e.kind_name(),
                 "role": role,
                 "label": e.label,
                 "domain": e.domain(),
+                "disabled": disabled,
             })
         })
         .collect();
