@@ -1,4 +1,4 @@
-//! Four providers for surfacing forms that say nothing about themselves
+//! Seven providers for surfacing forms that say nothing about themselves
 //! (`/surface/…`), built to differ from the CityWorld guide in markup,
 //! wording and encoding (UTF-8, English and German; tables, a list, cards):
 //!
@@ -8,6 +8,8 @@
 //! | `/surface/buecherei/` | town library (German) | text field `stichwort` (title prefix with `*`, nothing without it) beside a select `medium` ("Alle Medien") | an ordered list, each value behind its label ("Verfasser: …"), 15 a page |
 //! | `/surface/jobs/` | job board (English) | one keyword field `keywords` (a word of the title, company or town) | cards with "Company: …", "Location: …", 10 a page |
 //! | `/surface/ferien/` | holiday flats (German) | selects `kreis` (no "any") and `preisklasse` ("egal") | a heading "Ferienwohnungen im Landkreis …", cards with a definition list, 12 a page |
+//! | `/surface/tables/` | table browser (English, [`super::browse`]) | a filter form (`column` select, text field `q`) that only narrows | the form page itself: a table with a header row, 40 of "437 rows", an offset pager, a query time in the footer |
+//! | `/surface/notes/` | issue tracker (English, [`super::browse`]) | one search box `q` that takes `%` and `*` literally | a table, 10 a page, "N issues match “q”" |
 //! | `/surface/nursery/` | plant nursery (English, POST) | a select `sect` (no "any") that answers only together with a text field `latin` (the start of a botanical name with `%`) | the section in bold in a line of its own, cards with a two-column facts table, 8 a page |
 //!
 //! Each form is also served with hand-written `DB.*` metadata at
@@ -31,7 +33,15 @@ use rand_chacha::ChaCha8Rng;
 use super::pages::esc;
 
 /// The providers, by the path segment they are served under.
-pub const PROVIDERS: [&str; 5] = ["films", "buecherei", "jobs", "ferien", "nursery"];
+pub const PROVIDERS: [&str; 7] = [
+    "films",
+    "buecherei",
+    "jobs",
+    "ferien",
+    "nursery",
+    "tables",
+    "notes",
+];
 
 /// One row of a provider's database: attribute → value.
 type Row = BTreeMap<&'static str, String>;
@@ -46,6 +56,8 @@ struct Data {
     jobs: Provider,
     ferien: Provider,
     nursery: Provider,
+    tables: Provider,
+    notes: Provider,
 }
 
 const GENRES: [(&str, &str); 8] = [
@@ -464,6 +476,12 @@ fn generate() -> Data {
         jobs: Provider { rows: jobs },
         ferien: Provider { rows: ferien },
         nursery: Provider { rows: nursery },
+        tables: Provider {
+            rows: super::browse::stations(),
+        },
+        notes: Provider {
+            rows: super::browse::issues(),
+        },
     }
 }
 
@@ -503,6 +521,8 @@ fn provider_data(provider: &str) -> Option<&'static Provider> {
         "jobs" => &d.jobs,
         "ferien" => &d.ferien,
         "nursery" => &d.nursery,
+        "tables" => &d.tables,
+        "notes" => &d.notes,
         _ => return None,
     })
 }
@@ -524,15 +544,27 @@ fn utf8(status: StatusCode, body: String) -> Response {
         .into_response()
 }
 
-async fn form_plain(Path(provider): Path<String>) -> Response {
-    form_response(&provider, false)
+async fn form_plain(Path(provider): Path<String>, RawQuery(query): RawQuery) -> Response {
+    form_response(&provider, false, query)
 }
 
-async fn form_meta(Path(provider): Path<String>) -> Response {
-    form_response(&provider, true)
+async fn form_meta(Path(provider): Path<String>, RawQuery(query): RawQuery) -> Response {
+    form_response(&provider, true, query)
 }
 
-fn form_response(provider: &str, meta: bool) -> Response {
+fn form_response(provider: &str, meta: bool, query: Option<String>) -> Response {
+    if provider == "tables" {
+        // The table browser's page is its form and its listing at once.
+        let params: BTreeMap<String, String> =
+            url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+        let head = meta_head(provider, meta, "stations – a table browser");
+        return match super::browse::tables_page(&data().tables.rows, head, &params) {
+            Ok(page) => utf8(StatusCode::OK, page),
+            Err(e) => utf8(StatusCode::BAD_REQUEST, format!("<p>{}</p>", esc(&e))),
+        };
+    }
     match form_page(provider, meta) {
         Some(page) => utf8(StatusCode::OK, page),
         None => utf8(StatusCode::NOT_FOUND, "<p>No such provider.</p>".into()),
@@ -569,9 +601,21 @@ fn options(name: &str, choices: &[(&str, &str)]) -> String {
     out
 }
 
+/// The page's head, with the provider's hand-written metadata when `meta`.
+fn meta_head(provider: &str, meta: bool, title: &str) -> String {
+    let written = if meta {
+        hand_written(provider)
+    } else {
+        Vec::new()
+    };
+    let pairs: Vec<(&str, &str)> = written.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    head(title, &pairs)
+}
+
 /// The hand-written metadata of each provider (the anchor of the benchmark).
 fn hand_written(provider: &str) -> Vec<(&'static str, String)> {
     match provider {
+        "tables" | "notes" => super::browse::hand_written(provider),
         "films" => vec![
             ("DB.QueryElement", "genre".into()),
             ("DB.Refine", "decade, country".into()),
@@ -669,6 +713,7 @@ fn form_page(provider: &str, with_meta: bool) -> Option<String> {
     let meta: Vec<(&str, &str)> = written.iter().map(|(n, v)| (*n, v.as_str())).collect();
     let action = format!("/surface/{provider}/search");
     let page = match provider {
+        "notes" => super::browse::notes_form(head("Lantern – known issues", &meta)),
         "films" => {
             let genres: Vec<(&str, &str)> = GENRES.to_vec();
             let mut decades = vec![("", "Any decade")];
@@ -771,6 +816,12 @@ async fn search(
         return utf8(StatusCode::NOT_FOUND, "<p>No such provider.</p>".into());
     };
     let rows = &data.rows;
+    if provider == "notes" {
+        return match super::browse::notes_page(rows, head("Lantern – search", &[]), &params) {
+            Ok(page) => utf8(StatusCode::OK, page),
+            Err(e) => utf8(StatusCode::BAD_REQUEST, format!("<p>{}</p>", esc(&e))),
+        };
+    }
     let body = match provider.as_str() {
         "films" => {
             let genre = GENRES.iter().find(|(v, _)| *v == get("genre")).map(|g| g.1);

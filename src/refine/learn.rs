@@ -44,7 +44,12 @@ pub fn learnable(form: Option<&Form>, metadata: &Metadata) -> Option<String> {
             ),
             None => form.is_none(),
         };
-        let seeds = matches!(metadata.domains.get(element), Some(Domain::Values(_)));
+        // One empty value is the form as it stands (its default answer
+        // lists every row): nothing to learn from.
+        let seeds = matches!(
+            metadata.domains.get(element),
+            Some(Domain::Values(v)) if !(v.len() == 1 && v[0].is_empty())
+        );
         (text_field && seeds && metadata.query_elements.len() == 1).then(|| element.clone())
     })
 }

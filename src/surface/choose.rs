@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+use super::default::row_identities;
 use super::plan_text::{answer, describe_values};
 use super::{Answers, Chosen, Input, ProbeReport, Sent, Verdict, PROBE_DIGIT, WILDCARDS};
 use crate::hel::Rule;
@@ -30,6 +31,15 @@ pub(super) fn answers_rows(sent: &[Sent]) -> Result<Answers, InduceError> {
     let pages: Vec<Page> = distinct.iter().map(|&i| sent[i].page.clone()).collect();
     let first = induce(&pages, Algorithm::Approximate)?;
     let Some(row_rule) = row_rule(&first) else {
+        // Nothing to compare with (one answer lists rows, the others are
+        // empty): the records each answer lists as a page of its own.
+        if let Some(rows) = listed_rows(sent) {
+            return Ok(Answers {
+                distinct,
+                rows,
+                reason: "",
+            });
+        }
         return Ok(Answers {
             distinct,
             rows: no_rows,
@@ -51,6 +61,35 @@ pub(super) fn answers_rows(sent: &[Sent]) -> Result<Answers, InduceError> {
         rows,
         reason: "",
     })
+}
+
+/// The rows of every answer by the rules of the answer that lists the
+/// most records read alone ([`crate::listing`]), each row by its values;
+/// `None` when no answer lists two records.
+fn listed_rows(sent: &[Sent]) -> Option<Vec<BTreeSet<String>>> {
+    let url_of = |s: &Sent| s.answer.as_ref().map(|(_, a)| a.url.clone());
+    let ok = |s: &Sent| (200..300).contains(&s.status);
+    let (rules, n) = sent
+        .iter()
+        .filter(|s| ok(s))
+        .filter_map(|s| {
+            let url = url_of(s)?;
+            let rules = crate::listing::Listing::read(&s.page, &url).rules(&s.page)?;
+            let n = row_identities(&rules, &s.page, url.as_str()).len();
+            Some((rules, n))
+        })
+        .max_by_key(|(_, n)| *n)?;
+    if n < 2 {
+        return None;
+    }
+    Some(
+        sent.iter()
+            .map(|s| match url_of(s).filter(|_| ok(s)) {
+                Some(url) => row_identities(&rules, &s.page, url.as_str()),
+                None => BTreeSet::new(),
+            })
+            .collect(),
+    )
 }
 
 /// The answers (among `ok`) whose bodies differ, first of each.
@@ -224,9 +263,9 @@ fn text_field(
                 (p, n)
             })
             .collect();
-        let letters = found
-            .iter()
-            .any(|(p, n)| *n > 0 && !p.starts_with(PROBE_DIGIT));
+        let letters = found.iter().any(|(p, n)| {
+            *n > 0 && !p.starts_with(PROBE_DIGIT) && super::probe::brings_prefix(sent, t, p)
+        });
         if letters {
             let digits = rows_of(&format!("{PROBE_DIGIT}{w}")) > 0;
             let shown: Vec<String> = found.iter().map(|(p, n)| format!("{p} {n} rows")).collect();

@@ -6,13 +6,21 @@
 //!
 //! 0. **The form.** Of a page's forms, the one that looks like a search
 //!    ([`surfaced_form`]): not a login, contact or newsletter form.
+//! 0. **The default answer first** ([`default`]). The form as it stands,
+//!    read as one page ([`crate::listing`]): when it lists records, no
+//!    select without an "any" choice moves them, and walking its pager
+//!    reaches its stated total (or nothing says it is cut short), the plan
+//!    is that one query, read by the listing's rules: no probe.
 //! 1. **Probes.** The form as it stands (every input at its default), then
 //!    each input alone: a select or radio group with `per_input` of its
-//!    other values (spread over its choices), a text field with a first
-//!    letter and each wildcard (`S%`, `S*`); with a wildcard that works a
-//!    second letter and a digit (more letters while no two answers show
-//!    rows); only when nothing brought a row, the most frequent words of
-//!    the form page ([`crate::words::page_words`]). The others
+//!    other values (spread over its choices; one more while its answers
+//!    and the default hold fewer than two sets of rows), a text field with
+//!    a first letter and each wildcard (`S%`, `S*`); with a wildcard that
+//!    works (its rows start with the letter or hold a word that does, and
+//!    do not all hold the probe as typed) a second letter and a digit
+//!    (more letters while no two answers show rows); unless a wildcard
+//!    works, the most frequent words of the form page
+//!    ([`crate::words::page_words`]). The others
 //!    keep their defaults. A select without an "any" choice that brought
 //!    nothing while the text fields were empty is probed again with the
 //!    field filled. Every probe's answer is kept: a query of the
@@ -40,7 +48,9 @@
 //!    than the field alone, is queried together with it. When neither,
 //!    the one informative select that varies most is the query element.
 //!    A line of every answer that repeats the query's words around a
-//!    count (the answer's summary) is left out of the rules.
+//!    count (the answer's summary) is left out of the rules, and so is a
+//!    line that does not vary with the data (a timing, a pager's "Next",
+//!    one value the same on every answer).
 //! 4. **Values without their template words.** Where every value of a
 //!    slot starts with the same words (a heading "Films filed under
 //!    Drama", a label "Company: Acme"), those words are template: the rule
@@ -57,6 +67,7 @@
 //! error lists every input, every probe and what it answered.
 
 mod choose;
+mod default;
 mod naming;
 mod plan_text;
 mod probe;
@@ -74,15 +85,17 @@ use crate::page::Page;
 use crate::spec::{FormRef, ResultItem, Spec, Values};
 
 use choose::{choose, judge, names, tried};
+use default::{default_answer, DefaultAnswer};
 use naming::{
-    attribute_name, echoes_query, name_by_choices, name_by_probes, name_of_words, name_on_page,
-    unique, without_template_words,
+    attribute_name, does_not_vary, echoes_query, name_by_choices, name_by_probes, name_of_words,
+    name_on_page, unique, without_template_words,
 };
 pub use plan_text::plan_of_yaml;
 use probe::{inputs_of, probe_plan, send_all_probes};
 pub use search_form::{has_inputs, probed_inputs, surfaced_form};
 
-/// Values of a select probed besides its default, unless told otherwise.
+/// Values of a select probed besides its default, unless told otherwise;
+/// one more while its answers hold fewer than two sets of rows.
 pub const DEFAULT_PER_INPUT: usize = 1;
 /// Letters a text field is probed with: the first with each wildcard, the
 /// others only with a wildcard the first showed to work.
@@ -181,6 +194,10 @@ struct Input {
     probes: Vec<String>,
     /// The choices of a select or radio group (empty for a text field).
     choices: Vec<Choice>,
+    /// Other values of a choice, sent one by one while its answers hold
+    /// fewer than two different sets of rows (a choice is never judged
+    /// on one value).
+    more: Vec<String>,
     /// A choice means "any" (empty value, "all", "alle", "egal" …).
     any: bool,
     text: bool,
@@ -255,8 +272,14 @@ pub async fn induce_spec_from(
     let plan =
         probe_plan(&spec, form, &inputs[0], &resp.url, decoded.encoding).map_err(form_error)?;
 
+    // 0. The default answer first: when it reaches every row, it is the plan.
+    let (already, walked) = match default_answer(fetcher, &plan, form, &inputs, &spec).await? {
+        DefaultAnswer::Whole(induced) => return Ok(*induced),
+        DefaultAnswer::Partial(sent, walked) => (sent, walked),
+    };
     // 1. Probes, and 2. the rules with the rows of every answer.
-    let (sent, answers) = send_all_probes(fetcher, &plan, form, &inputs, &resp.url).await?;
+    let (sent, answers) =
+        send_all_probes(fetcher, &plan, form, &inputs, &resp.url, already).await?;
     let Answers {
         distinct,
         rows,
@@ -306,6 +329,7 @@ pub async fn induce_spec_from(
     let answers = sent
         .into_iter()
         .filter_map(|s| s.answer)
+        .chain(walked)
         .filter(|(_, a)| (200..300).contains(&a.status))
         .collect();
     Ok(InducedSpec {
@@ -434,6 +458,11 @@ fn write_results(
     };
     for (n, slot) in induction.slots.iter().enumerate() {
         if echoes_query(slot, training_sent, inputs) {
+            let shown = slot.values.iter().flatten().next().cloned();
+            named.left_out.push(shown.unwrap_or_default());
+            continue;
+        }
+        if does_not_vary(slot) {
             let shown = slot.values.iter().flatten().next().cloned();
             named.left_out.push(shown.unwrap_or_default());
             continue;
@@ -576,6 +605,7 @@ mod tests {
             kind: "select",
             probes: vec!["x".into()],
             choices: Vec::new(),
+            more: Vec::new(),
             any,
             text: false,
         }
@@ -656,6 +686,7 @@ mod tests {
             kind: "text",
             probes: Vec::new(),
             choices: Vec::new(),
+            more: Vec::new(),
             any: false,
             text: true,
         }];

@@ -292,3 +292,38 @@ pub(super) fn unique(name: String, used: &[String]) -> String {
         .find(|n| !used.contains(n))
         .unwrap_or(name)
 }
+
+/// A line that tells how the answer was made, not what it holds: a
+/// timing ("Queries took 46.8 ms", "generated in 0.21 s").
+static TIMING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(took|taken|generated|rendered|served|executed|time|zeit|dauer|in)\b[^0-9]{0,20}\d+(?:[.,]\d+)?\s*(ms|msec|milliseconds?|s|secs?|seconds?|sek|sekunden)\b",
+    )
+    .expect("a valid regex")
+});
+
+/// Whether a slot holds no value of the data: a timing line on any
+/// answer, a pager's links, or (not a rule over rows) one value, the same on every one of
+/// three answers or more.
+pub(super) fn does_not_vary(slot: &Slot) -> bool {
+    let all: Vec<&String> = slot.values.iter().flatten().collect();
+    if all.iter().any(|v| TIMING.is_match(v)) {
+        return true;
+    }
+    // A pager's link ("Next ›", "« Previous").
+    if !all.is_empty()
+        && all.iter().all(|v| {
+            matches!(
+                crate::links::pager_label(v),
+                crate::links::Label::Next | crate::links::Label::Previous
+            )
+        })
+    {
+        return true;
+    }
+    let over_rows = slot.rule.contains("[*]") || slot.rule.contains(":*]");
+    !over_rows
+        && slot.values.len() >= 3
+        && slot.values.iter().all(|v| v.len() == 1)
+        && all.windows(2).all(|w| w[0] == w[1])
+}

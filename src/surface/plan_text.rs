@@ -28,7 +28,8 @@ impl InducedSpec {
             let _ = writeln!(out, "    {}: {}", describe_values(&p.values), answer(p));
         }
         out.push_str("  rules:\n");
-        for (item, (_, values)) in self.spec.results.iter().zip(&self.samples) {
+        let named = self.spec.results.iter().filter(|i| i.attribute.is_some());
+        for (item, (_, values)) in named.zip(&self.samples) {
             let shown: Vec<&String> = values.iter().take(3).collect();
             let more = if values.len() > 3 { ", …" } else { "" };
             let _ = writeln!(
@@ -41,7 +42,7 @@ impl InducedSpec {
         for line in &self.left_out {
             let _ = writeln!(
                 out,
-                "    left out: a line that repeats the words of the query (the answer's summary), e.g. {line:?}"
+                "    left out: a line that repeats the words of the query (the answer's summary), or that does not vary with the data (a timing, the same value on every answer), e.g. {line:?}"
             );
         }
         out

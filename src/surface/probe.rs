@@ -32,17 +32,11 @@ pub(super) async fn send_all_probes(
     form: &Form,
     inputs: &[Input],
     url: &Url,
+    already: Vec<Sent>,
 ) -> Result<(Vec<Sent>, Answers), SurfaceError> {
-    let mut sent: Vec<Sent> = Vec::new();
+    let mut sent: Vec<Sent> = already;
     // The form as it stands: the plan's query element keeps its default too.
-    let defaults: Vec<(String, String)> = form
-        .element(&inputs[0].name)
-        .map(|e| e.default_values())
-        .unwrap_or_default()
-        .into_iter()
-        .take(1)
-        .map(|v| (inputs[0].name.clone(), v))
-        .collect();
+    let defaults = super::default::default_values(form, inputs);
     let mut wanted: Vec<(Option<usize>, Pairs)> = vec![(None, Vec::new())];
     let mut words: Vec<(Option<usize>, Pairs)> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
@@ -60,10 +54,12 @@ pub(super) async fn send_all_probes(
         rows: Vec::new(),
         reason: "",
     };
+    // Those the default answer sent already are not sent again.
+    wanted.retain(|(i, values)| !sent.iter().any(|s| s.input == *i && s.values == *values));
     let mut stage = 0;
     let mut round = wanted;
     loop {
-        if !round.is_empty() {
+        if !round.is_empty() || answers.rows.len() != sent.len() {
             send_probes(fetcher, plan, &defaults, round, &mut sent).await?;
             // 2. Rules, and the rows of every answer.
             answers = answers_rows(&sent).map_err(|e| SurfaceError::Induce(e, url.clone()))?;
@@ -81,10 +77,17 @@ pub(super) async fn send_all_probes(
             round = more;
             continue;
         }
+        let second = second_values(inputs, &sent, rows);
+        if !second.is_empty() {
+            round = second;
+            continue;
+        }
         stage += 1;
         round = match stage {
             1 => prefix_follow_ups(inputs, &sent, rows),
-            2 if rows.iter().all(BTreeSet::is_empty) => std::mem::take(&mut words),
+            2 if rows.iter().all(BTreeSet::is_empty) || !prefix_search(inputs, &sent, rows) => {
+                std::mem::take(&mut words)
+            }
             2 => Vec::new(),
             3 => selects_beside_text(inputs, &sent, rows),
             _ => break,
@@ -122,6 +125,44 @@ pub(super) async fn send_probes(
         });
     }
     Ok(())
+}
+
+/// For each choice whose answers (with the form as it stands) hold fewer
+/// than two different non-empty sets of rows, its next value not sent
+/// yet: a choice is not judged on one value (a region whose one probed
+/// value listed rows, the others unknown). A choice sent beside a text
+/// field is not counted.
+pub(super) fn second_values(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+) -> Vec<(Option<usize>, Pairs)> {
+    let mut out = Vec::new();
+    for (i, input) in inputs.iter().enumerate().filter(|(_, i)| !i.text) {
+        let alone: Vec<(&Sent, &BTreeSet<String>)> = sent
+            .iter()
+            .zip(rows)
+            .filter(|(s, _)| s.input == Some(i) && s.values.len() == 1)
+            .collect();
+        if alone.len() >= 2 {
+            continue;
+        }
+        let mut sets: Vec<&BTreeSet<String>> = alone.iter().map(|(_, r)| *r).collect();
+        sets.push(&rows[0]);
+        let distinct: BTreeSet<&BTreeSet<String>> =
+            sets.into_iter().filter(|r| !r.is_empty()).collect();
+        if distinct.len() >= 2 {
+            continue;
+        }
+        let next = input
+            .more
+            .iter()
+            .find(|v| !alone.iter().any(|(s, _)| s.values[0].1 == **v));
+        if let Some(v) = next {
+            out.push((Some(i), vec![(input.name.clone(), v.clone())]));
+        }
+    }
+    out
 }
 
 /// The second round of a text field's prefix probes: for each wildcard
@@ -191,7 +232,7 @@ pub(super) fn more_letters(
 fn wildcard_works(sent: &[Sent], rows: &[BTreeSet<String>], i: usize, w: char) -> bool {
     let first = format!("{}{w}", PROBE_LETTERS[0]);
     if !rows.iter().all(BTreeSet::is_empty) {
-        return probe_rows(sent, rows, i, &first) > 0;
+        return probe_rows(sent, rows, i, &first) > 0 && brings_prefix(sent, i, &first);
     }
     let shortest = sent
         .iter()
@@ -205,6 +246,29 @@ fn wildcard_works(sent: &[Sent], rows: &[BTreeSet<String>], i: usize, w: char) -
             && (200..300).contains(&s.status)
             && s.body.len() * 2 > shortest * 3
     })
+}
+
+/// Whether the rows the probe `value` (a letter and a wildcard) of input
+/// `i` brought start with the letter, or hold a word that does, and do
+/// not all hold the probe's text as typed: a search that takes the
+/// wildcard literally is a keyword search. Rows the page does not show
+/// as a list are not held against it.
+pub(super) fn brings_prefix(sent: &[Sent], i: usize, value: &str) -> bool {
+    let prefix: String = value.chars().filter(|c| !WILDCARDS.contains(c)).collect();
+    sent.iter()
+        .find(|s| s.input == Some(i) && s.values.len() == 1 && s.values[0].1 == value)
+        .and_then(|s| s.answer.as_ref().map(|(_, a)| (s, a)))
+        .and_then(|(s, a)| super::default::prefix_rows(&s.page, &a.url, &prefix, value))
+        .unwrap_or(true)
+}
+
+/// Whether a text field of the form is a prefix search (a wildcard
+/// works with it): else its words are probed.
+fn prefix_search(inputs: &[Input], sent: &[Sent], rows: &[BTreeSet<String>]) -> bool {
+    inputs
+        .iter()
+        .enumerate()
+        .any(|(i, input)| input.text && WILDCARDS.iter().any(|&w| wildcard_works(sent, rows, i, w)))
 }
 
 /// Whether a probe of input `i` sent `value`.
@@ -302,6 +366,7 @@ pub(super) fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<
             ElementKind::TextArea { .. } => ("text area", Vec::new(), true),
             _ => continue,
         };
+        let mut more = Vec::new();
         let probes = if text {
             let mut p: Vec<String> = WILDCARDS
                 .iter()
@@ -319,9 +384,18 @@ pub(super) fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<
                 continue;
             }
             let n = per_input.min(values.len());
-            (0..n)
+            let probes: Vec<String> = (0..n)
                 .map(|k| values[k * values.len() / n].value.clone())
-                .collect()
+                .collect();
+            // The others, from the middle on.
+            let half = values.len() / 2;
+            more = values[half..]
+                .iter()
+                .chain(&values[..half])
+                .map(|c| c.value.clone())
+                .filter(|v| !probes.contains(v))
+                .collect();
+            probes
         };
         let any = choices.iter().any(means_any);
         out.push(Input {
@@ -329,6 +403,7 @@ pub(super) fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<
             kind,
             probes,
             choices,
+            more,
             any,
             text,
         });

@@ -607,3 +607,82 @@ fn large_pages_are_aligned_on_a_sample_and_the_rule_reads_every_row() {
     // The values shown are the whole page's.
     assert!(printed.contains(&format!("({rows} values)")), "{printed}");
 }
+
+/// Gathers `url` into a fresh database: the exit status, standard error,
+/// the values stored per attribute and the requests under `prefix`.
+async fn gather_counted(
+    site: &DemoSite,
+    url: &url::Url,
+    prefix: &str,
+) -> (
+    Option<i32>,
+    String,
+    BTreeMap<String, BTreeSet<String>>,
+    usize,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let (shown, db_file) = (url.to_string(), db.to_str().unwrap().to_string());
+    let before = site.requests().len();
+    let out = tokio::task::spawn_blocking(move || {
+        gather(&[&shown, "--db", &db_file, "--max-queries", "500"])
+    })
+    .await
+    .unwrap();
+    let requests = requests_under(site, prefix, before).len();
+    let stored = gathering::stored_values(&db, url.as_str());
+    (out.status.code(), stderr(&out), stored, requests)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_browser_is_gathered_by_walking_its_default_answer() {
+    let site = site().await;
+    let bare = site.base_url().join("/surface/tables/").unwrap();
+    let described = site.base_url().join("/surface/tables/meta/").unwrap();
+    let (code, err, stored, requests) = gather_counted(&site, &bare, "/surface/tables/").await;
+    assert_eq!(code, Some(0), "{err}");
+    // The form as it stands lists every row: no probe of the filter form.
+    assert!(
+        err.contains("the form as it stands lists 437 rows"),
+        "{err}"
+    );
+    let expected = gather::demo::surface::expected("tables").unwrap();
+    for (attribute, want) in &expected {
+        let got: BTreeSet<String> = stored.get(attribute).cloned().unwrap_or_default();
+        assert_eq!(&got, want, "{attribute}\n{err}");
+    }
+    // The footer's query time, different on every page, is not data.
+    assert!(
+        !stored
+            .values()
+            .flatten()
+            .any(|v| v.contains("Queries took")),
+        "{stored:?}"
+    );
+    let (code, err, _, written) = gather_counted(&site, &described, "/surface/tables/").await;
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        requests as f64 <= 1.25 * written as f64,
+        "{requests} requests without metadata, {written} with it"
+    );
+    site.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_that_takes_wildcards_literally_is_a_keyword_search() {
+    let site = site().await;
+    let bare = site.base_url().join("/surface/notes/").unwrap();
+    let (code, err, stored, _) = gather_counted(&site, &bare, "/surface/notes/").await;
+    assert_eq!(code, Some(0), "{err}");
+    // `S%` brought rows that hold "S%" as typed, not rows starting with S.
+    assert!(err.contains("a keyword field"), "{err}");
+    assert!(!err.contains("a prefix search"), "{err}");
+    let expected = gather::demo::surface::expected("notes").unwrap();
+    for (attribute, want) in &expected {
+        assert!(
+            stored.values().any(|got| got == want),
+            "no gathered attribute holds exactly the {attribute} values\n{err}"
+        );
+    }
+    site.shutdown().await;
+}
