@@ -9,6 +9,8 @@
 //! | `/surface/jobs/` | job board (English) | one keyword field `keywords` (a word of the title, company or town) | cards with "Company: …", "Location: …", 10 a page |
 //! | `/surface/ferien/` | holiday flats (German) | selects `kreis` (no "any") and `preisklasse` ("egal") | a heading "Ferienwohnungen im Landkreis …", cards with a definition list, 12 a page |
 //! | `/surface/nursery/` | plant nursery (English, POST) | a select `sect` (no "any") that answers only together with a text field `latin` (the start of a botanical name with `%`) | the section in bold in a line of its own, cards with a two-column facts table, 8 a page |
+//! | `/surface/zeichen/` | second-hand books (German) | a text field `q` (title prefix with `%`); titles that start with `#`, `É`, `¿`, `Ö`, `Ü` or a digit, each such character also starting a word inside another title; the form page states the number of titles | a table, 10 a page |
+//! | `/surface/verein/` | sailing club (English) | a select `class` (no "any"), between a newsletter form and a contact form (POST) that must never be sent | a heading "Results: …", a table, 10 a page |
 //!
 //! Each form is also served with hand-written `DB.*` metadata at
 //! `/surface/<provider>/meta/`: the run a user with a good description
@@ -30,8 +32,19 @@ use rand_chacha::ChaCha8Rng;
 
 use super::pages::esc;
 
+mod verein;
+mod zeichen;
+
 /// The providers, by the path segment they are served under.
-pub const PROVIDERS: [&str; 5] = ["films", "buecherei", "jobs", "ferien", "nursery"];
+pub const PROVIDERS: [&str; 7] = [
+    "films",
+    "buecherei",
+    "jobs",
+    "ferien",
+    "nursery",
+    "zeichen",
+    "verein",
+];
 
 /// One row of a provider's database: attribute → value.
 type Row = BTreeMap<&'static str, String>;
@@ -46,6 +59,8 @@ struct Data {
     jobs: Provider,
     ferien: Provider,
     nursery: Provider,
+    zeichen: Provider,
+    verein: Provider,
 }
 
 const GENRES: [(&str, &str); 8] = [
@@ -464,6 +479,12 @@ fn generate() -> Data {
         jobs: Provider { rows: jobs },
         ferien: Provider { rows: ferien },
         nursery: Provider { rows: nursery },
+        zeichen: Provider {
+            rows: zeichen::rows(&mut rng),
+        },
+        verein: Provider {
+            rows: verein::rows(&mut rng),
+        },
     }
 }
 
@@ -503,6 +524,8 @@ fn provider_data(provider: &str) -> Option<&'static Provider> {
         "jobs" => &d.jobs,
         "ferien" => &d.ferien,
         "nursery" => &d.nursery,
+        "zeichen" => &d.zeichen,
+        "verein" => &d.verein,
         _ => return None,
     })
 }
@@ -513,6 +536,14 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/surface/{provider}/", get(form_plain))
         .route("/surface/{provider}/meta/", get(form_meta))
         .route("/surface/{provider}/search", get(search).post(search))
+        .route(
+            "/surface/verein/newsletter",
+            axum::routing::post(|| async { utf8(StatusCode::OK, verein::thanks()) }),
+        )
+        .route(
+            "/surface/verein/contact",
+            axum::routing::post(|| async { utf8(StatusCode::OK, verein::thanks()) }),
+        )
 }
 
 fn utf8(status: StatusCode, body: String) -> Response {
@@ -630,6 +661,8 @@ fn hand_written(provider: &str) -> Vec<(&'static str, String)> {
                 "html->article[*].p.txt, match/^Salary: (.+)$/".into(),
             ),
         ],
+        "zeichen" => zeichen::hand_written(),
+        "verein" => verein::hand_written(),
         "nursery" => vec![
             ("DB.QueryElements", "sect, latin".into()),
             ("DB.QueryElement.latin", "/[A-Z]%/".into()),
@@ -723,6 +756,8 @@ fn form_page(provider: &str, with_meta: bool) -> Option<String> {
                 options("sect", &sections),
             )
         }
+        "zeichen" => zeichen::form_page(&meta, data().zeichen.rows.len()),
+        "verein" => verein::form_page(&meta),
         "ferien" => {
             let kreise: Vec<(&str, &str)> = KREISE.iter().map(|k| (*k, *k)).collect();
             format!(
@@ -832,6 +867,8 @@ async fn search(
             };
             jobs_page(&word, &found, page, &query_without_page(&params))
         }
+        "zeichen" => zeichen::results(rows, &get("q"), page, &query_without_page(&params)),
+        "verein" => verein::results(rows, &get("class"), page, &query_without_page(&params)),
         "nursery" => {
             let section = SECTIONS
                 .iter()
