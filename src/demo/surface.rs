@@ -530,7 +530,7 @@ fn provider_data(provider: &str) -> Option<&'static Provider> {
     })
 }
 
-/// The routes of the four providers, for the demo's router.
+/// The routes of the providers, for the demo's router.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
         .route("/surface/{provider}/", get(form_plain))
