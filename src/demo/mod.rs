@@ -26,7 +26,7 @@
 //! | `/cgi-bin/liste.pl` | results in pages: `region`, `preis`, `ort`, `seite` (1-based) |
 //! | `/cgi-bin/Ora-DB.pl?config=…` | the provider's summarizer |
 //! | `/stellenmarkt/` | [`jobs`]: the Berlin job board, a rule per column with a condition of its own (`/cgi-bin/stellen.pl`) |
-//! | `/surface/…/` | [`surface`] and [`browse`]: seven providers without metadata for `gather bench surface` (and with it at `…/meta/`) |
+//! | `/surface/…/` | [`surface`] and [`browse`]: nine providers without metadata for `gather bench surface` (and with it at `…/meta/`) |
 //! | `/magazin/` | [`magazine`]: a travel magazine of ordinary pages (menus, breadcrumb, tag cloud, two pagers), not linked from `/` |
 //! | `/pensionen/`, `/pensionen-ohne/` | [`refresh`]: a guest house search whose data has a second version ([`DemoSite::set_data_version`]), with validators and 304s, and without; not linked from `/` |
 //!

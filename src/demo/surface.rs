@@ -11,6 +11,8 @@
 //! | `/surface/tables/` | table browser (English, [`super::browse`]) | a filter form (`column` select, text field `q`) that only narrows | the form page itself: a table with a header row, 40 of "437 rows", an offset pager, a query time in the footer |
 //! | `/surface/notes/` | issue tracker (English, [`super::browse`]) | one search box `q` that takes `%` and `*` literally | a table, 10 a page, "N issues match “q”" |
 //! | `/surface/nursery/` | plant nursery (English, POST) | a select `sect` (no "any") that answers only together with a text field `latin` (the start of a botanical name with `%`) | the section in bold in a line of its own, cards with a two-column facts table, 8 a page |
+//! | `/surface/zeichen/` | second-hand books (German) | a text field `q` (title prefix with `%`); titles that start with `#`, `É`, `¿`, `Ö`, `Ü` or a digit, each such character also starting a word inside another title; the form page states the number of titles | a table, 10 a page |
+//! | `/surface/verein/` | sailing club (English) | a select `class` (no "any"), between a newsletter form and a contact form (POST) that must never be sent | a heading "Results: …", a table, 10 a page |
 //!
 //! Each form is also served with hand-written `DB.*` metadata at
 //! `/surface/<provider>/meta/`: the run a user with a good description
@@ -32,8 +34,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::pages::esc;
 
+mod verein;
+mod zeichen;
+
 /// The providers, by the path segment they are served under.
-pub const PROVIDERS: [&str; 7] = [
+pub const PROVIDERS: [&str; 9] = [
     "films",
     "buecherei",
     "jobs",
@@ -41,6 +46,8 @@ pub const PROVIDERS: [&str; 7] = [
     "nursery",
     "tables",
     "notes",
+    "zeichen",
+    "verein",
 ];
 
 /// One row of a provider's database: attribute → value.
@@ -58,6 +65,8 @@ struct Data {
     nursery: Provider,
     tables: Provider,
     notes: Provider,
+    zeichen: Provider,
+    verein: Provider,
 }
 
 const GENRES: [(&str, &str); 8] = [
@@ -482,6 +491,12 @@ fn generate() -> Data {
         notes: Provider {
             rows: super::browse::issues(),
         },
+        zeichen: Provider {
+            rows: zeichen::rows(&mut rng),
+        },
+        verein: Provider {
+            rows: verein::rows(&mut rng),
+        },
     }
 }
 
@@ -523,16 +538,26 @@ fn provider_data(provider: &str) -> Option<&'static Provider> {
         "nursery" => &d.nursery,
         "tables" => &d.tables,
         "notes" => &d.notes,
+        "zeichen" => &d.zeichen,
+        "verein" => &d.verein,
         _ => return None,
     })
 }
 
-/// The routes of the four providers, for the demo's router.
+/// The routes of the providers, for the demo's router.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
         .route("/surface/{provider}/", get(form_plain))
         .route("/surface/{provider}/meta/", get(form_meta))
         .route("/surface/{provider}/search", get(search).post(search))
+        .route(
+            "/surface/verein/newsletter",
+            axum::routing::post(|| async { utf8(StatusCode::OK, verein::thanks()) }),
+        )
+        .route(
+            "/surface/verein/contact",
+            axum::routing::post(|| async { utf8(StatusCode::OK, verein::thanks()) }),
+        )
 }
 
 fn utf8(status: StatusCode, body: String) -> Response {
@@ -674,6 +699,8 @@ fn hand_written(provider: &str) -> Vec<(&'static str, String)> {
                 "html->article[*].p.txt, match/^Salary: (.+)$/".into(),
             ),
         ],
+        "zeichen" => zeichen::hand_written(),
+        "verein" => verein::hand_written(),
         "nursery" => vec![
             ("DB.QueryElements", "sect, latin".into()),
             ("DB.QueryElement.latin", "/[A-Z]%/".into()),
@@ -768,6 +795,8 @@ fn form_page(provider: &str, with_meta: bool) -> Option<String> {
                 options("sect", &sections),
             )
         }
+        "zeichen" => zeichen::form_page(&meta, data().zeichen.rows.len()),
+        "verein" => verein::form_page(&meta),
         "ferien" => {
             let kreise: Vec<(&str, &str)> = KREISE.iter().map(|k| (*k, *k)).collect();
             format!(
@@ -883,6 +912,8 @@ async fn search(
             };
             jobs_page(&word, &found, page, &query_without_page(&params))
         }
+        "zeichen" => zeichen::results(rows, &get("q"), page, &query_without_page(&params)),
+        "verein" => verein::results(rows, &get("class"), page, &query_without_page(&params)),
         "nursery" => {
             let section = SECTIONS
                 .iter()

@@ -408,15 +408,37 @@ impl Gathering<'_> {
             )),
             None => {}
         }
+        if let Some(why) = refined.as_ref().and_then(Refined::unreached) {
+            reasons.push(why);
+        }
         if let Some(refined) = refined {
+            line.initials = refined.initials;
             line.refining_stopped = refined.stopped;
             line.truncated_left = refined.left;
             line.hits_estimate = refined.estimate;
+        }
+        // The rows the form page states, weighed against the most rows
+        // gathered (records, or the values of one attribute).
+        line.stated_total = stated_total(source);
+        let mut total_reached = false;
+        if let Some(total) = line.stated_total {
+            let stats = self.store().stats(id)?;
+            let most = stats.values_per_attribute.values().max().copied();
+            let gathered = stats.records.max(most.unwrap_or(0));
+            total_reached = gathered >= total;
+            if !total_reached {
+                reasons.push(format!(
+                    "the form page states {total} rows, {gathered} were gathered"
+                ));
+            }
         }
         let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
         self.store().set_incomplete(id, reason.as_deref())?;
         line.completeness = match (&reason, &line.learning_stopped) {
             (Some(reason), _) => Completeness::Incomplete(reason.clone()),
+            // Every answer known whole or not, the rows the form page
+            // states were all gathered.
+            (None, _) if total_reached => Completeness::Complete,
             // A keyword search shows only the rows its words reach: however
             // whole each answer was, words learned from the answers prove
             // nothing of the rows no word reached.
@@ -534,4 +556,14 @@ impl Gathering<'_> {
             rounds.answered(self, Some(seen))?;
         }
     }
+}
+
+/// The rows the source's form page states its database holds ("Der
+/// Katalog umfasst 1.234 Titel"), read as a result page's total is
+/// ([`crate::listing::total`]): a count of records, not of pages.
+fn stated_total(source: &Source) -> Option<u64> {
+    let form = source.fetched.first()?;
+    let page = crate::page::Page::from_bytes(&form.body, form.content_type.as_deref());
+    let total = crate::listing::Listing::read(&page, &form.url).total?;
+    (total.kind == crate::listing::TotalKind::Records).then_some(total.count)
 }

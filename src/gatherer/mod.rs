@@ -52,6 +52,7 @@ use crate::store::{
 use crate::summarize;
 
 pub use report::{Completeness, Problem, Report, SourceReport};
+pub use rounds::Initials;
 pub use shared::{work, work_reporting};
 use shared::{worker_name, Planned, Renewer, Role};
 

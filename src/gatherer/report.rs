@@ -87,6 +87,12 @@ pub struct SourceReport {
     pub truncated_left: Vec<(String, crate::refine::Truncation, &'static str)>,
     /// The provider's size, as its hit counts for the planned queries add up.
     pub hits_estimate: Option<u64>,
+    /// The first characters of values that a `%` prefix domain does not
+    /// try: queried as prefixes of their own, or left unreached.
+    pub initials: super::rounds::Initials,
+    /// The rows the form page states the database holds, where it states
+    /// a number ("The catalogue holds 1,234 titles").
+    pub stated_total: Option<u64>,
     /// Whether the source's content is whole, as far as gather can tell.
     pub completeness: Completeness,
     /// The source as the database holds it after this run.
@@ -162,6 +168,8 @@ impl SourceReport {
             refining_stopped: None,
             truncated_left: Vec::new(),
             hits_estimate: None,
+            initials: Default::default(),
+            stated_total: None,
             completeness: Completeness::Complete,
             stats: None,
             answers_not_modified: 0,
@@ -228,6 +236,9 @@ impl Report {
                         "query": q, "truncated": t.to_string(), "left_by": why,
                     })).collect::<Vec<_>>(),
                     "hits_estimate": s.hits_estimate,
+                    "first_characters_queried": s.initials.queried.iter().map(char::to_string).collect::<Vec<_>>(),
+                    "first_characters_unreached": s.initials.unreached.iter().map(char::to_string).collect::<Vec<_>>(),
+                    "stated_total": s.stated_total,
                     "warnings": s.warnings,
                     "notes": s.notes,
                     "values_per_attribute": stats.map(|st| st.values_per_attribute.clone()),
@@ -403,6 +414,24 @@ impl SourceReport {
         }
         if let Some(estimate) = self.hits_estimate {
             writeln!(f, "  the provider's hit counts add up to {estimate} rows")?;
+        }
+        let describe = crate::refine::initials::describe;
+        if !self.initials.queried.is_empty() {
+            writeln!(
+                f,
+                "  first characters the prefixes do not try, queried: {}",
+                describe(&self.initials.queried)
+            )?;
+        }
+        if !self.initials.unreached.is_empty() {
+            writeln!(
+                f,
+                "  first characters the prefixes do not try, not reached: {}",
+                describe(&self.initials.unreached)
+            )?;
+        }
+        if let Some(total) = self.stated_total {
+            writeln!(f, "  the form page states {total} rows")?;
         }
         Ok(())
     }

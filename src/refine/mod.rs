@@ -31,6 +31,7 @@
 //! refined query is a query like the others: its key is its request, it is
 //! stored with its parent, and it is counted against `DB.MaxQueries`.
 
+pub mod initials;
 pub mod learn;
 
 use std::collections::HashSet;
@@ -514,6 +515,9 @@ pub struct Refiner {
     counted: bool,
     /// `DB.Refine` gave the ways, in the order to take them.
     ordered: bool,
+    /// The query elements whose domain is a pattern of `%` prefixes, with
+    /// the first characters their prefixes try ([`Refiner::prefix_firsts`]).
+    firsts: Vec<(String, Vec<char>)>,
 }
 
 /// Labels of an option that stands for every value.
@@ -526,6 +530,25 @@ impl Refiner {
     /// select, radio group and `%` pattern).
     pub fn new(form: Option<&Form>, metadata: &Metadata) -> Refiner {
         let mut ways = Vec::new();
+        let firsts = metadata
+            .query_elements
+            .iter()
+            .filter_map(|element| match metadata.domains.get(element) {
+                Some(Domain::Pattern(p)) => {
+                    let mut firsts: Vec<char> = p
+                        .values()
+                        .take(100_000)
+                        .filter(|v| v.ends_with('%'))
+                        .filter_map(|v| v.chars().next())
+                        .filter(|c| *c != '%')
+                        .collect();
+                    firsts.sort_unstable();
+                    firsts.dedup();
+                    (!firsts.is_empty()).then(|| (element.clone(), firsts))
+                }
+                _ => None,
+            })
+            .collect();
         let prefix = |element: &str| match metadata.domains.get(element) {
             Some(Domain::Pattern(p)) if metadata.query_elements.iter().any(|e| e == element) => {
                 let mut alphabet: Vec<char> = p
@@ -610,7 +633,14 @@ impl Refiner {
             told: metadata.result_count.is_some() || metadata.max_results.is_some(),
             counted: metadata.result_count.is_some(),
             ordered: !metadata.refine.is_empty(),
+            firsts,
         }
+    }
+
+    /// The query elements whose domain is a pattern of `%` prefixes
+    /// (`/[A-Z]%/`), with the first characters their prefixes try.
+    pub fn prefix_firsts(&self) -> &[(String, Vec<char>)] {
+        &self.firsts
     }
 
     /// Whether the source can refine at all.

@@ -24,6 +24,7 @@ mod hel_lang;
 mod hel_seed;
 mod hostile;
 mod induce_cli;
+mod initials;
 mod links_http;
 mod metadata_fuzz;
 mod navigate_paged;

@@ -7,6 +7,7 @@
 //! of all its sources side by side, so that the workers have every
 //! provider's next queries at once.
 
+mod initials;
 mod learning;
 mod refinement;
 
@@ -20,6 +21,7 @@ use crate::navigate::Checkpoint;
 use crate::plan::{Cap, Query};
 use crate::refine::{learn, Answer, Census, CensusTally, Refiner, Truncation, Wildcard};
 use crate::source::Source;
+pub use initials::Initials;
 use learning::{tell_answers, Learning};
 
 /// Refined queries in a row that show rows but no new value, after which
@@ -290,9 +292,29 @@ pub(super) struct Refined {
     pub estimate: Option<u64>,
     /// Why refining stopped paying, when it did.
     pub stopped: Option<String>,
+    /// The first characters a prefix domain does not try, queried or not.
+    pub initials: Initials,
 }
 
 impl Refined {
+    /// `first characters no prefix reached: #, É (by --max-queries 40)`,
+    /// when some were not queried.
+    pub fn unreached(&self) -> Option<String> {
+        let unreached = &self.initials.unreached;
+        if unreached.is_empty() {
+            return None;
+        }
+        let by = match (&self.budget, &self.stopped) {
+            (Some(cap), _) => cap.to_string(),
+            (None, Some(stopped)) => stopped.clone(),
+            (None, None) => "queries that failed".to_string(),
+        };
+        Some(format!(
+            "first characters no prefix reached: {} (by {by})",
+            crate::refine::initials::describe(unreached)
+        ))
+    }
+
     /// `page limit: 3 truncated queries left (by --max-queries 3)`.
     pub fn reasons(&self) -> String {
         let mut by_kind: Vec<(&str, Vec<&str>, usize)> = Vec::new();

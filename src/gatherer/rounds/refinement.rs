@@ -62,6 +62,21 @@ impl Rounds<'_> {
             next.truncate(room as usize);
             refined.budget = Some(cap);
         }
+        if next.is_empty() && !interrupted {
+            // Every answer refined: the first characters the prefixes do
+            // not try, where refining goes on.
+            let room = if self.refining_stopped.is_some() || refined.budget.is_some() {
+                0
+            } else {
+                room
+            };
+            let (initials, state, cut) = self.initials(gathering, room)?;
+            if cut && self.refining_stopped.is_none() {
+                refined.budget = Some(cap);
+            }
+            refined.initials = state;
+            next = initials;
+        }
         if next.is_empty() || interrupted {
             self.stop_refining(refined, interrupted);
             return Ok(None);
