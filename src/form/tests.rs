@@ -115,7 +115,11 @@ fn elements_with_names_domains_defaults_and_labels() {
         "disabled controls are not submitted"
     );
     let off: Vec<&str> = f.disabled.iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(off, ["off"], "but they are kept apart, for what enables them");
+    assert_eq!(
+        off,
+        ["off"],
+        "but they are kept apart, for what enables them"
+    );
 }
 
 #[test]
