@@ -1,0 +1,108 @@
+//! Stateful forms: requests built from the form as the page they follow
+//! shows it (state tokens, a session cookie), and a select whose options
+//! come in the answer to its parent's value, on the demo's ASP.NET-style
+//! Quotation Register.
+
+use std::collections::BTreeSet;
+
+use gather::demo::{quotes, DemoConfig, DemoSite};
+use gather::gatherer::{self, Report, Start};
+
+use crate::gathering;
+
+async fn site() -> DemoSite {
+    DemoSite::start(DemoConfig::default())
+        .await
+        .expect("demo site starts")
+}
+
+/// The spec of `specs/quotes.yaml` pointed at `site`, written into `dir`.
+fn spec_for(site: &DemoSite, dir: &std::path::Path) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(crate::support::repo_path("specs/quotes.yaml")).unwrap();
+    let url = site.base_url().join(quotes::PATH).unwrap();
+    let text = text.replace("http://127.0.0.1:8642/quotes/Search.aspx", url.as_str());
+    let path = dir.join("quotes.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Precision, recall and F1 of the quotations gathered (the values of
+/// whichever attribute holds them) against the register.
+fn f1(db: &std::path::Path, url: &str) -> (f64, f64, f64) {
+    let expected = quotes::expected_texts();
+    let stored = gathering::stored_values(db, url);
+    let best: BTreeSet<String> = stored
+        .values()
+        .max_by_key(|values| values.intersection(&expected).count())
+        .cloned()
+        .unwrap_or_default();
+    let hit = best.intersection(&expected).count() as f64;
+    let precision = if best.is_empty() {
+        0.0
+    } else {
+        hit / best.len() as f64
+    };
+    let recall = hit / expected.len() as f64;
+    let f1 = if hit == 0.0 {
+        0.0
+    } else {
+        2.0 * precision * recall / (precision + recall)
+    };
+    (precision, recall, f1)
+}
+
+/// Requests the provider answered.
+fn asked(site: &DemoSite) -> usize {
+    site.requests()
+        .iter()
+        .filter(|r| r.target.starts_with(quotes::PATH))
+        .count()
+}
+
+async fn gather_spec(site: &DemoSite, dir: &std::path::Path) -> Report {
+    let spec = spec_for(site, dir);
+    let db = dir.join("g.sqlite");
+    gatherer::gather(&[Start::spec(&spec).unwrap()], &gathering::options(&db))
+        .await
+        .expect("the gatherer's database works")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spec_gathers_every_quotation_behind_post_backs_and_a_state_token() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let report = gather_spec(&site, dir.path()).await;
+    let url = site.base_url().join(quotes::PATH).unwrap();
+    assert!(!report.failed(), "report:\n{report}");
+    let (precision, recall, f1) = f1(&dir.path().join("g.sqlite"), url.as_str());
+    assert_eq!(
+        (precision, recall, f1),
+        (1.0, 1.0, 1.0),
+        "report:\n{report}"
+    );
+    let source = &report.sources[0];
+    // One query per author and tag of theirs: the plan is a tree.
+    let pairs: BTreeSet<(&str, &str)> =
+        quotes::quotes().iter().map(|q| (q.author, q.tag)).collect();
+    assert_eq!(
+        source.queries_planned,
+        pairs.len() as u64,
+        "report:\n{report}"
+    );
+    assert_eq!(source.completeness.state(), "complete", "report:\n{report}");
+    // Sessions end after a number of requests: the run outlived one, and
+    // the queries the provider refused were sent again, not lost.
+    let requests = asked(&site);
+    assert!(
+        requests as u32 > quotes::SESSION_REQUESTS,
+        "{requests} requests"
+    );
+    assert!(
+        source
+            .warnings
+            .iter()
+            .any(|w| w.contains("fresh form page")),
+        "report:\n{report}"
+    );
+    site.shutdown().await;
+}
