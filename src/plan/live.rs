@@ -23,6 +23,10 @@ use crate::fetch::{FetchError, Fetcher, Request, Response};
 use crate::form::{forms, Element, ElementKind, Form};
 use crate::metadata::Metadata;
 
+/// Pages by the parents' values chosen before them (parent → value, in
+/// the plan's order): what a [`Chain`] keeps.
+pub type Pages = Vec<(Vec<(String, String)>, Response)>;
+
 /// How choosing a value of an element submits the form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Postback {
@@ -246,7 +250,8 @@ impl Chain {
         Ok(page)
     }
 
-    fn keep(&self, key: Vec<(String, String)>, page: Response) {
+    /// Keeps `page` as the page that follows choosing `key`.
+    pub fn keep(&self, key: Vec<(String, String)>, page: Response) {
         self.pages
             .lock()
             .unwrap_or_else(|e| e.into_inner())

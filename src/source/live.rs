@@ -6,7 +6,7 @@
 use crate::fetch::{Fetcher, Response};
 use crate::form::Form;
 use crate::metadata::{Domain, Metadata};
-use crate::plan::live::{form_in, options, postback, Chain, Postback};
+use crate::plan::live::{form_in, options, Chain};
 
 /// What a stateful form adds to its source.
 pub(super) struct Live {
@@ -17,11 +17,13 @@ pub(super) struct Live {
 
 /// The chain of a stateful form and, with dependent elements, the rows of
 /// its plan (whose dependent domains are put into `metadata.domains`);
-/// `None` for a form that carries no state. An error names the element.
+/// `None` for a form that carries no state. The pages `seen` (by the
+/// parents' values) are taken instead of asked again. An error names the
+/// element.
 pub(super) async fn read(
     form: Option<&Form>,
     metadata: &mut Metadata,
-    form_page: &Response,
+    (form_page, seen): (&Response, crate::plan::live::Pages),
     fetcher: &Fetcher,
 ) -> Result<Option<Live>, (String, String)> {
     let Some(form) = form else {
@@ -57,19 +59,16 @@ pub(super) async fn read(
             }
         }
     }
-    // The parents: the elements dependents read the answers of, and the
-    // query elements whose choice posts the form back.
+    // The parents: the elements whose answers dependents read.
     let parents: Vec<String> = order
         .iter()
-        .filter(|e| {
-            dependents.values().any(|p| p == *e)
-                || form
-                    .element(e)
-                    .is_some_and(|el| postback(el) != Postback::Button)
-        })
+        .filter(|e| dependents.values().any(|p| p == *e))
         .cloned()
         .collect();
     let chain = Chain::new(form_page.clone(), form.clone(), parents);
+    for (chosen, page) in seen {
+        chain.keep(chosen, page);
+    }
     if dependents.is_empty() {
         return Ok(Some(Live { chain, rows: None }));
     }

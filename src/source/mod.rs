@@ -398,6 +398,9 @@ struct Given<'a> {
     form: Option<&'a FormRef>,
     /// The spec's name in messages (default: the page's URL).
     name: Option<String>,
+    /// Pages a stateful form's requests follow, fetched by surfacing it
+    /// ([`crate::plan::live::Chain`]), by the parents' values.
+    pages: crate::plan::live::Pages,
 }
 
 /// Builds a database source from the page and its entries (the page's
@@ -567,7 +570,8 @@ async fn build(
 
     // A stateful form: the pages its requests follow, and the domains of
     // its dependent elements read from the answers to their parents.
-    let live = match live::read(form.as_ref(), &mut metadata, &fetched[0], fetcher).await {
+    let seen = (&fetched[0], given.pages);
+    let live = match live::read(form.as_ref(), &mut metadata, seen, fetcher).await {
         Ok(live) => live,
         Err((element, message)) => {
             let name = format!("DB.QueryElement.{element}");
@@ -814,6 +818,7 @@ pub async fn surface(
         response.clone(),
         fetcher,
         limits,
+        induced.pages.clone(),
     )
     .await?;
     source.answered = induced
@@ -834,7 +839,15 @@ pub async fn surfaced_before(
 ) -> Result<Source, SourceError> {
     let name = format!("the spec induced for {} (stored)", response.url);
     let spec = Spec::from_yaml(yaml, &name).map_err(SourceError::Spec)?;
-    spec_source(Path::new(&name), &spec, response.clone(), fetcher, limits).await
+    spec_source(
+        Path::new(&name),
+        &spec,
+        response.clone(),
+        fetcher,
+        limits,
+        Vec::new(),
+    )
+    .await
 }
 
 /// Builds a source from a YAML spec: fetches the form page (and the
@@ -855,7 +868,7 @@ async fn from_spec(
         })],
     })?;
     let resp = fetcher.get(&url).await?;
-    spec_source(path, spec, resp, fetcher, limits).await
+    spec_source(path, spec, resp, fetcher, limits, Vec::new()).await
 }
 
 /// Builds a spec's source from its fetched form page.
@@ -865,6 +878,7 @@ async fn spec_source(
     resp: Response,
     fetcher: &Fetcher,
     limits: &Limits,
+    pages: crate::plan::live::Pages,
 ) -> Result<Source, SourceError> {
     let shown = path.display().to_string();
     let (entries, spec_errors) = spec.entries_with_errors(&shown);
@@ -882,6 +896,7 @@ async fn spec_source(
         problems: spec_errors.into_iter().map(SourceProblem::Spec).collect(),
         form: spec.form.as_ref(),
         name: Some(shown.clone()),
+        pages,
     };
     build(page, meta, from, fetcher, limits).await
 }

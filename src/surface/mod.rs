@@ -57,6 +57,7 @@
 //! error lists every input, every probe and what it answered.
 
 mod choose;
+mod dependent;
 mod naming;
 mod plan_text;
 mod probe;
@@ -148,6 +149,10 @@ pub struct InducedSpec {
     /// Lines of the answers left out because they repeat the query's own
     /// words around a count ("41 openings for “analyst”"): one example each.
     pub left_out: Vec<String>,
+    /// The pages a dependent select's queries follow, by the parents'
+    /// values ([`crate::plan::live::Chain`]): the gathering starts from
+    /// them instead of asking again.
+    pub pages: crate::plan::live::Pages,
 }
 
 /// Why no spec could be induced.
@@ -239,7 +244,7 @@ pub async fn induce_spec_from(
         .into_iter()
         .cloned()
         .collect();
-    let (form, inputs) = surfaced_form(&allowed)
+    let (form, mut inputs) = surfaced_form(&allowed)
         .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
         .ok_or_else(|| {
             form_error(
@@ -256,7 +261,18 @@ pub async fn induce_spec_from(
         probe_plan(&spec, form, &inputs[0], &resp.url, decoded.encoding).map_err(form_error)?;
 
     // 1. Probes, and 2. the rules with the rows of every answer.
-    let (sent, answers) = send_all_probes(fetcher, &plan, form, &inputs, &resp.url).await?;
+    // A select filled by the answer to another's value: its tree's probes.
+    let mut dependent = dependent::probe(fetcher, &resp, form, &inputs).await?;
+    inputs.extend(dependent.as_ref().map(|d| d.input()));
+    let (sent, answers) = match dependent.as_mut() {
+        Some(d) => {
+            let sent = std::mem::take(&mut d.sent);
+            let answers = choose::answers_rows(&sent)
+                .map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
+            (sent, answers)
+        }
+        None => send_all_probes(fetcher, &plan, form, &inputs, &resp.url).await?,
+    };
     let Answers {
         distinct,
         rows,
@@ -273,7 +289,10 @@ pub async fn induce_spec_from(
 
     // 3. Inputs chosen by what they return.
     let verdicts = judge(&inputs, &sent, &rows);
-    let chosen = choose(&inputs, &verdicts, &sent, &rows);
+    let chosen = match &dependent {
+        Some(d) => d.chosen(&inputs),
+        None => choose(&inputs, &verdicts, &sent, &rows),
+    };
     let Some(chosen) = chosen else {
         return Err(nothing("no probe brought a row", &rows));
     };
@@ -316,6 +335,7 @@ pub async fn induce_spec_from(
         samples: named.samples,
         answers,
         left_out: named.left_out,
+        pages: dependent.map(|d| d.pages).unwrap_or_default(),
     })
 }
 

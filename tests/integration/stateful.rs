@@ -106,3 +106,33 @@ async fn a_spec_gathers_every_quotation_behind_post_backs_and_a_state_token() {
     );
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_url_alone_finds_the_dependent_select_and_gathers_every_quotation() {
+    // The spec's run, for its requests.
+    let spec_site = site().await;
+    let spec_dir = tempfile::tempdir().unwrap();
+    let spec_report = gather_spec(&spec_site, spec_dir.path()).await;
+    assert!(!spec_report.failed(), "report:\n{spec_report}");
+    let by_spec = asked(&spec_site);
+    spec_site.shutdown().await;
+
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.sqlite");
+    let url = site.base_url().join(quotes::PATH).unwrap();
+    let report = gathering::gather_url(&url, &gathering::options(&db)).await;
+    assert!(!report.failed(), "report:\n{report}");
+    let (precision, recall, f1) = f1(&db, url.as_str());
+    assert_eq!(
+        (precision, recall, f1),
+        (1.0, 1.0, 1.0),
+        "report:\n{report}"
+    );
+    let alone = asked(&site);
+    assert!(
+        alone * 4 <= by_spec * 5,
+        "{alone} requests from the URL alone, {by_spec} with the spec; report:\n{report}"
+    );
+    site.shutdown().await;
+}
