@@ -367,4 +367,36 @@ mod tests {
             "__EVENTTARGET=&__EVENTARGUMENT=&__VIEWSTATE=t1&author=a&tag=x&go=Search"
         );
     }
+
+    #[test]
+    fn a_tree_plan_sends_its_rows_with_the_state_tokens_left_to_the_page() {
+        let form = form_of(PAGE);
+        let mut metadata = Metadata {
+            query_elements: vec!["author".into(), "tag".into()],
+            ..Metadata::default()
+        };
+        metadata.domains.insert(
+            "tag".into(),
+            crate::metadata::Domain::Values(vec!["x".into(), "y".into(), "z".into()]),
+        );
+        let plan = QueryPlan::build(Some(&form), &metadata, &form.action, form.encoding, Some(2))
+            .unwrap()
+            .blanking(state_tokens(&form))
+            .with_rows(vec![
+                vec!["a".into(), "x".into()],
+                vec!["a".into(), "y".into()],
+                vec!["b".into(), "z".into()],
+            ]);
+        assert!(plan.is_tree());
+        // The user's limit cuts the tree like any plan.
+        assert_eq!((plan.total(), plan.len()), (3, 2));
+        let second = plan.query(1).unwrap();
+        assert_eq!(
+            second.values,
+            vec![("author".into(), "a".into()), ("tag".into(), "y".into())]
+        );
+        let body = String::from_utf8(second.request.body.unwrap()).unwrap();
+        assert!(body.contains("__VIEWSTATE=&"), "{body}");
+        assert!(plan.query(2).is_none());
+    }
 }

@@ -136,3 +136,59 @@ async fn the_url_alone_finds_the_dependent_select_and_gathers_every_quotation() 
     );
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_refused_again_from_a_fresh_form_page_fails_its_query_and_says_so() {
+    use axum::routing::get;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    // Every form page issues a new token; the search refuses them all.
+    let pages = Arc::new(AtomicUsize::new(0));
+    let issued = Arc::clone(&pages);
+    let router = axum::Router::new().route(
+        "/find",
+        get(move || {
+            let n = issued.fetch_add(1, Ordering::SeqCst);
+            async move {
+                axum::response::Html(format!(
+                    r#"<html><body><form method="post" action="/find">
+                    <input type="hidden" name="csrf_token" value="t{n}">
+                    <select name="kind"><option value="a">A</option><option value="b">B</option></select>
+                    <input type="submit" value="Search"></form></body></html>"#
+                ))
+            }
+        })
+        .post(|| async {
+            (
+                axum::http::StatusCode::FORBIDDEN,
+                "<html><body><p>The form has expired.</p></body></html>",
+            )
+        }),
+    );
+    let addr = crate::support::serve(router).await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("find.yaml");
+    std::fs::write(
+        &spec,
+        format!(
+            "url: http://{addr}/find\nquery_element: kind\nresults:\n  - attribute: text\n    rule: html.body.p.txt\n"
+        ),
+    )
+    .unwrap();
+    let db = dir.path().join("g.sqlite");
+    let report = gatherer::gather(&[Start::spec(&spec).unwrap()], &gathering::options(&db))
+        .await
+        .expect("the gatherer's database works");
+    let source = &report.sources[0];
+    assert_eq!(source.queries_failed, 2, "report:\n{report}");
+    assert!(
+        source
+            .failures
+            .iter()
+            .all(|f| f.contains("HTTP 403") && f.contains("refused again")),
+        "report:\n{report}"
+    );
+    // Each query was sent twice, the second time with the token of a
+    // fresh form page.
+    assert!(pages.load(Ordering::SeqCst) >= 2, "report:\n{report}");
+}
