@@ -114,7 +114,7 @@ pub(super) async fn probe(
                     values,
                     status: answer.status,
                     body: answer.body.clone(),
-                    page: Page::from_bytes(&answer.body, answer.content_type.as_deref()),
+                    page: without_forms(&answer),
                     answer: Some((request, answer)),
                 });
             }
@@ -122,6 +122,28 @@ pub(super) async fn probe(
         return Ok(Some(found));
     }
     Ok(None)
+}
+
+/// An answer's page without its forms: the filled form it echoes (the
+/// parent's choice, the child's options) changes with every query but is
+/// no data of the provider's, so the rules are not induced on it.
+fn without_forms(answer: &Response) -> Page {
+    let text = answer.text().text;
+    let lower = text.to_ascii_lowercase();
+    let mut kept = String::with_capacity(text.len());
+    let mut at = 0;
+    while let Some(start) = lower[at..].find("<form").map(|i| at + i) {
+        kept.push_str(&text[at..start]);
+        match lower[start..].find("</form>") {
+            Some(end) => at = start + end + "</form>".len(),
+            None => {
+                at = text.len();
+                break;
+            }
+        }
+    }
+    kept.push_str(&text[at..]);
+    Page::parse(&kept)
 }
 
 impl Dependent {

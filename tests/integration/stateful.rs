@@ -129,6 +129,17 @@ async fn the_url_alone_finds_the_dependent_select_and_gathers_every_quotation() 
         (1.0, 1.0, 1.0),
         "report:\n{report}"
     );
+    // The author and tag columns too, whatever they were named; the
+    // filled form each answer echoes is read as no attribute.
+    let stored = gathering::stored_values(&db, url.as_str());
+    let authors: BTreeSet<String> = quotes::AUTHORS.iter().map(|a| a.1.to_string()).collect();
+    let tags: BTreeSet<String> = quotes::quotes()
+        .iter()
+        .filter_map(|q| quotes::TAGS.iter().find(|t| t.0 == q.tag))
+        .map(|t| t.1.to_string())
+        .collect();
+    assert!(stored.values().any(|v| *v == authors), "{stored:?}");
+    assert!(stored.values().any(|v| *v == tags), "{stored:?}");
     let alone = asked(&site);
     assert!(
         alone * 4 <= by_spec * 5,
