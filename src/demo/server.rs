@@ -111,6 +111,7 @@ fn one_form_providers<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .merge(super::cottages::routes())
         .merge(super::hofladen::routes())
         .merge(super::annonces::routes())
+        .merge(super::quotes::routes())
 }
 
 /// Records every request (method, path and query, body, time) before it is answered.

@@ -104,6 +104,8 @@ pub struct Hints {
     pub autocomplete: String,
     /// A `<button>`'s text.
     pub text: String,
+    /// The `onchange` script: a choice that submits the form (a post-back).
+    pub onchange: String,
     /// Hidden from the reader by its style or its box (`display:none`,
     /// `visibility:hidden`, the `hidden` attribute, `aria-hidden`), on
     /// itself or on an element between it and its form.
@@ -657,6 +659,7 @@ impl Reader<'_> {
             title: attr("title"),
             aria_label: attr("aria-label"),
             autocomplete: attr("autocomplete"),
+            onchange: attr("onchange"),
             text: if button && self.ids.is(page, node, self.ids.button) {
                 page.text_of(node)
             } else {

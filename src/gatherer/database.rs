@@ -191,6 +191,7 @@ impl Gathering<'_> {
         )
         .with_header_rows(header_rows)
         .with_answers(&source.answered)
+        .with_live(source.live.clone())
         // Not when the query limit leaves no room for a refinement.
         .with_splits(
             Some(Refiner::new(source.form.as_ref(), &source.metadata).splits())
@@ -329,6 +330,7 @@ impl Gathering<'_> {
             answered: Mutex::new(HashMap::new()),
             reused: std::sync::atomic::AtomicU64::new(0),
             refresh: None,
+            live: None,
         }
     }
 

@@ -53,6 +53,9 @@ pub(super) struct QueryJob {
     /// A refresh (`gather refresh`): when it began, and what the first
     /// pages of the answered queries said.
     pub(super) refresh: Option<Arc<RefreshStart>>,
+    /// A stateful form's pages: each query's request is built from the
+    /// form as the page it follows shows it, when it is sent.
+    pub(super) live: Option<Arc<crate::plan::live::Chain>>,
 }
 
 /// A query's walk while it runs: what is recorded of it, its answer so
@@ -167,6 +170,26 @@ impl QueryJob {
         self
     }
 
+    /// The same work, building each request from the form as the latest
+    /// page shows it ([`crate::plan::live`]).
+    pub(super) fn with_live(mut self, live: Option<Arc<crate::plan::live::Chain>>) -> QueryJob {
+        self.live = live;
+        self
+    }
+
+    /// The request of `query` as the page it follows shows the form now:
+    /// its state tokens and hidden inputs taken from that page.
+    async fn live_request(&self, query: &mut Query) -> Result<u64, crate::plan::live::LiveError> {
+        match &self.live {
+            Some(chain) => {
+                let (request, generation) = chain.request(&self.fetcher, &query.values).await?;
+                query.request = request;
+                Ok(generation)
+            }
+            None => Ok(0),
+        }
+    }
+
     /// The same work, taking these answers (by request key) instead of
     /// sending their requests ([`Source::answered`]).
     pub(super) fn with_answers(self, answers: &[(String, Response)]) -> QueryJob {
@@ -209,12 +232,11 @@ impl QueryJob {
         &self,
         key: String,
         description: String,
-        query: Query,
+        mut query: Query,
         checkpoint: Option<Checkpoint>,
         origin: Origin,
     ) -> QueryEnd {
         let resumed = checkpoint.is_some();
-        let mut navigator = self.navigator(&query, checkpoint);
         let prior = self
             .refresh
             .as_ref()
@@ -247,6 +269,50 @@ impl QueryJob {
             validators: Validators::default(),
             from_start: !resumed,
         };
+        // A stateful form's query is sent as the page it follows shows the
+        // form; a query whose own page the provider refuses (a state token
+        // gone stale, a session that ended) is built again once from a
+        // fresh form page.
+        let mut renewed = false;
+        let navigator = loop {
+            let generation = match self.live_request(&mut query).await {
+                Ok(generation) => generation,
+                Err(e) => {
+                    walk.outcome.error = Some(format!(
+                        "the form could not be read from the page the query follows: {e}"
+                    ));
+                    let navigator = self.navigator(&query, checkpoint);
+                    return self.finish(walk, &navigator, &origin).await;
+                }
+            };
+            let mut navigator = self.navigator(&query, checkpoint.clone());
+            self.walk(&query, &mut walk, &mut navigator).await;
+            let refused = !walk.answered && walk.outcome.error.is_some();
+            match &self.live {
+                Some(chain) if refused && !renewed => {
+                    renewed = true;
+                    chain.renew(generation);
+                    walk.run.warnings.push(format!(
+                        "{}: the provider refused the query ({}); its form was read again from a fresh form page and the query sent again",
+                        walk.outcome.description,
+                        walk.outcome.error.take().unwrap_or_default()
+                    ));
+                }
+                Some(_) if refused => {
+                    walk.outcome.error = walk.outcome.error.take().map(|e| {
+                        format!("{e} (sent again from a fresh form page, refused again: the provider may have refused the form's state token or session)")
+                    });
+                    break navigator;
+                }
+                _ => break navigator,
+            }
+        };
+        self.finish(walk, &navigator, &origin).await
+    }
+
+    /// Walks a query's result pages until the navigator has no more, the
+    /// gathering is interrupted or a page fails.
+    async fn walk(&self, query: &Query, walk: &mut Walk, navigator: &mut Navigator) {
         while navigator.has_next() {
             // Interrupted: a walk that can be continued stops between two
             // pages; the query's own page is always fetched to its end.
@@ -257,14 +323,14 @@ impl QueryJob {
             let Some(request) = navigator.next_request() else {
                 break;
             };
-            let response = match self.fetch_page(&request, &mut walk, &mut navigator).await {
+            let response = match self.fetch_page(&request, walk, navigator).await {
                 ControlFlow::Continue(Some(response)) => response,
                 ControlFlow::Continue(None) => continue,
                 ControlFlow::Break(()) => break,
             };
             let first_page = !walk.answered;
             if self
-                .take_page(response, &query, &mut walk, &mut navigator)
+                .take_page(response, query, walk, navigator)
                 .await
                 .is_break()
             {
@@ -276,12 +342,10 @@ impl QueryJob {
             let due = first_page
                 || walk.unsaved >= SAVE_EVERY_PAGES
                 || walk.saved_at.elapsed() >= SAVE_EVERY;
-            if navigator.has_next() && due && self.save(&mut walk, &mut navigator).await.is_break()
-            {
+            if navigator.has_next() && due && self.save(walk, navigator).await.is_break() {
                 break;
             }
         }
-        self.finish(walk, &navigator, &origin).await
     }
 
     /// The navigator of a query's walk: from its first page, or from

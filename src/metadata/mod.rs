@@ -152,6 +152,11 @@ pub struct Metadata {
     /// the form page), read when the source is loaded
     /// ([`crate::source`]), which puts them into `domains`.
     pub domain_pages: BTreeMap<String, (String, Rule)>,
+    /// `DB.QueryElement.<element> = @answer(<parent>)` (gather's
+    /// extension), by element: a dependent element, whose domain is its
+    /// options in the answer to each value of its parent, read when the
+    /// source is loaded ([`crate::plan::live`]).
+    pub answer_domains: BTreeMap<String, String>,
     pub max_queries: Option<u64>,
     pub max_pages: Option<u64>,
     /// `DB.ResultCount`: a rule on a query's first result page whose first
@@ -397,6 +402,10 @@ impl Metadata {
                                         error: Box::new(error),
                                     })?;
                                 md.domain_pages.insert(element.to_string(), (url, rule));
+                                return Ok(());
+                            }
+                            DomainValue::Answer(parent) => {
+                                md.answer_domains.insert(element.to_string(), parent);
                                 return Ok(());
                             }
                             DomainValue::Values(v) => Domain::Values(v),

@@ -241,9 +241,13 @@ pub enum DomainValue {
         url: String,
         rule: String,
     },
+    /// `@answer(PARENT)` (an extension of gather's): the element's options
+    /// in the answer to each value of the parent.
+    Answer(String),
 }
 
-/// `/<simple regex>/`, `@<URL> <HEL rule>` or `<value> {, <value>}`.
+/// `/<simple regex>/`, `@<URL> <HEL rule>`, `@answer(<parent>)` or
+/// `<value> {, <value>}`.
 pub fn parse_domain(value: &str) -> Result<DomainValue, ValueError> {
     let pairs = parse(Rule::domain, value)?;
     let flat: Vec<_> = pairs.clone().flatten().collect();
@@ -252,6 +256,9 @@ pub fn parse_domain(value: &str) -> Result<DomainValue, ValueError> {
             .find(|p| p.as_rule() == rule)
             .map(|p| p.as_str().to_string())
     };
+    if let Some(parent) = text(Rule::answer_parent) {
+        return Ok(DomainValue::Answer(parent));
+    }
     if let (Some(url), Some(rule)) = (text(Rule::page_url), text(Rule::page_rule)) {
         return Ok(DomainValue::Page { url, rule });
     }
@@ -539,6 +546,14 @@ mod tests {
             parse_domain(" /[A-Z]%/ ").unwrap(),
             DomainValue::Pattern("[A-Z]%".into(), 2)
         );
+        assert_eq!(
+            parse_domain(" @answer(author) ").unwrap(),
+            DomainValue::Answer("author".into())
+        );
+        assert!(matches!(
+            parse_domain("@answer.html html.body.txt").unwrap(),
+            DomainValue::Page { .. }
+        ));
         assert_eq!(
             parse_domain("/a/b/").unwrap(),
             DomainValue::Pattern("a/b".into(), 1)

@@ -10,6 +10,7 @@
 //! asked for it, so a plan of 10^9 queries holds none of them.
 
 mod encode;
+pub mod live;
 
 use std::fmt;
 
@@ -35,6 +36,16 @@ pub struct QueryPlan {
     total: u64,
     len: u64,
     cap: Cap,
+    /// The submit button's pairs are sent (a post-back leaves them out).
+    pressed: bool,
+    /// Hidden inputs sent empty: state tokens that the page a request
+    /// follows supplies ([`live`]), so that a query's key stays the same
+    /// from run to run.
+    blank: Vec<String>,
+    /// A tree of values instead of the Cartesian product: each row the
+    /// values of the query elements in order (a dependent element's values
+    /// read from the answer to its parent's, [`live`]).
+    rows: Option<std::sync::Arc<Vec<Vec<String>>>>,
 }
 
 /// A limit on the queries of a source or on the result pages of a query,
@@ -124,6 +135,8 @@ pub const DEFAULT_MAX_QUERIES: u64 = 10_000;
 #[derive(Debug, Clone)]
 enum Slot {
     Fixed(String, String),
+    /// The submit button's name and value.
+    Button(String, String),
     Query(usize),
 }
 
@@ -376,14 +389,14 @@ impl QueryPlan {
                     submit_seen = true;
                     match (image, e.name.is_empty()) {
                         (true, true) => {
-                            slots.push(Slot::Fixed("x".into(), "0".into()));
-                            slots.push(Slot::Fixed("y".into(), "0".into()));
+                            slots.push(Slot::Button("x".into(), "0".into()));
+                            slots.push(Slot::Button("y".into(), "0".into()));
                         }
                         (true, false) => {
-                            slots.push(Slot::Fixed(format!("{}.x", e.name), "0".into()));
-                            slots.push(Slot::Fixed(format!("{}.y", e.name), "0".into()));
+                            slots.push(Slot::Button(format!("{}.x", e.name), "0".into()));
+                            slots.push(Slot::Button(format!("{}.y", e.name), "0".into()));
                         }
-                        (false, false) => slots.push(Slot::Fixed(e.name.clone(), value.clone())),
+                        (false, false) => slots.push(Slot::Button(e.name.clone(), value.clone())),
                         (false, true) => {}
                     }
                     continue;
@@ -428,7 +441,39 @@ impl QueryPlan {
             total,
             len,
             cap,
+            pressed: true,
+            blank: Vec::new(),
+            rows: None,
         })
+    }
+
+    /// The same plan with its submit button left out: what a choice that
+    /// submits the form (`onchange`, a post-back) sends.
+    pub fn unpressed(mut self) -> QueryPlan {
+        self.pressed = false;
+        self
+    }
+
+    /// The same plan sending these hidden inputs empty: state tokens that
+    /// the page each request follows supplies when it is sent ([`live`]).
+    pub fn blanking(mut self, names: Vec<String>) -> QueryPlan {
+        self.blank = names;
+        self
+    }
+
+    /// The same plan as a tree: `rows` are the queries' values of the
+    /// query elements, in order (a dependent element's values read from the
+    /// answer to each value of its parent). The cap applies as before.
+    pub fn with_rows(mut self, rows: Vec<Vec<String>>) -> QueryPlan {
+        self.total = rows.len() as u64;
+        self.len = self.total.min(self.cap.limit);
+        self.rows = Some(std::sync::Arc::new(rows));
+        self
+    }
+
+    /// True when the plan is a tree of values read from answers.
+    pub fn is_tree(&self) -> bool {
+        self.rows.is_some()
     }
 
     /// Number of queries that will be sent (after the caps).
@@ -481,6 +526,16 @@ impl QueryPlan {
         if ordinal >= self.len {
             return None;
         }
+        if let Some(rows) = &self.rows {
+            let row = rows.get(usize::try_from(ordinal).ok()?)?;
+            let values = self
+                .elements
+                .iter()
+                .zip(row)
+                .map(|((name, _), v)| (name.clone(), v.clone()))
+                .collect();
+            return Some(self.query_with(ordinal, values));
+        }
         let mut digits = vec![0u64; self.elements.len()];
         let mut rest = ordinal;
         for (i, (_, d)) in self.elements.iter().enumerate().rev() {
@@ -508,17 +563,23 @@ impl QueryPlan {
         let mut replaced: Vec<&str> = Vec::new();
         for slot in &self.slots {
             let name = match slot {
-                Slot::Fixed(n, _) => n.as_str(),
+                Slot::Button(..) if !self.pressed => continue,
+                Slot::Fixed(n, _) | Slot::Button(n, _) => n.as_str(),
                 Slot::Query(i) => self.elements[*i].0.as_str(),
             };
             match (slot, value_of(name)) {
                 // A multi-valued default (checkboxes) is replaced as a whole.
-                (Slot::Fixed(..), Some(_)) if replaced.contains(&name) => {}
+                (Slot::Fixed(..) | Slot::Button(..), Some(_)) if replaced.contains(&name) => {}
                 (_, Some(v)) => {
                     replaced.push(name);
                     pairs.push((name.to_string(), v.clone()));
                 }
-                (Slot::Fixed(n, v), None) => pairs.push((n.clone(), v.clone())),
+                (Slot::Fixed(n, _), None) if self.blank.contains(n) => {
+                    pairs.push((n.clone(), String::new()))
+                }
+                (Slot::Fixed(n, v) | Slot::Button(n, v), None) => {
+                    pairs.push((n.clone(), v.clone()))
+                }
                 (Slot::Query(_), None) => pairs.push((name.to_string(), String::new())),
             }
         }

@@ -19,6 +19,8 @@
 //!   Content-Type, else by not starting with `<`) and by parsing as one
 //!   with a `Summarizer:` line. Its own path is the configuration path.
 
+mod live;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -96,6 +98,9 @@ pub struct Source {
     /// gatherer takes a query's first page from here instead of asking
     /// again.
     pub answered: Vec<(String, Response)>,
+    /// A stateful form's pages: each request is built from the form as the
+    /// page it follows shows it ([`crate::plan::live`]).
+    pub live: Option<std::sync::Arc<crate::plan::live::Chain>>,
 }
 
 /// A provider that runs a summarizer (seed §2–§3, metadata.md §4).
@@ -393,6 +398,9 @@ struct Given<'a> {
     form: Option<&'a FormRef>,
     /// The spec's name in messages (default: the page's URL).
     name: Option<String>,
+    /// Pages a stateful form's requests follow, fetched by surfacing it
+    /// ([`crate::plan::live::Chain`]), by the parents' values.
+    pages: crate::plan::live::Pages,
 }
 
 /// Builds a database source from the page and its entries (the page's
@@ -462,14 +470,7 @@ async fn build(
     // Domains read from another page (`@URL RULE`), fetched once each.
     for (element, (target, rule)) in metadata.domain_pages.clone() {
         let name = format!("DB.QueryElement.{element}");
-        let origin = metadata
-            .origins
-            .get(&name)
-            .cloned()
-            .unwrap_or(Origin::MetaTag {
-                page: page.url.to_string(),
-                line: None,
-            });
+        let origin = origin_of(&metadata, &name, &page.url);
         let url = match page.url.join(&target) {
             Ok(url) => url,
             Err(e) => {
@@ -567,13 +568,37 @@ async fn build(
         }
     }
 
+    // A stateful form: the pages its requests follow, and the domains of
+    // its dependent elements read from the answers to their parents.
+    let seen = (&fetched[0], given.pages);
+    let live = match live::read(form.as_ref(), &mut metadata, seen, fetcher).await {
+        Ok(live) => live,
+        Err((element, message)) => {
+            let name = format!("DB.QueryElement.{element}");
+            problems.push(SourceProblem::Other {
+                origin: origin_of(&metadata, &name, &page.url),
+                message: format!("{name}: {message}"),
+            });
+            None
+        }
+    };
     let plan = QueryPlan::build(
         form.as_ref(),
         &metadata,
         &page.url,
         page.encoding,
         limits.max_queries,
-    );
+    )
+    .map(|plan| match (&live, form.as_ref()) {
+        (Some(live), Some(form)) => {
+            let plan = plan.blanking(crate::plan::live::state_tokens(form));
+            match &live.rows {
+                Some(rows) => plan.with_rows(rows.clone()),
+                None => plan,
+            }
+        }
+        _ => plan,
+    });
     let plan = match plan {
         Ok(plan) => Some(plan),
         Err(plan_problems) => {
@@ -606,12 +631,26 @@ async fn build(
             fetched,
             answered: Vec::new(),
             entries,
+            live: live.map(|l| std::sync::Arc::new(l.chain)),
         }),
         _ => Err(SourceError::Invalid {
             source_name,
             problems,
         }),
     }
+}
+
+/// Where the metadata `name` was given: its origin, else the form page's
+/// meta tags.
+fn origin_of(metadata: &Metadata, name: &str, page: &Url) -> Origin {
+    metadata
+        .origins
+        .get(name)
+        .cloned()
+        .unwrap_or(Origin::MetaTag {
+            page: page.to_string(),
+            line: None,
+        })
 }
 
 /// How many of the form page's words seed a field learned with `--learn`.
@@ -779,6 +818,7 @@ pub async fn surface(
         response.clone(),
         fetcher,
         limits,
+        induced.pages.clone(),
     )
     .await?;
     source.answered = induced
@@ -799,7 +839,15 @@ pub async fn surfaced_before(
 ) -> Result<Source, SourceError> {
     let name = format!("the spec induced for {} (stored)", response.url);
     let spec = Spec::from_yaml(yaml, &name).map_err(SourceError::Spec)?;
-    spec_source(Path::new(&name), &spec, response.clone(), fetcher, limits).await
+    spec_source(
+        Path::new(&name),
+        &spec,
+        response.clone(),
+        fetcher,
+        limits,
+        Vec::new(),
+    )
+    .await
 }
 
 /// Builds a source from a YAML spec: fetches the form page (and the
@@ -820,7 +868,7 @@ async fn from_spec(
         })],
     })?;
     let resp = fetcher.get(&url).await?;
-    spec_source(path, spec, resp, fetcher, limits).await
+    spec_source(path, spec, resp, fetcher, limits, Vec::new()).await
 }
 
 /// Builds a spec's source from its fetched form page.
@@ -830,6 +878,7 @@ async fn spec_source(
     resp: Response,
     fetcher: &Fetcher,
     limits: &Limits,
+    pages: crate::plan::live::Pages,
 ) -> Result<Source, SourceError> {
     let shown = path.display().to_string();
     let (entries, spec_errors) = spec.entries_with_errors(&shown);
@@ -847,6 +896,7 @@ async fn spec_source(
         problems: spec_errors.into_iter().map(SourceProblem::Spec).collect(),
         form: spec.form.as_ref(),
         name: Some(shown.clone()),
+        pages,
     };
     build(page, meta, from, fetcher, limits).await
 }

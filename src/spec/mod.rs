@@ -513,9 +513,11 @@ impl Spec {
                 }
                 Name::Domain(element) => {
                     let value = match parse_domain(&v) {
-                        Ok(DomainValue::Pattern(..) | DomainValue::Page { .. }) => {
-                            Values::One(v.trim().to_string())
-                        }
+                        Ok(
+                            DomainValue::Pattern(..)
+                            | DomainValue::Page { .. }
+                            | DomainValue::Answer(_),
+                        ) => Values::One(v.trim().to_string()),
                         Ok(DomainValue::Values(list)) => Values::List(list),
                         Err(_) => continue,
                     };

@@ -294,6 +294,7 @@ fn whole_spec(
         samples,
         answers,
         left_out: Vec::new(),
+        pages: Default::default(),
     }
 }
 

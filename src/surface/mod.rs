@@ -68,6 +68,7 @@
 
 mod choose;
 mod default;
+mod dependent;
 mod naming;
 mod plan_text;
 mod probe;
@@ -161,6 +162,10 @@ pub struct InducedSpec {
     /// Lines of the answers left out because they repeat the query's own
     /// words around a count ("41 openings for “analyst”"): one example each.
     pub left_out: Vec<String>,
+    /// The pages a dependent select's queries follow, by the parents'
+    /// values ([`crate::plan::live::Chain`]): the gathering starts from
+    /// them instead of asking again.
+    pub pages: crate::plan::live::Pages,
 }
 
 /// Why no spec could be induced.
@@ -256,7 +261,7 @@ pub async fn induce_spec_from(
         .into_iter()
         .cloned()
         .collect();
-    let (form, inputs) = surfaced_form(&allowed)
+    let (form, mut inputs) = surfaced_form(&allowed)
         .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
         .ok_or_else(|| {
             form_error(
@@ -272,14 +277,31 @@ pub async fn induce_spec_from(
     let plan =
         probe_plan(&spec, form, &inputs[0], &resp.url, decoded.encoding).map_err(form_error)?;
 
-    // 0. The default answer first: when it reaches every row, it is the plan.
-    let (already, walked) = match default_answer(fetcher, &plan, form, &inputs, &spec).await? {
-        DefaultAnswer::Whole(induced) => return Ok(*induced),
-        DefaultAnswer::Partial(sent, walked) => (sent, walked),
+    // A select filled by the answer to another's value: its tree's probes
+    // (no request unless a select offers only a placeholder).
+    let mut dependent = dependent::probe(fetcher, &resp, form, &inputs).await?;
+    inputs.extend(dependent.as_ref().map(|d| d.input()));
+    let (sent, answers, walked) = match dependent.as_mut() {
+        Some(d) => {
+            let sent = std::mem::take(&mut d.sent);
+            let answers = choose::answers_rows(&sent)
+                .map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
+            (sent, answers, Vec::new())
+        }
+        None => {
+            // 0. The default answer first: when it reaches every row, it
+            // is the plan.
+            let (already, walked) =
+                match default_answer(fetcher, &plan, form, &inputs, &spec).await? {
+                    DefaultAnswer::Whole(induced) => return Ok(*induced),
+                    DefaultAnswer::Partial(sent, walked) => (sent, walked),
+                };
+            // 1. Probes, and 2. the rules with the rows of every answer.
+            let (sent, answers) =
+                send_all_probes(fetcher, &plan, form, &inputs, &resp.url, already).await?;
+            (sent, answers, walked)
+        }
     };
-    // 1. Probes, and 2. the rules with the rows of every answer.
-    let (sent, answers) =
-        send_all_probes(fetcher, &plan, form, &inputs, &resp.url, already).await?;
     let Answers {
         distinct,
         rows,
@@ -296,7 +318,10 @@ pub async fn induce_spec_from(
 
     // 3. Inputs chosen by what they return.
     let verdicts = judge(&inputs, &sent, &rows);
-    let chosen = choose(&inputs, &verdicts, &sent, &rows);
+    let chosen = match &dependent {
+        Some(d) => d.chosen(&inputs),
+        None => choose(&inputs, &verdicts, &sent, &rows),
+    };
     let Some(chosen) = chosen else {
         return Err(nothing("no probe brought a row", &rows));
     };
@@ -340,6 +365,7 @@ pub async fn induce_spec_from(
         samples: named.samples,
         answers,
         left_out: named.left_out,
+        pages: dependent.map(|d| d.pages).unwrap_or_default(),
     })
 }
 

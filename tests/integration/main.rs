@@ -40,6 +40,7 @@ mod records_page;
 mod refine;
 mod refresh;
 mod reruns;
+mod stateful;
 mod store_db;
 mod summarize_cooperative;
 mod summarize_provider;

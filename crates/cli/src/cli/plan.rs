@@ -424,10 +424,15 @@ fn describe_source(source: &Source, show: u64) -> String {
     }
     line("DB.QueryElements", md.query_elements.join(", "));
     for (element, domain) in &md.domains {
-        line(
-            &format!("DB.QueryElement.{element}"),
-            format!("{} ({} values)", domain.to_value(), domain.len()),
-        );
+        let value = match md.answer_domains.get(element) {
+            Some(parent) => format!(
+                "@answer({parent}): the options of the answer to each {parent} ({}; {} values in all)",
+                domain.to_value(),
+                domain.len()
+            ),
+            None => format!("{} ({} values)", domain.to_value(), domain.len()),
+        };
+        line(&format!("DB.QueryElement.{element}"), value);
     }
     if let Some(n) = md.max_queries {
         line("DB.MaxQueries", n.to_string());
@@ -454,6 +459,12 @@ fn describe_source(source: &Source, show: u64) -> String {
             "  query element {name}: {} values\n",
             domain.len()
         ));
+    }
+    if plan.is_tree() {
+        out.push_str("  a tree: a dependent element's values are those of the answer to its parent's value, not every combination\n");
+    }
+    if source.live.is_some() {
+        out.push_str("  stateful: each request is built when it is sent, from the form as the page it follows shows it (its state tokens, shown empty here)\n");
     }
     out.push_str(&format!("queries: {}", plan.len()));
     if plan.cut_short() {
