@@ -19,6 +19,7 @@ mod page_cost;
 mod pagers;
 mod pages;
 mod plan;
+mod real;
 mod records;
 mod surface;
 mod swde;
@@ -74,6 +75,10 @@ pub enum BenchWhat {
     /// Peak memory as the queries planned for one source grow (1,000,
     /// 10,000, 100,000), first run and resumed, beside a baseline.
     Plan(plan::PlanBenchArgs),
+    /// Web applications someone else wrote (benches/real/setup): each
+    /// gathered from its form's URL alone and with a hand-written spec; per
+    /// attribute F1 against its dataset, requests, the summary's claim.
+    Real(real::RealBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -169,6 +174,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         BenchWhat::Forms(a) => forms::run(a),
         BenchWhat::Records(a) => records::run(a),
         BenchWhat::Pagers(a) => pagers::run(a),
+        BenchWhat::Real(a) => real::run(a),
     }
 }
 
