@@ -140,15 +140,16 @@ pub fn rules_of(page: &Page, region: &Region) -> Option<ListingRules> {
     let parts: Vec<NodeId> = region.records.iter().map(|r| r[0]).collect();
     // `tr[r:*].td[1].b.txt WHERE tr[r].td[1].b.txt =~ '.'`: each rule
     // reads the rows that have its text, as a spec's rules read theirs, so
-    // that header rows stay apart (and the records' class where other
-    // siblings lack it).
+    // that header rows stay apart; where other siblings lack the records'
+    // class, the class tells them instead (HEL binds a variable by one
+    // condition).
     let rule = |var: &str, path: &str, nodes: &[NodeId]| {
         let class = condition(var, nodes);
-        let class = class.strip_prefix(" WHERE ").map(|c| format!(" AND {c}"));
-        format!(
-            "{label}[{var}:*]{path}.txt WHERE {label}[{var}]{path}.txt =~ '.'{}",
-            class.unwrap_or_default()
-        )
+        if class.is_empty() {
+            format!("{label}[{var}:*]{path}.txt WHERE {label}[{var}]{path}.txt =~ '.'")
+        } else {
+            format!("{label}[{var}:*]{path}.txt{class}")
+        }
     };
     let mut rules: Vec<(String, String)> = region
         .columns
@@ -165,24 +166,39 @@ pub fn rules_of(page: &Page, region: &Region) -> Option<ListingRules> {
         h.dedup();
         h
     };
-    if let Some(&h) = headers.first() {
-        let first_text = page
+    // The element that holds a header row's first text.
+    let cell = |h: NodeId| {
+        let t = page
             .after(h)
             .take_while(|&n| n < page.subtree_end(h))
-            .find(|&n| page.pcdata(n).is_some_and(|t| !t.trim().is_empty()));
-        if let Some(t) = first_text {
-            let target = page
-                .parent(t)
+            .find(|&n| page.pcdata(n).is_some_and(|t| !t.trim().is_empty()))?;
+        Some(
+            page.parent(t)
                 .filter(|&p| p != h && page.children(p).count() == 1)
-                .unwrap_or(t);
-            let path = crate::locate::steps(page, h, target);
-            let name = if rules.iter().any(|(a, _)| a == "heading") {
-                "heading_2".to_string()
-            } else {
-                "heading".to_string()
-            };
-            rules.push((name, rule("h", &path, &headers)));
-        }
+                .unwrap_or(t),
+        )
+    };
+    if let Some(target) = headers.first().and_then(|&h| cell(h)) {
+        let path = crate::locate::steps(page, headers[0], target);
+        let name = if rules.iter().any(|(a, _)| a == "heading") {
+            "heading_2".to_string()
+        } else {
+            "heading".to_string()
+        };
+        // Where every header's cell has one class (`<th class="group">`),
+        // the class tells header rows from the table's column headings.
+        let class = page.attribute(target, "class").filter(|&c| {
+            headers
+                .iter()
+                .all(|&h| cell(h).is_some_and(|n| page.attribute(n, "class") == Some(c)))
+        });
+        let header_rule = match class.and_then(crate::locate::quote) {
+            Some(lit) => {
+                format!("{label}[h:*]{path}.txt WHERE {label}[h]{path}.getAttr(class) = {lit}")
+            }
+            None => rule("h", &path, &headers),
+        };
+        rules.push((name, header_rule));
     }
     Some(ListingRules { prefix, rules })
 }

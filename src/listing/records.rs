@@ -6,7 +6,8 @@
 //!   [`SHAPE_DEPTH`] levels; two children look alike when the weighted
 //!   Jaccard similarity of their shapes (the counts' minima over their
 //!   maxima) is at least [`SIMILAR`], or when they share their label and a
-//!   non-empty `class`.
+//!   non-empty `class` (its first class that does not stripe rows: `odd`,
+//!   `even`, `alt`).
 //! - **Records.** The children of one element fall into clusters of alike
 //!   children of one label; a cluster of at least two children with text
 //!   is a candidate region. Two clusters of the same size whose members
@@ -27,7 +28,9 @@
 //!   `.div.pcdata[1]`); the paths of all records are merged into one order,
 //!   each path inserted after the one before it in its record. A column
 //!   whose text is the same in every record is the template's (a label,
-//!   "Price:"): it names the column after it and is left out. A column is
+//!   "Price:"): it names the column after it and is left out, unless a
+//!   table header names it (a country column that says "USA" on every row
+//!   of a page is data). A column is
 //!   named after its table header, else such a label, else the nearest
 //!   `itemprop`, else the nearest `class`, else `field_N`.
 
@@ -264,10 +267,11 @@ fn clusters(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Vec<NodeId>> 
         }
         let own_class = class
             .and_then(|k| page.attr(c, k))
-            .and_then(|s| s.split_whitespace().next())
+            .and_then(|s| s.split_whitespace().find(|t| !striped(t)))
             .map(str::to_string);
         let s = shape(page, c);
         let found = out.iter_mut().take(40).find(|(l, k, rep, _)| {
+            // Striped rows (`odd`, `even`) differ in class, not in shape.
             *l == label
                 && *k == own_class
                 && (own_class.is_some() || similarity(rep, &s) >= SIMILAR)
@@ -284,6 +288,15 @@ fn clusters(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Vec<NodeId>> 
         })
         .filter(|m| m.len() >= 2)
         .collect()
+}
+
+/// A class that stripes rows (`odd`, `even`, `alt-row`): not what makes
+/// a record of a kind (`<tr class="odd prio3">` and `<tr class="even
+/// prio3">` are rows of one list).
+fn striped(class: &str) -> bool {
+    class.split(['-', '_']).any(|part| {
+        ["odd", "even", "alt", "alternate", "altrow"].contains(&part.to_ascii_lowercase().as_str())
+    })
 }
 
 /// Whether `a` and `b` alternate as siblings: a₁ b₁ a₂ b₂ …
@@ -348,17 +361,23 @@ fn candidates_of(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Candidat
                 if other.len() >= members.len() {
                     continue;
                 }
-                let followed = other.iter().all(|&h| {
-                    let end = page.subtree_end(h);
-                    page.children(parent)
-                        .find(|&c| c >= end && page.label_of(c) != PCDATA)
-                        .is_some_and(|c| members.contains(&c))
-                });
+                let followed = other.iter().all(|&h| followed_by(page, parent, h, members));
                 if followed {
                     for (r, &m) in members.iter().enumerate() {
                         headers[r] = other.iter().copied().rfind(|&h| h < m);
                     }
                     break;
+                }
+            }
+            // A group's row may stand alone on a page (one priority's
+            // issues fill it): a row of one `th` cell followed by a record.
+            if headers.iter().all(Option::is_none) {
+                let lone: Vec<NodeId> = page
+                    .children(parent)
+                    .filter(|&c| group_row(page, c) && followed_by(page, parent, c, members))
+                    .collect();
+                for (r, &m) in members.iter().enumerate() {
+                    headers[r] = lone.iter().copied().rfind(|&h| h < m);
                 }
             }
         }
@@ -370,6 +389,30 @@ fn candidates_of(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Candidat
         });
     }
     out
+}
+
+/// A table row of one heading cell with text (`<tr><th colspan=4>bug</th></tr>`).
+fn group_row(page: &Page, node: NodeId) -> bool {
+    if page.label_of(node) != TR {
+        return false;
+    }
+    let mut cells = page.children(node).filter(|&c| page.label_of(c) != PCDATA);
+    let (Some(cell), None) = (cells.next(), cells.next()) else {
+        return false;
+    };
+    page.label_name(cell) == "th"
+        && page
+            .after(cell)
+            .take_while(|&n| n < page.subtree_end(cell))
+            .any(|n| page.pcdata(n).is_some_and(|t| !t.trim().is_empty()))
+}
+
+/// Whether the next element sibling of `node` is one of `members`.
+fn followed_by(page: &Page, parent: NodeId, node: NodeId, members: &[NodeId]) -> bool {
+    let end = page.subtree_end(node);
+    page.children(parent)
+        .find(|&c| c >= end && page.label_of(c) != PCDATA)
+        .is_some_and(|c| members.contains(&c))
 }
 
 /// The regions of a page, the largest first.
@@ -587,15 +630,17 @@ fn columns(page: &Page, records: &[Vec<NodeId>]) -> (Vec<Column>, Vec<Vec<Option
     let mut keep = Vec::new();
     let mut label: Option<String> = None;
     for (k, (part, path)) in order.iter().enumerate() {
-        if let Some(text) = &constant[k] {
+        let header = nodes[k].and_then(|n| header_of(page, n, &headers));
+        // A column under a header of its own is data even where every
+        // record holds the same value ("USA" under "country").
+        if let Some(text) = constant[k].as_ref().filter(|_| header.is_none()) {
             let l = text.trim_end_matches([':', ' ']).trim();
             if text.chars().count() <= 40 && !l.is_empty() {
                 label = Some(l.to_string());
             }
             continue;
         }
-        let name = nodes[k]
-            .and_then(|n| header_of(page, n, &headers))
+        let name = header
             .or(label.take())
             .or_else(|| nodes[k].and_then(|n| attribute_name(page, n, records)))
             .unwrap_or_else(|| format!("field_{}", out_columns.len() + 1));

@@ -135,3 +135,53 @@ fn totals_in_their_usual_forms() {
     assert_eq!(t("Call us on 0800 123"), None);
     assert_eq!(t("Opened in 1999, 12 rooms"), None);
 }
+
+#[test]
+fn a_column_under_its_own_header_is_data_even_when_every_row_holds_the_same_value() {
+    let rows: String = ["Anchorage", "Boston", "Chicago", "Denver"]
+        .iter()
+        .enumerate()
+        .map(|(i, city)| format!("<tr><td>{i}</td><td>{city}</td><td>USA</td></tr>"))
+        .collect();
+    let html = format!(
+        "<body><table><tr><th>id</th><th>city</th><th>country</th></tr>{rows}</table></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let names: Vec<&str> = listing
+        .main()
+        .expect("a data region")
+        .columns
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["id", "city", "country"]);
+    let records = listing.records(&page, &url());
+    assert_eq!(records[3].fields.get("country").unwrap().values(), ["USA"]);
+}
+
+#[test]
+fn a_group_row_that_stands_alone_on_its_page_heads_the_records_below_it() {
+    let rows: String = (1..=5)
+        .map(|i| format!("<tr><td>{i}</td><td class=date>today</td><td><a href=issue{i}>car {i}</a></td></tr>"))
+        .collect();
+    let html = format!(
+        "<body><table class=list><tr><th>ID</th><th>Activity</th><th>Title</th></tr>\
+         <tr><th class=group colspan=3> bug </th></tr>{rows}</table></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let records = listing.records(&page, &url());
+    assert_eq!(records.len(), 5);
+    assert_eq!(records[4].fields.get("heading").unwrap().values(), ["bug"]);
+    assert_eq!(records[4].fields.get("title").unwrap().values(), ["car 5"]);
+    // The heading rule reads the group's cell, not the column headings.
+    let rules = listing.rules(&page).unwrap();
+    let heading: Vec<String> = rules
+        .parsed()
+        .iter()
+        .filter(|(a, _)| a == "heading")
+        .flat_map(|(_, r)| r.eval(&page).flatten())
+        .collect();
+    assert_eq!(heading, ["bug"]);
+}
