@@ -40,6 +40,11 @@ pub enum Role {
     Category,
     Sort,
     PageSize,
+    /// What the answer shows, not which rows: the columns shown, the
+    /// grouping, the layout.
+    Display,
+    /// Where the answer starts (an offset, a first row): the pager's.
+    Offset,
     DateOrRange,
     Submit,
     StateToken,
@@ -59,6 +64,8 @@ impl Role {
             Role::Category => "category/refinement",
             Role::Sort => "sorting",
             Role::PageSize => "page size",
+            Role::Display => "display option",
+            Role::Offset => "offset",
             Role::DateOrRange => "date or range",
             Role::Submit => "submit button",
             Role::StateToken => "state token",
@@ -134,6 +141,8 @@ fn role_alone(e: &Element, kind: FormKind) -> Role {
             _ if says(&text, words::CAPTCHA) => Role::Captcha,
             _ if e.hints.concealed || says(&text, words::HONEYPOT) => Role::Honeypot,
             "date" | "datetime-local" | "month" | "week" | "time" | "range" => Role::DateOrRange,
+            _ if kind == FormKind::Search && says(&name, words::PAGE_SIZE_NAME) => Role::PageSize,
+            _ if kind == FormKind::Search && says(&name, words::OFFSET) => Role::Offset,
             _ if kind == FormKind::Search => {
                 if says(&name, words::DATE) || says(&name, words::BOUND) {
                     Role::DateOrRange
@@ -163,6 +172,8 @@ fn role_alone(e: &Element, kind: FormKind) -> Role {
                 && c.iter().all(|c| c.value.len() <= 3);
             if says(&text, words::SORT) || says(&choices, words::SORT_CHOICES) {
                 Role::Sort
+            } else if says(&name, words::DISPLAY_NAME) || name.trim() == "group" {
+                Role::Display
             } else if says(&text, words::PAGE_SIZE)
                 && (numbers || !matches!(e.kind, ElementKind::Checkbox { .. }))
             {

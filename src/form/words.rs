@@ -481,6 +481,32 @@ pub const PAGE_SIZE: &[&str] = &[
     "на странице",
 ];
 
+/// The name of a text field that sets the page size (`@pagesize`,
+/// `per_page`): narrower than [`PAGE_SIZE`], whose "show" or "results"
+/// a search box's label may say.
+pub const PAGE_SIZE_NAME: &[&str] = &[
+    "pagesize",
+    "page size",
+    "page_size",
+    "perpage",
+    "per page",
+    "per_page",
+];
+
+/// The name of a field that says where the answer starts: the pager's.
+pub const OFFSET: &[&str] = &[
+    "offset",
+    "startwith",
+    "start with",
+    "start_with",
+    "startrow",
+];
+
+/// The name of a choice that sets what the answer shows, not which rows:
+/// the columns shown, the grouping (`@columns`, `groupby`; a name that
+/// is `group` alone too, see [`crate::form::role`]).
+pub const DISPLAY_NAME: &[&str] = &["columns", "groupby", "group by", "layout"];
+
 pub const DATE: &[&str] = &[
     "date",
     "year",
