@@ -134,3 +134,50 @@ fn a_missing_page_is_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(support::stderr(&out).contains("cannot read /no/such/page.html"));
 }
+
+/// `gather records PAGE | head -1`: the reader closes the pipe after one
+/// line; gather ends quietly (no panic on the closed pipe), as `cat` does.
+#[cfg(unix)]
+#[test]
+fn records_cut_short_by_the_reader_end_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("striped.html");
+    let rows: String = (0..3000)
+        .map(|i| {
+            let stripe = if i % 2 == 0 { "odd" } else { "even" };
+            format!("<tr class=\"{stripe} prio3\"><td class=id>#{i}</td><td class=summary>day {i}</td></tr>")
+        })
+        .collect();
+    std::fs::write(
+        &page,
+        format!("<table><tr><th>Ticket</th><th>Summary</th></tr>{rows}</table>"),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gather"))
+        .args(["records", page.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    let mut out = child.stdout.take().unwrap();
+    let n = out.read(&mut first).unwrap();
+    assert!(
+        String::from_utf8_lossy(&first[..n]).starts_with("3000 records; fields: ticket, summary"),
+        "striped rows are one list: {:?}",
+        String::from_utf8_lossy(&first[..n])
+    );
+    drop(out);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(status.code(), Some(0), "{err}");
+}

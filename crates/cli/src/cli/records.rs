@@ -77,7 +77,15 @@ pub fn run_records(args: &RecordsArgs) -> ExitCode {
             return super::exit(super::FAILED);
         }
     } else {
-        print_records(&listing, &names, &records);
+        match print_records(&listing, &names, &records) {
+            Ok(()) => {}
+            // The reader went away (`gather records … | head`).
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            Err(e) => {
+                eprintln!("gather records: cannot write: {e}");
+                return super::exit(super::FAILED);
+            }
+        }
     }
     super::exit(super::OK)
 }
@@ -113,8 +121,15 @@ fn write_csv(names: &[String], records: &[Record]) -> Result<(), String> {
     out.flush().map_err(|e| e.to_string())
 }
 
-fn print_records(listing: &Listing, names: &[String], records: &[Record]) {
-    println!("{} records; fields: {}", records.len(), names.join(", "));
+fn print_records(listing: &Listing, names: &[String], records: &[Record]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{} records; fields: {}",
+        records.len(),
+        names.join(", ")
+    )?;
     for r in records {
         let fields: Vec<String> = names
             .iter()
@@ -123,10 +138,11 @@ fn print_records(listing: &Listing, names: &[String], records: &[Record]) {
                 (!v.is_empty()).then(|| format!("{n}: {v}"))
             })
             .collect();
-        println!("  {}", fields.join("; "));
+        writeln!(out, "  {}", fields.join("; "))?;
     }
     match &listing.total {
-        Some(t) => println!(
+        Some(t) => writeln!(
+            out,
             "total: {} ({}) in {:?}",
             t.count,
             serde_json::to_value(t.kind)
@@ -134,12 +150,12 @@ fn print_records(listing: &Listing, names: &[String], records: &[Record]) {
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default(),
             t.text
-        ),
-        None => println!("total: not stated"),
+        )?,
+        None => writeln!(out, "total: not stated")?,
     }
     match &listing.pager.next {
-        Some(next) => println!("next page: {next}"),
-        None => println!("next page: none"),
+        Some(next) => writeln!(out, "next page: {next}")?,
+        None => writeln!(out, "next page: none")?,
     }
     let pages = listing
         .pager
@@ -148,6 +164,7 @@ fn print_records(listing: &Listing, names: &[String], records: &[Record]) {
         .filter(|l| matches!(l.role, gather::listing::PagerRole::Page(_)))
         .count();
     if pages > 0 {
-        println!("page links: {pages}");
+        writeln!(out, "page links: {pages}")?;
     }
+    out.flush()
 }
