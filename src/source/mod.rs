@@ -700,6 +700,9 @@ fn choose_form(
                 .position(|f| f.name.as_deref() == Some(n) || f.id.as_deref() == Some(n))
                 .ok_or_else(|| format!("the page has no form named {n:?}"))?,
         ),
+        // A script without query elements is asked as it stands: no
+        // form's fields go with it (a listing page's own address).
+        None if metadata.query_script.is_some() && metadata.query_elements.is_empty() => None,
         None => page_forms
             .iter()
             .position(|f| {

@@ -113,42 +113,13 @@ pub(super) async fn default_answer(
         return Ok(DefaultAnswer::Partial(sent, Vec::new()));
     }
     // Walk the pager.
-    let mut seen_rows = rows.clone();
-    let mut pages: Vec<(Request, crate::fetch::Response)> = Vec::new();
-    let mut visited: BTreeSet<String> = BTreeSet::from([url.to_string()]);
-    let mut next = next;
-    let mut cut = false;
-    while let Some(at) = next.take() {
-        if pages.len() >= MAX_WALK || !visited.insert(at.to_string()) {
-            cut = pages.len() >= MAX_WALK;
-            break;
-        }
-        let request = Request::get(at.clone());
-        let response = fetcher.fetch(&request).await?;
-        if !(200..300).contains(&response.status) {
-            cut = true;
-            break;
-        }
-        let page = Page::from_bytes(&response.body, response.content_type.as_deref());
-        let found = row_identities(&rules, &page, response.url.as_str());
-        let before = seen_rows.len();
-        seen_rows.extend(found);
-        let read = Listing::read(&page, &response.url);
-        let after = next_page(&read, &page, &response.url);
-        pages.push((request, response));
-        if seen_rows.len() == before {
-            break;
-        }
-        next = after;
-    }
-    let stated = listing.total.as_ref();
-    let short = match stated {
-        Some(t) if t.kind == TotalKind::Cap => true,
-        Some(t) if t.kind == TotalKind::Records => (seen_rows.len() as u64) < t.count,
-        Some(t) if t.kind == TotalKind::Pages => ((pages.len() + 1) as u64) < t.count,
-        _ => false,
-    };
-    if cut || short {
+    let Walk {
+        seen_rows,
+        pages,
+        short,
+        ..
+    } = walk(fetcher, &rules, &listing, rows, &url, next).await?;
+    if short {
         // The walked pages are answers the gathering may take again.
         sent.extend(pages.into_iter().map(|(request, response)| {
             let page = Page::from_bytes(&response.body, response.content_type.as_deref());
@@ -163,6 +134,7 @@ pub(super) async fn default_answer(
         }));
         return Ok(DefaultAnswer::Partial(sent, Vec::new()));
     }
+    let stated = listing.total.as_ref();
     let why = match stated {
         Some(t) => format!(
             "the form as it stands lists {} rows in {} pages, the {} its answer states (\"{}\")",
@@ -180,6 +152,179 @@ pub(super) async fn default_answer(
     Ok(DefaultAnswer::Whole(Box::new(whole_spec(
         spec, inputs, &defaults, sent, pages, &rules, &why,
     ))))
+}
+
+/// A default answer's pager walked.
+struct Walk {
+    /// The rows of every page walked (their identities).
+    seen_rows: BTreeSet<String>,
+    /// The pages after the first, with their requests.
+    pages: Vec<(Request, crate::fetch::Response)>,
+    /// The next links followed, in order.
+    nexts: Vec<Url>,
+    /// The walk was cut (a page failed, the walk's cap) or reached fewer
+    /// rows (or pages) than the first page states.
+    short: bool,
+}
+
+/// Walks a listing's pager from its first page (`rows`, at `url`) while
+/// pages bring new rows, and weighs what it reached against the total
+/// the first page states.
+async fn walk(
+    fetcher: &Fetcher,
+    rules: &ListingRules,
+    listing: &Listing,
+    rows: BTreeSet<String>,
+    url: &Url,
+    next: Option<Url>,
+) -> Result<Walk, SurfaceError> {
+    let mut seen_rows = rows;
+    let mut pages: Vec<(Request, crate::fetch::Response)> = Vec::new();
+    let mut visited: BTreeSet<String> = BTreeSet::from([url.to_string()]);
+    let mut next = next;
+    let mut cut = false;
+    let mut nexts = Vec::new();
+    while let Some(at) = next.take() {
+        if pages.len() >= MAX_WALK || !visited.insert(at.to_string()) {
+            cut = pages.len() >= MAX_WALK;
+            break;
+        }
+        nexts.push(at.clone());
+        let request = Request::get(at.clone());
+        let response = fetcher.fetch(&request).await?;
+        if !(200..300).contains(&response.status) {
+            cut = true;
+            break;
+        }
+        let page = Page::from_bytes(&response.body, response.content_type.as_deref());
+        let found = row_identities(rules, &page, response.url.as_str());
+        let before = seen_rows.len();
+        seen_rows.extend(found);
+        let read = Listing::read(&page, &response.url);
+        let after = next_page(&read, &page, &response.url);
+        pages.push((request, response));
+        if seen_rows.len() == before {
+            break;
+        }
+        next = after;
+    }
+    let short = match listing.total.as_ref() {
+        Some(t) if t.kind == TotalKind::Cap => true,
+        Some(t) if t.kind == TotalKind::Records => (seen_rows.len() as u64) < t.count,
+        Some(t) if t.kind == TotalKind::Pages => ((pages.len() + 1) as u64) < t.count,
+        _ => false,
+    };
+    Ok(Walk {
+        seen_rows,
+        pages,
+        nexts,
+        short: cut || short,
+    })
+}
+
+/// The listing the form page itself shows (a table browser's page, an
+/// issue tracker's query page: the rows under the form). When the page
+/// lists records and has a pager or states its total, the pager is walked;
+/// when the walk reaches the stated total, or the pager ends and nothing
+/// says the list is cut short, the page is the plan: the page itself asked
+/// as a script without parameters (`DB.QueryScript`), its pages walked by
+/// the navigator, read by the listing's rules. No form is submitted.
+/// A page without a pager and without a total (a teaser of the latest
+/// rows beside a search box) is not taken for the whole list.
+pub(super) async fn page_listing(
+    fetcher: &Fetcher,
+    resp: &crate::fetch::Response,
+    page: &Page,
+    base: &Spec,
+) -> Result<Option<InducedSpec>, SurfaceError> {
+    let url = resp.url.clone();
+    let listing = Listing::read(page, &url);
+    let Some(rules) = listing.rules(page) else {
+        return Ok(None);
+    };
+    let rows = row_identities(&rules, page, url.as_str());
+    let next = next_page(&listing, page, &url);
+    if rows.len() < 2 || (next.is_none() && listing.total.is_none()) {
+        return Ok(None);
+    }
+    let Walk {
+        seen_rows,
+        pages,
+        nexts,
+        short,
+    } = walk(fetcher, &rules, &listing, rows, &url, next).await?;
+    if short {
+        return Ok(None);
+    }
+    let why = format!(
+        "the form page itself lists {} rows in {} pages{}: no form is sent",
+        seen_rows.len(),
+        pages.len() + 1,
+        match &listing.total {
+            Some(t) => format!(", the {} it states (\"{}\")", t.count, t.text),
+            None => ", and nothing says the list is cut short".to_string(),
+        }
+    );
+    let spec = Spec {
+        url: base.url.clone(),
+        query_script: Some(url.to_string()),
+        // The pager walked, and no other link (a column's sort order).
+        navigation_url: navigation_pattern(&nexts),
+        ..Spec::default()
+    };
+    let first = Sent {
+        input: None,
+        values: Vec::new(),
+        status: resp.status,
+        body: Vec::new(),
+        page: Page::from_bytes(&resp.body, resp.content_type.as_deref()),
+        answer: Some((Request::get(url.clone()), resp.clone())),
+    };
+    let mut induced = whole_spec(&spec, &[], &Vec::new(), vec![first], pages, &rules, &why);
+    // The form page is no probe: nothing was sent besides its pager.
+    induced.probes.clear();
+    induced.page_listing = Some(why);
+    Ok(Some(induced))
+}
+
+/// The pattern of the next links a walk followed (`DB.NavigationURL`):
+/// the first of them with each parameter whose value changed from one to
+/// the next as `*` (`?_next=*`, `?…&page=*`). None from fewer than two
+/// links, or when the links differ in anything but parameter values.
+fn navigation_pattern(nexts: &[Url]) -> Option<String> {
+    let [first, second, ..] = nexts else {
+        return None;
+    };
+    if first[..url::Position::AfterPath] != second[..url::Position::AfterPath] {
+        return None;
+    }
+    let pairs = |u: &Url| -> Vec<(String, String)> {
+        u.query()
+            .unwrap_or_default()
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| match p.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (p.to_string(), String::new()),
+            })
+            .collect()
+    };
+    let (a, b) = (pairs(first), pairs(second));
+    if a.len() != b.len() || a.iter().zip(&b).any(|((k, _), (l, _))| k != l) {
+        return None;
+    }
+    let query: Vec<String> = a
+        .iter()
+        .zip(&b)
+        .map(|((k, v), (_, w))| {
+            if v == w {
+                format!("{k}={v}")
+            } else {
+                format!("{k}=*")
+            }
+        })
+        .collect();
+    (a != b).then(|| format!("{}?{}", &first[..url::Position::AfterPath], query.join("&")))
 }
 
 /// The next page of a listing: its pager's next link, else a link of the
@@ -229,11 +374,12 @@ fn whole_spec(
     why: &str,
 ) -> InducedSpec {
     let mut spec = spec.clone();
-    let first = &inputs[0];
     let value = defaults.first().map(|(_, v)| v.clone()).unwrap_or_default();
-    spec.query_element = Some(first.name.clone());
-    spec.domains
-        .insert(first.name.clone(), Values::List(vec![value.clone()]));
+    if let Some(first) = inputs.first() {
+        spec.query_element = Some(first.name.clone());
+        spec.domains
+            .insert(first.name.clone(), Values::List(vec![value.clone()]));
+    }
     spec.results.push(ResultItem {
         prefix: Some(rules.prefix.clone()),
         ..ResultItem::default()
@@ -295,6 +441,7 @@ fn whole_spec(
         answers,
         left_out: Vec::new(),
         pages: Default::default(),
+        page_listing: None,
     }
 }
 
@@ -323,4 +470,34 @@ pub(super) fn prefix_rows(page: &Page, url: &Url, prefix: &str, literal: &str) -
         })
         .count();
     Some(fits * 2 >= texts.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pattern_of_the_next_links_stars_what_changes() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        let trac = [
+            u("http://h/query?status=!closed&col=id&col=summary&page=2"),
+            u("http://h/query?status=!closed&col=id&col=summary&page=3"),
+        ];
+        assert_eq!(
+            navigation_pattern(&trac).as_deref(),
+            Some("http://h/query?status=!closed&col=id&col=summary&page=*")
+        );
+        let cursor = [u("http://h/t?_next=11J"), u("http://h/t?_next=1V6")];
+        assert_eq!(
+            navigation_pattern(&cursor).as_deref(),
+            Some("http://h/t?_next=*")
+        );
+        assert_eq!(
+            navigation_pattern(&cursor[..1]),
+            None,
+            "one link shows no change"
+        );
+        let other = [u("http://h/t?p=2"), u("http://h/u?p=3")];
+        assert_eq!(navigation_pattern(&other), None);
+    }
 }

@@ -166,6 +166,9 @@ pub struct InducedSpec {
     /// values ([`crate::plan::live::Chain`]): the gathering starts from
     /// them instead of asking again.
     pub pages: crate::plan::live::Pages,
+    /// Why no form is sent, when the form page itself lists every row
+    /// ([`default::page_listing`]).
+    pub page_listing: Option<String>,
 }
 
 /// Why no spec could be induced.
@@ -256,6 +259,17 @@ pub async fn induce_spec_from(
     };
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
     let seeds = crate::words::page_words(&page.text(), SEED_WORDS);
+    // The listing the form page itself shows, when its pager reaches every
+    // row: no form is sent at all (unless the operator named one).
+    if named.is_empty() {
+        let base = Spec {
+            url: resp.url.to_string(),
+            ..Spec::default()
+        };
+        if let Some(induced) = default::page_listing(fetcher, &resp, &page, &base).await? {
+            return Ok(induced);
+        }
+    }
     let allowed: Vec<Form> = crate::form::safe::submittable(&page, &all, named)
         .map_err(form_error)?
         .into_iter()
@@ -366,6 +380,7 @@ pub async fn induce_spec_from(
         answers,
         left_out: named.left_out,
         pages: dependent.map(|d| d.pages).unwrap_or_default(),
+        page_listing: None,
     })
 }
 

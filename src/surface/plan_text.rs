@@ -10,6 +10,9 @@ impl InducedSpec {
     /// the probes, the rules with sample values.
     pub fn plan_text(&self) -> String {
         let mut out = format!("surfacing {} (no metadata):\n", self.spec.url);
+        if let Some(why) = &self.page_listing {
+            let _ = writeln!(out, "  the page's own listing: {why}");
+        }
         out.push_str("  inputs:\n");
         for i in &self.inputs {
             let role = match i.role {
