@@ -6,6 +6,11 @@
 //!
 //! 0. **The form.** Of a page's forms, the one that looks like a search
 //!    ([`surfaced_form`]): not a login, contact or newsletter form.
+//! 0. **The page's own listing** ([`default::page_listing`]). A form page
+//!    that lists records with a pager or a stated total, whose pager walk
+//!    reaches every row: the page itself is the plan (a script without
+//!    form fields, its next links as the navigation pattern); no form is
+//!    sent.
 //! 0. **The default answer first** ([`default`]). The form as it stands,
 //!    read as one page ([`crate::listing`]): when it lists records, no
 //!    select without an "any" choice moves them, and walking its pager
