@@ -563,6 +563,16 @@ fn texts(page: &Page, record: &[NodeId]) -> Vec<(usize, String, NodeId, String)>
                 node = page.subtree_end(node);
                 continue;
             }
+            // A text broken by formatting (a search's highlighted words:
+            // `Anthony <span class=match>Garcia</span>`) is one text.
+            if node != root && formatted_run(page, node) {
+                let text = text_of_subtree(page, node);
+                if !text.is_empty() {
+                    out.push((part, crate::locate::steps(page, root, node), node, text));
+                }
+                node = page.subtree_end(node);
+                continue;
+            }
             if let Some(t) = page.pcdata(node) {
                 let text = t.split_whitespace().collect::<Vec<_>>().join(" ");
                 if !text.is_empty() {
@@ -581,6 +591,52 @@ fn texts(page: &Page, record: &[NodeId]) -> Vec<(usize, String, NodeId, String)>
         }
     }
     out
+}
+
+/// Elements that format a run of text without breaking it.
+const FORMATTING: [&str; 12] = [
+    "span", "b", "strong", "em", "i", "mark", "u", "font", "small", "sup", "sub", "code",
+];
+
+/// An element whose children are text with formatting elements among it
+/// (and nothing else, down to its leaves): one run of text — unless a
+/// text ends in a colon (a label before its value).
+fn formatted_run(page: &Page, node: NodeId) -> bool {
+    if page.pcdata(node).is_some() {
+        return false;
+    }
+    let mut text = false;
+    let mut formatted = false;
+    for c in page.children(node) {
+        match page.pcdata(c) {
+            // "Price: <span>19.99</span>": a label and its value, two texts.
+            Some(t) if t.trim_end().ends_with(':') => return false,
+            Some(t) => text |= !t.trim().is_empty(),
+            None if FORMATTING.contains(&page.label_name(c)) && only_text_below(page, c) => {
+                formatted = true;
+            }
+            None => return false,
+        }
+    }
+    text && formatted
+}
+
+/// Whether everything below `node` is text or formatting.
+fn only_text_below(page: &Page, node: NodeId) -> bool {
+    page.after(node)
+        .take_while(|&n| n < page.subtree_end(node))
+        .all(|n| page.pcdata(n).is_some() || FORMATTING.contains(&page.label_name(n)))
+}
+
+/// The text below a node, white space collapsed.
+fn text_of_subtree(page: &Page, node: NodeId) -> String {
+    let words: Vec<&str> = page
+        .after(node)
+        .take_while(|&n| n < page.subtree_end(node))
+        .filter_map(|n| page.pcdata(n))
+        .flat_map(str::split_whitespace)
+        .collect();
+    words.join(" ")
 }
 
 /// The columns of a region's records, and each record's values.

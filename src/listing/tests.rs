@@ -185,3 +185,47 @@ fn a_group_row_that_stands_alone_on_its_page_heads_the_records_below_it() {
         .collect();
     assert_eq!(heading, ["bug"]);
 }
+
+#[test]
+fn a_title_broken_by_highlighted_words_is_one_field() {
+    let hits: String = [
+        ("Anthony <span class=hit>Garcia</span>", "Garcia"),
+        ("<span class=hit>Howard</span> Epps", "Howard"),
+        ("Jose <span class=hit>Garcia</span> Rivera", "Garcia"),
+        ("Edward <span class=hit>Travens</span>", "Travens"),
+    ]
+    .iter()
+    .map(|(title, word)| {
+        format!(
+            "<div class=hit-page><h2><a href=/p>{title}</a> (1 match found)</h2><p>… the <b>{word}</b> family …</p></div>"
+        )
+    })
+    .collect();
+    let page = Page::parse(&format!("<body><div class=results>{hits}</div></body>"));
+    let listing = Listing::read(&page, &url());
+    let records = listing.records(&page, &url());
+    assert_eq!(records.len(), 4);
+    let titles: Vec<String> = records
+        .iter()
+        .flat_map(|r| {
+            r.fields
+                .0
+                .iter()
+                .find(|(_, f)| {
+                    f.values()[0].contains("Garcia")
+                        || f.values()[0].contains("Epps")
+                        || f.values()[0].contains("Edward")
+                })
+                .map(|(_, f)| f.values()[0].clone())
+        })
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Anthony Garcia",
+            "Howard Epps",
+            "Jose Garcia Rivera",
+            "Edward Travens"
+        ]
+    );
+}
