@@ -105,9 +105,18 @@ impl Gathering<'_> {
             ..self.source_job(id, source, rules, header_rows, &page_cap)
         });
 
-        if self.shared.is_some() {
+        // A stateful form's requests are built from the pages that answer
+        // it (its tokens, its dependent choices): they cannot be planned
+        // ahead for other workers, so this process gathers it.
+        if self.shared.is_some() && source.live.is_none() {
             self.plan_shared(id, source, work, line, plan_limit, page_cap)?;
             return Ok(());
+        }
+        if self.shared.is_some() {
+            line.notes.push(
+                "a stateful form (its requests are built from the pages that answer it): gathered by this process, not put into the shared plan"
+                    .to_string(),
+            );
         }
 
         let (skipped, checkpoints) = self.run_plan(id, source, &work, &mut line).await?;

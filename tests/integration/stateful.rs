@@ -203,3 +203,53 @@ async fn a_token_refused_again_from_a_fresh_form_page_fails_its_query_and_says_s
     // fresh form page.
     assert!(pages.load(Ordering::SeqCst) >= 2, "report:\n{report}");
 }
+
+/// On a shared plan (PostgreSQL), the stateful source is gathered by the
+/// process that reads it, never planned for workers that would send its
+/// requests without the pages they follow; the register is gathered whole
+/// and the summary says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateful_source_on_a_shared_database_is_gathered_by_its_own_process() {
+    let pg = gather::demo::postgres::LocalPostgres::start()
+        .unwrap_or_else(|e| panic!("PostgreSQL for the tests: {e}"));
+    let db = pg.database("stateful").unwrap();
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_for(&site, dir.path());
+    let options = gathering::options(std::path::Path::new(&db));
+    let report = gatherer::gather(&[Start::spec(&spec).unwrap()], &options)
+        .await
+        .expect("the gatherer's database works");
+    assert!(!report.failed(), "report:\n{report}");
+    let source = &report.sources[0];
+    assert!(
+        source
+            .notes
+            .iter()
+            .any(|n| n.contains("not put into the shared plan")),
+        "report:\n{report}"
+    );
+    assert_eq!(source.completeness.state(), "complete", "report:\n{report}");
+    let url = site.base_url().join(quotes::PATH).unwrap().to_string();
+    let stored = tokio::task::spawn_blocking(move || {
+        use gather::store::{Location, Store};
+        let store = Store::open_at(&Location::of(std::path::Path::new(&db))).unwrap();
+        let source = store
+            .sources()
+            .unwrap()
+            .into_iter()
+            .find(|s| s.info.url == url)
+            .expect("the source is stored");
+        store.values(source.id).unwrap()
+    })
+    .await
+    .unwrap();
+    let expected = quotes::expected_texts();
+    assert!(
+        stored
+            .values()
+            .any(|v| v.iter().cloned().collect::<BTreeSet<_>>() == expected),
+        "report:\n{report}"
+    );
+    site.shutdown().await;
+}
