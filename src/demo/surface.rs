@@ -12,7 +12,7 @@
 //! | `/surface/notes/` | issue tracker (English, [`super::browse`]) | one search box `q` that takes `%` and `*` literally | a table, 10 a page, "N issues match “q”" |
 //! | `/surface/nursery/` | plant nursery (English, POST) | a select `sect` (no "any") that answers only together with a text field `latin` (the start of a botanical name with `%`) | the section in bold in a line of its own, cards with a two-column facts table, 8 a page |
 //! | `/surface/zeichen/` | second-hand books (German) | a text field `q` (title prefix with `%`); titles that start with `#`, `É`, `¿`, `Ö`, `Ü` or a digit, each such character also starting a word inside another title; the form page states the number of titles | a table, 10 a page |
-//! | `/surface/verein/` | sailing club (English) | a select `class` (no "any"), between a newsletter form and a contact form (POST) that must never be sent | a heading "Results: …", a table, 10 a page |
+//! | `/surface/verein/` | sailing club (English) | a radio group `class` (no "any", the first checked), between a newsletter form and a contact form (POST) that must never be sent | a heading "Results: …", a table, 10 a page |
 //!
 //! Each form is also served with hand-written `DB.*` metadata at
 //! `/surface/<provider>/meta/`: the run a user with a good description

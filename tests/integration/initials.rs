@@ -108,6 +108,9 @@ async fn first_characters_the_query_limit_leaves_are_named_and_the_source_is_inc
     site.shutdown().await;
 }
 
+/// The search form's one input is a radio group whose first class is
+/// checked (no "any"): the form as it stands lists one class, and every
+/// class is reached by probing the group like a select.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_search_form_beside_a_newsletter_and_a_contact_form_is_sent() {
     let site = site().await;

@@ -3,14 +3,15 @@
 //! (both POST, to `/surface/verein/newsletter` and
 //! `/surface/verein/contact`, which count what they receive like any
 //! request of the demo site). Only the search form may be submitted: its
-//! select `class` (no "any") lists each boat class's results, ten a page.
+//! radio group `class` (no "any", the first class checked) lists each boat
+//! class's results, ten a page.
 
 use std::fmt::Write as _;
 
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 
-use super::{esc, head, options, slice, Row};
+use super::{esc, head, slice, Row};
 
 /// The boat classes: value and label.
 pub(super) const CLASSES: [(&str, &str); 5] = [
@@ -93,15 +94,31 @@ pub(super) fn form_page(meta: &[(&str, &str)]) -> String {
          <label>Your e-mail <input type=\"email\" name=\"email\"></label>\n\
          <button type=\"submit\">Subscribe</button>\n</form></section>\n\
          <section><h2>Regatta results</h2>\n<form action=\"/surface/verein/search\" method=\"get\">\n\
-         <label for=\"class\">Boat class</label> {}\n<button type=\"submit\">Show results</button>\n</form></section>\n\
+         <fieldset><legend>Boat class</legend>\n{}</fieldset>\n<button type=\"submit\">Show results</button>\n</form></section>\n\
          <section><h2>Contact us</h2>\n<form action=\"/surface/verein/contact\" method=\"post\">\n\
          <label>Name <input type=\"text\" name=\"name\"></label>\n\
          <label>E-mail <input type=\"email\" name=\"email\"></label>\n\
          <label>Message <textarea name=\"message\"></textarea></label>\n\
          <button type=\"submit\">Send message</button>\n</form></section>\n</body>\n</html>\n",
         head("Harbour Sailing Club", meta),
-        options("class", &CLASSES)
+        radios()
     )
+}
+
+/// The boat classes as a radio group, the first checked (no "any": each
+/// answer lists one class; the form as it stands lists the first).
+fn radios() -> String {
+    CLASSES
+        .iter()
+        .enumerate()
+        .map(|(i, (value, label))| {
+            let checked = if i == 0 { " checked" } else { "" };
+            format!(
+                "<label><input type=\"radio\" name=\"class\" value=\"{value}\"{checked}> {}</label>\n",
+                esc(label)
+            )
+        })
+        .collect()
 }
 
 /// The results of one class, ten a page.
