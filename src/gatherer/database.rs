@@ -108,11 +108,11 @@ impl Gathering<'_> {
         // A stateful form's requests are built from the pages that answer
         // it (its tokens, its dependent choices): they cannot be planned
         // ahead for other workers, so this process gathers it.
-        if self.shared.is_some() && source.live.is_none() {
-            self.plan_shared(id, source, work, line, plan_limit, page_cap)?;
-            return Ok(());
-        }
         if self.shared.is_some() {
+            if source.live.is_none() {
+                self.plan_shared(id, source, work, line, plan_limit, page_cap)?;
+                return Ok(());
+            }
             line.notes.push(
                 "a stateful form (its requests are built from the pages that answer it): gathered by this process, not put into the shared plan"
                     .to_string(),

@@ -566,7 +566,7 @@ fn texts(page: &Page, record: &[NodeId]) -> Vec<(usize, String, NodeId, String)>
             // A text broken by formatting (a search's highlighted words:
             // `Anthony <span class=match>Garcia</span>`) is one text.
             if node != root && formatted_run(page, node) {
-                let text = text_of_subtree(page, node);
+                let text = page.text_of(node);
                 if !text.is_empty() {
                     out.push((part, crate::locate::steps(page, root, node), node, text));
                 }
@@ -626,17 +626,6 @@ fn only_text_below(page: &Page, node: NodeId) -> bool {
     page.after(node)
         .take_while(|&n| n < page.subtree_end(node))
         .all(|n| page.pcdata(n).is_some() || FORMATTING.contains(&page.label_name(n)))
-}
-
-/// The text below a node, white space collapsed.
-fn text_of_subtree(page: &Page, node: NodeId) -> String {
-    let words: Vec<&str> = page
-        .after(node)
-        .take_while(|&n| n < page.subtree_end(node))
-        .filter_map(|n| page.pcdata(n))
-        .flat_map(str::split_whitespace)
-        .collect();
-    words.join(" ")
 }
 
 /// The columns of a region's records, and each record's values.

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::default::row_identities;
+use super::default::RowReader;
 use super::plan_text::{answer, describe_values};
 use super::{Answers, Chosen, Input, ProbeReport, Sent, Verdict, PROBE_DIGIT, WILDCARDS};
 use crate::hel::Rule;
@@ -69,14 +69,15 @@ pub(super) fn answers_rows(sent: &[Sent]) -> Result<Answers, InduceError> {
 fn listed_rows(sent: &[Sent]) -> Option<Vec<BTreeSet<String>>> {
     let url_of = |s: &Sent| s.answer.as_ref().map(|(_, a)| a.url.clone());
     let ok = |s: &Sent| (200..300).contains(&s.status);
-    let (rules, n) = sent
+    let (reader, n) = sent
         .iter()
         .filter(|s| ok(s))
         .filter_map(|s| {
             let url = url_of(s)?;
             let rules = crate::listing::Listing::read(&s.page, &url).rules(&s.page)?;
-            let n = row_identities(&rules, &s.page, url.as_str()).len();
-            Some((rules, n))
+            let reader = RowReader::new(rules);
+            let n = reader.rows(&s.page, url.as_str()).len();
+            Some((reader, n))
         })
         .max_by_key(|(_, n)| *n)?;
     if n < 2 {
@@ -85,7 +86,7 @@ fn listed_rows(sent: &[Sent]) -> Option<Vec<BTreeSet<String>>> {
     Some(
         sent.iter()
             .map(|s| match url_of(s).filter(|_| ok(s)) {
-                Some(url) => row_identities(&rules, &s.page, url.as_str()),
+                Some(url) => reader.rows(&s.page, url.as_str()),
                 None => BTreeSet::new(),
             })
             .collect(),

@@ -17,6 +17,8 @@ use super::probe::send_probes;
 use super::{InducedSpec, Input, InputReport, Pairs, ProbeReport, Role, Sent, SurfaceError};
 use crate::fetch::{Fetcher, Request};
 use crate::form::Form;
+use crate::hel::Rule;
+use crate::listing::Pager;
 use crate::listing::{Listing, ListingRules, TotalKind};
 use crate::page::Page;
 use crate::plan::QueryPlan;
@@ -34,23 +36,35 @@ pub(super) enum DefaultAnswer {
     Partial(Vec<Sent>, Vec<(Request, crate::fetch::Response)>),
 }
 
-/// The records of a page by a listing's rules, each as its values
-/// (the row's identity).
-pub(super) fn row_identities(rules: &ListingRules, page: &Page, url: &str) -> BTreeSet<String> {
-    let parsed = rules.parsed();
-    RecordRules::new(&parsed)
-        .page_records(&parsed, page, url)
-        .iter()
-        .map(|r| {
-            r.fields
-                .0
-                .iter()
-                .flat_map(|(_, f)| f.values().iter().cloned())
-                .collect::<Vec<_>>()
-                .join("\u{1f}")
-        })
-        .filter(|k| !k.is_empty())
-        .collect()
+/// Reads the records of a page by a listing's rules, parsed once, each
+/// record as its values (the row's identity).
+pub(super) struct RowReader {
+    rules: ListingRules,
+    parsed: Vec<(String, Rule)>,
+}
+
+impl RowReader {
+    pub(super) fn new(rules: ListingRules) -> RowReader {
+        let parsed = rules.parsed();
+        RowReader { rules, parsed }
+    }
+
+    /// The rows of a page at `url`.
+    pub(super) fn rows(&self, page: &Page, url: &str) -> BTreeSet<String> {
+        RecordRules::new(&self.parsed)
+            .page_records(&self.parsed, page, url)
+            .iter()
+            .map(|r| {
+                r.fields
+                    .0
+                    .iter()
+                    .flat_map(|(_, f)| f.values().iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join("\u{1f}")
+            })
+            .filter(|k| !k.is_empty())
+            .collect()
+    }
 }
 
 /// Sends the form as it stands and judges whether its answer is the
@@ -85,8 +99,9 @@ pub(super) async fn default_answer(
     let Some(rules) = listing.rules(&first.page) else {
         return Ok(DefaultAnswer::Partial(sent, Vec::new()));
     };
-    let rows = row_identities(&rules, &first.page, url.as_str());
-    let next = next_page(&listing, &first.page, &url);
+    let reader = RowReader::new(rules);
+    let rows = reader.rows(&first.page, url.as_str());
+    let next = next_page(&first.page, &url);
     if rows.len() < 2 {
         return Ok(DefaultAnswer::Partial(sent, Vec::new()));
     }
@@ -103,7 +118,7 @@ pub(super) async fn default_answer(
         let round = vec![(Some(i), vec![(input.name.clone(), value.clone())])];
         send_probes(fetcher, plan, &defaults, round, &mut sent).await?;
         let probe = sent.last().expect("just sent");
-        let other = row_identities(&rules, &probe.page, url.as_str());
+        let other = reader.rows(&probe.page, url.as_str());
         if other != rows {
             moved = true;
             break;
@@ -118,22 +133,17 @@ pub(super) async fn default_answer(
         pages,
         short,
         ..
-    } = walk(fetcher, &rules, &listing, rows, &url, next).await?;
+    } = walk(fetcher, &reader, &listing, rows, &url, next).await?;
     if short {
         // The walked pages are answers the gathering may take again.
-        sent.extend(pages.into_iter().map(|(request, response)| {
-            let page = Page::from_bytes(&response.body, response.content_type.as_deref());
-            Sent {
-                input: None,
-                values: Vec::new(),
-                status: response.status,
-                body: Vec::new(),
-                page,
-                answer: Some((request, response)),
-            }
-        }));
+        sent.extend(
+            pages
+                .into_iter()
+                .map(|(request, response, page)| Sent::walked(request, response, page)),
+        );
         return Ok(DefaultAnswer::Partial(sent, Vec::new()));
     }
+    let pages = answers_of(pages);
     let stated = listing.total.as_ref();
     let why = match stated {
         Some(t) => format!(
@@ -150,7 +160,7 @@ pub(super) async fn default_answer(
         ),
     };
     Ok(DefaultAnswer::Whole(Box::new(whole_spec(
-        spec, inputs, &defaults, sent, pages, &rules, &why,
+        spec, inputs, &defaults, sent, pages, &reader, &why,
     ))))
 }
 
@@ -158,8 +168,8 @@ pub(super) async fn default_answer(
 struct Walk {
     /// The rows of every page walked (their identities).
     seen_rows: BTreeSet<String>,
-    /// The pages after the first, with their requests.
-    pages: Vec<(Request, crate::fetch::Response)>,
+    /// The pages after the first, with their requests and their trees.
+    pages: Vec<(Request, crate::fetch::Response, Page)>,
     /// The next links followed, in order.
     nexts: Vec<Url>,
     /// The walk was cut (a page failed, the walk's cap) or reached fewer
@@ -172,14 +182,14 @@ struct Walk {
 /// the first page states.
 async fn walk(
     fetcher: &Fetcher,
-    rules: &ListingRules,
+    reader: &RowReader,
     listing: &Listing,
     rows: BTreeSet<String>,
     url: &Url,
     next: Option<Url>,
 ) -> Result<Walk, SurfaceError> {
     let mut seen_rows = rows;
-    let mut pages: Vec<(Request, crate::fetch::Response)> = Vec::new();
+    let mut pages: Vec<(Request, crate::fetch::Response, Page)> = Vec::new();
     let mut visited: BTreeSet<String> = BTreeSet::from([url.to_string()]);
     let mut next = next;
     let mut cut = false;
@@ -197,12 +207,11 @@ async fn walk(
             break;
         }
         let page = Page::from_bytes(&response.body, response.content_type.as_deref());
-        let found = row_identities(rules, &page, response.url.as_str());
+        let found = reader.rows(&page, response.url.as_str());
         let before = seen_rows.len();
         seen_rows.extend(found);
-        let read = Listing::read(&page, &response.url);
-        let after = next_page(&read, &page, &response.url);
-        pages.push((request, response));
+        let after = next_page(&page, &response.url);
+        pages.push((request, response, page));
         if seen_rows.len() == before {
             break;
         }
@@ -242,8 +251,9 @@ pub(super) async fn page_listing(
     let Some(rules) = listing.rules(page) else {
         return Ok(None);
     };
-    let rows = row_identities(&rules, page, url.as_str());
-    let next = next_page(&listing, page, &url);
+    let reader = RowReader::new(rules);
+    let rows = reader.rows(page, url.as_str());
+    let next = next_page(page, &url);
     if rows.len() < 2 || (next.is_none() && listing.total.is_none()) {
         return Ok(None);
     }
@@ -252,10 +262,11 @@ pub(super) async fn page_listing(
         pages,
         nexts,
         short,
-    } = walk(fetcher, &rules, &listing, rows, &url, next).await?;
+    } = walk(fetcher, &reader, &listing, rows, &url, next).await?;
     if short {
         return Ok(None);
     }
+    let pages = answers_of(pages);
     let why = format!(
         "the form page itself lists {} rows in {} pages{}: no form is sent",
         seen_rows.len(),
@@ -272,15 +283,8 @@ pub(super) async fn page_listing(
         navigation_url: navigation_pattern(&nexts),
         ..Spec::default()
     };
-    let first = Sent {
-        input: None,
-        values: Vec::new(),
-        status: resp.status,
-        body: Vec::new(),
-        page: Page::from_bytes(&resp.body, resp.content_type.as_deref()),
-        answer: Some((Request::get(url.clone()), resp.clone())),
-    };
-    let mut induced = whole_spec(&spec, &[], &Vec::new(), vec![first], pages, &rules, &why);
+    let first = Sent::walked(Request::get(url.clone()), resp.clone(), page.clone());
+    let mut induced = whole_spec(&spec, &[], &Vec::new(), vec![first], pages, &reader, &why);
     // The form page is no probe: nothing was sent besides its pager.
     induced.probes.clear();
     induced.page_listing = Some(why);
@@ -330,11 +334,11 @@ fn navigation_pattern(nexts: &[Url]) -> Option<String> {
 /// The next page of a listing: its pager's next link, else a link of the
 /// page that says it leads to the next page ("Next page", `rel="next"`)
 /// though no pager group holds it (a lone link under a table).
-fn next_page(listing: &Listing, page: &Page, url: &Url) -> Option<Url> {
-    if let Some(next) = &listing.pager.next {
-        return Some(next.clone());
-    }
+fn next_page(page: &Page, url: &Url) -> Option<Url> {
     let links = crate::links::PageLinks::of(page, url);
+    if let Some(next) = Pager::of(&links).next {
+        return Some(next);
+    }
     let own = crate::links::document_key(url);
     links
         .classified()
@@ -348,6 +352,13 @@ fn next_page(listing: &Listing, page: &Page, url: &Url) -> Option<Url> {
         })
         .filter_map(|(l, _)| l.target.clone())
         .find(|t| crate::links::document_key(t) != own)
+}
+
+/// The walked pages as answers the gathering takes again.
+fn answers_of(
+    pages: Vec<(Request, crate::fetch::Response, Page)>,
+) -> Vec<(Request, crate::fetch::Response)> {
+    pages.into_iter().map(|(q, a, _)| (q, a)).collect()
 }
 
 /// The form's default value of the first input (the plan's query
@@ -370,9 +381,10 @@ fn whole_spec(
     defaults: &Pairs,
     sent: Vec<Sent>,
     pages: Vec<(Request, crate::fetch::Response)>,
-    rules: &ListingRules,
+    reader: &RowReader,
     why: &str,
 ) -> InducedSpec {
+    let rules = &reader.rules;
     let mut spec = spec.clone();
     let value = defaults.first().map(|(_, v)| v.clone()).unwrap_or_default();
     if let Some(first) = inputs.first() {
@@ -392,8 +404,8 @@ fn whole_spec(
         });
     }
     let page = &sent[0].page;
-    let samples: Vec<(String, Vec<String>)> = rules
-        .parsed()
+    let samples: Vec<(String, Vec<String>)> = reader
+        .parsed
         .iter()
         .map(|(a, r)| {
             let values: Vec<String> = r.eval(page).flatten().into_iter().take(5).collect();
@@ -420,9 +432,10 @@ fn whole_spec(
         .iter()
         .map(|s| ProbeReport {
             values: s.values.clone(),
-            rows: s.answer.as_ref().map_or(0, |(_, a)| {
-                row_identities(rules, &s.page, a.url.as_str()).len()
-            }),
+            rows: s
+                .answer
+                .as_ref()
+                .map_or(0, |(_, a)| reader.rows(&s.page, a.url.as_str()).len()),
             status: s.status,
         })
         .collect();

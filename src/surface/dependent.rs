@@ -128,22 +128,19 @@ pub(super) async fn probe(
 /// parent's choice, the child's options) changes with every query but is
 /// no data of the provider's, so the rules are not induced on it.
 fn without_forms(answer: &Response) -> Page {
-    let text = answer.text().text;
-    let lower = text.to_ascii_lowercase();
-    let mut kept = String::with_capacity(text.len());
-    let mut at = 0;
-    while let Some(start) = lower[at..].find("<form").map(|i| at + i) {
-        kept.push_str(&text[at..start]);
-        match lower[start..].find("</form>") {
-            Some(end) => at = start + end + "</form>".len(),
-            None => {
-                at = text.len();
-                break;
-            }
+    let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
+    let forms: Vec<_> = page
+        .label_id("form")
+        .map(|form| page.with_label(form).to_vec())
+        .unwrap_or_default();
+    // Roots in document order, none inside another.
+    let mut roots = Vec::new();
+    for f in forms {
+        if roots.last().is_none_or(|&r| f >= page.subtree_end(r)) {
+            roots.push(f);
         }
     }
-    kept.push_str(&text[at..]);
-    Page::parse(&kept)
+    page.without_subtrees(&roots)
 }
 
 impl Dependent {

@@ -229,6 +229,22 @@ struct Sent {
     answer: Option<(Request, crate::fetch::Response)>,
 }
 
+impl Sent {
+    /// A page that no probe's values brought (a page of the default
+    /// answer's pager, the form page itself), kept as an answer the
+    /// gathering takes again.
+    fn walked(request: Request, response: crate::fetch::Response, page: Page) -> Sent {
+        Sent {
+            input: None,
+            values: Vec::new(),
+            status: response.status,
+            body: Vec::new(),
+            page,
+            answer: Some((request, response)),
+        }
+    }
+}
+
 /// Fetches the form page, probes its inputs and induces the spec (see the
 /// module docs). `per_input` is how many values of each select are probed
 /// besides its default.
