@@ -41,7 +41,10 @@ impl Gathering<'_> {
         if self.options.refresh && before.as_ref().is_some_and(|b| !rules_differ(b, &now)) {
             let due = self.options.refresh_due;
             let start = self.store().begin_refresh(id, due)?;
-            line.notes.push(if due {
+            line.notes.push(if start.resumed {
+                "refresh: resumed where an interrupted refresh stopped; the queries it finished are not sent again"
+                    .to_string()
+            } else if due {
                 "refresh: the answered queries due asked again, conditionally where the provider gave validators; the others wait for their time".to_string()
             } else {
                 format!(
@@ -134,8 +137,18 @@ impl Gathering<'_> {
         line.queries_skipped = skipped;
         if let Some(refresh) = &refresh {
             line.changes = Some(self.store().changes(id, refresh.since)?);
+            self.end_refresh(id)?;
         }
         self.finish_source(id, source, plan_limit, &page_cap, refined, line)
+    }
+
+    /// Ends the source's refresh, unless the gathering was interrupted:
+    /// then the next `gather refresh` resumes it.
+    pub(super) fn end_refresh(&mut self, id: SourceId) -> Result<(), GatherError> {
+        if !self.options.interrupt.is_set() {
+            self.store().end_refresh(id)?;
+        }
+        Ok(())
     }
 
     /// Stores a database source with the pages fetched to find it, the
@@ -365,6 +378,7 @@ impl Gathering<'_> {
         };
         line.queries_sent += 1;
         line.pages += run.pages;
+        line.answers_refreshed += u64::from(done.refresh.is_some());
         match run.unchanged {
             Some(Unchanged::NotModified) => line.answers_not_modified += 1,
             Some(Unchanged::SameDigest) => line.answers_same_digest += 1,
@@ -530,7 +544,7 @@ impl Gathering<'_> {
         let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
             let work = Arc::clone(work);
             async move {
-                work.run(key, describe(&query), query, checkpoint, origin)
+                work.run(key, describe(&query), query, checkpoint, origin, None)
                     .await
             }
         }))

@@ -228,6 +228,9 @@ impl QueryJob {
     /// same transaction: a killed run loses at most the pages since the
     /// last save, which the next run fetches again from that checkpoint.
     /// An interrupted run (Ctrl-C) and a failure keep every page fetched.
+    /// In a refresh, the answer is compared with `claimed_mark` (a claim
+    /// of the shared plan carries it) or else with the refresh's mark of
+    /// the query.
     pub(super) async fn run(
         &self,
         key: String,
@@ -235,12 +238,13 @@ impl QueryJob {
         mut query: Query,
         checkpoint: Option<Checkpoint>,
         origin: Origin,
+        claimed_mark: Option<AnswerMark>,
     ) -> QueryEnd {
         let resumed = checkpoint.is_some();
         let prior = self
             .refresh
             .as_ref()
-            .and_then(|r| r.marks.get(&key).cloned());
+            .and_then(|r| claimed_mark.or_else(|| r.marks.get(&key).cloned()));
         let refreshing = self.refresh.as_ref().map(|r| Refreshing {
             since: r.since,
             unchanged: false,

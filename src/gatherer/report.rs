@@ -101,7 +101,10 @@ pub struct SourceReport {
     pub answers_not_modified: u64,
     /// In a refresh: answers whose first page was the same as before.
     pub answers_same_digest: u64,
-    /// In a refresh: the records new, changed and gone.
+    /// In a refresh: the answers this process asked again.
+    pub answers_refreshed: u64,
+    /// In a refresh: the records new, changed and gone (the process that
+    /// began the refresh counts them).
     pub changes: Option<crate::store::Changes>,
 }
 
@@ -174,6 +177,7 @@ impl SourceReport {
             stats: None,
             answers_not_modified: 0,
             answers_same_digest: 0,
+            answers_refreshed: 0,
             changes: None,
         }
     }
@@ -246,16 +250,7 @@ impl Report {
                     "incomplete": stats.and_then(|st| st.incomplete.clone()),
                     "completeness": s.completeness.state(),
                     "completeness_why": s.completeness.why(),
-                    "refresh": s.changes.as_ref().map(|changes| serde_json::json!({
-                        "since": changes.since,
-                        "answers_unchanged": s.answers_not_modified + s.answers_same_digest,
-                        "answers_not_modified": s.answers_not_modified,
-                        "answers_same_digest": s.answers_same_digest,
-                        "new": changes.new,
-                        "changed": changes.changed,
-                        "gone": changes.gone,
-                        "by_attribute": changes.by_attribute,
-                    })),
+                    "refresh": s.refresh_json(),
                 })
             })
             .collect();
@@ -354,12 +349,36 @@ impl SourceReport {
         self.write_troubles(f)
     }
 
+    /// `--json`'s `refresh` of the line: the answers found unchanged, and
+    /// (from the process that began the refresh) the records' changes.
+    fn refresh_json(&self) -> Option<serde_json::Value> {
+        if self.changes.is_none() && self.answers_refreshed == 0 {
+            return None;
+        }
+        let mut json = serde_json::json!({
+            "answers_refreshed": self.answers_refreshed,
+            "answers_unchanged": self.answers_not_modified + self.answers_same_digest,
+            "answers_not_modified": self.answers_not_modified,
+            "answers_same_digest": self.answers_same_digest,
+        });
+        if let Some(changes) = &self.changes {
+            json["since"] = changes.since.into();
+            json["new"] = changes.new.into();
+            json["changed"] = changes.changed.into();
+            json["gone"] = changes.gone.into();
+            json["by_attribute"] = serde_json::json!(changes.by_attribute);
+        }
+        Some(json)
+    }
+
     /// In a refresh: the answers found unchanged, and the records new,
-    /// changed and gone, in all and per attribute.
+    /// changed and gone, in all and per attribute. A worker of a shared
+    /// plan tells its answers; the process that began the refresh, the
+    /// records.
     fn write_changes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(changes) = &self.changes else {
+        if self.changes.is_none() && self.answers_refreshed == 0 {
             return Ok(());
-        };
+        }
         writeln!(
             f,
             "  refresh: {} answers unchanged ({} not modified, {} with the same first page)",
@@ -367,6 +386,12 @@ impl SourceReport {
             self.answers_not_modified,
             self.answers_same_digest
         )?;
+        let Some(changes) = &self.changes else {
+            return writeln!(
+                f,
+                "  records: new, changed and gone in the summary of the refresh's planner"
+            );
+        };
         writeln!(
             f,
             "  records: {} new, {} changed, {} gone",

@@ -22,7 +22,9 @@ use crate::hel::Rule;
 use crate::navigate::{Checkpoint, NavigationMode};
 use crate::plan::{Cap, Query};
 use crate::source::Source;
-use crate::store::{Claim, Location, PlannedQuery, SharedPlan, SourceId, SourceKind, StoreError};
+use crate::store::{
+    Claim, Location, PlannedQuery, RefreshStart, SharedPlan, SourceId, SourceKind, StoreError,
+};
 
 /// Works on the shared plan of a PostgreSQL gatherer database (`gather
 /// worker`): claims its queries one by one, runs them as a gathering does,
@@ -140,6 +142,12 @@ struct SharedWork {
     /// proves it cut short reads no more pages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     splits: Option<crate::refine::Splits>,
+    /// A refresh's start (`gather refresh`, milliseconds by the database's
+    /// clock): its queries are asked again conditionally, each compared
+    /// with what its first page said when it was last answered (the
+    /// claim's mark).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refresh_since: Option<i64>,
 }
 
 impl SharedWork {
@@ -202,6 +210,15 @@ impl Gathering<'_> {
                 continue;
             };
             line.learning_stopped = round.learning_stopped;
+            if let Some(refresh) = &planned.work.refresh {
+                // From the store: what every process of the plan found.
+                line.changes = Some(self.store().changes(id, refresh.since)?);
+                self.end_refresh(id)?;
+                line.notes.push(
+                    "refresh on the shared plan: the answers counted here are this process's (each worker's summary counts its own); the records' changes are the whole plan's"
+                        .into(),
+                );
+            }
             self.finish_source(
                 id,
                 &planned.source,
@@ -279,8 +296,11 @@ impl Gathering<'_> {
                     .and_then(|claim| Ok((this.shared_work(works, claim.source)?, claim)));
                 async move {
                     let (work, claim) = prepared?;
+                    let mark = claim.mark.clone();
                     let (key, description, query, checkpoint, origin) = claimed_query(claim)?;
-                    let run = work.run(key, description, query, checkpoint, origin).await;
+                    let run = work
+                        .run(key, description, query, checkpoint, origin, mark)
+                        .await;
                     Ok::<_, GatherError>((work, run))
                 }
             })
@@ -337,8 +357,8 @@ impl Gathering<'_> {
             )),
             None => None,
         };
-        let query_job = Arc::new(
-            self.query_job(
+        let mut query_job = self
+            .query_job(
                 id,
                 work.url.clone(),
                 rules,
@@ -347,8 +367,16 @@ impl Gathering<'_> {
                 result_count,
             )
             .with_header_rows(header_rows)
-            .with_splits(work.splits),
-        );
+            .with_splits(work.splits);
+        // Each claim carries its own query's mark: none is read ahead.
+        query_job.refresh = work.refresh_since.map(|since| {
+            Arc::new(RefreshStart {
+                since,
+                marks: HashMap::new(),
+                resumed: false,
+            })
+        });
+        let query_job = Arc::new(query_job);
         lock(cache).insert(id, Arc::clone(&query_job));
         Ok(query_job)
     }
@@ -498,6 +526,7 @@ impl QueryJob {
                 .as_ref()
                 .map(|rule| (rule.source().to_string(), rule.prefix().map(str::to_string))),
             splits: self.splits.clone(),
+            refresh_since: self.refresh.as_ref().map(|r| r.since),
         };
         serde_json::to_string(&work).unwrap_or_default()
     }

@@ -155,12 +155,15 @@ pub(super) trait Backend: Send {
     /// Gives records (by row id) their keys.
     fn set_record_keys(&mut self, keys: &[(i64, String)]) -> Result<(), StoreError>;
     /// The rest of [`Store::begin_refresh`]: the time, the marks of the
-    /// answered queries, the done queries opened again.
+    /// answered queries, the done queries opened again (unless a refresh
+    /// of the source was begun and not ended: it goes on).
     fn open_for_refresh(
         &mut self,
         source: SourceId,
         due_only: bool,
     ) -> Result<RefreshStart, StoreError>;
+    /// [`Store::end_refresh`].
+    fn end_refresh(&mut self, source: SourceId) -> Result<(), StoreError>;
     /// [`Store::schedule`].
     fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError>;
     /// A query's wait between refreshes and when it is due next.

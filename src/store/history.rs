@@ -2,7 +2,7 @@
 //! query's first result page said (its validators and digest, to ask
 //! again conditionally), and per record when it was first seen, last seen,
 //! changed and gone. Both back-ends keep it in the same columns (schema
-//! version 9 in SQLite, 7 in PostgreSQL); times are milliseconds since
+//! versions 9 and 10 in SQLite, 7 and 8 in PostgreSQL); times are milliseconds since
 //! the Unix epoch, by the database's clock.
 //!
 //! A record's identity across answers is its key ([`crate::record::Fields::key`]):
@@ -70,6 +70,9 @@ pub struct RefreshStart {
     pub since: i64,
     /// The source's answered queries and what their first pages said.
     pub marks: HashMap<String, AnswerMark>,
+    /// A refresh begun before and interrupted goes on (the queries it
+    /// finished are not sent again).
+    pub resumed: bool,
 }
 
 /// How a query of a refresh is recorded ([`super::QueryOutcome::refresh`]).
@@ -162,7 +165,9 @@ impl Store {
     /// Begins a refresh of the source: gives every stored record its key,
     /// reads what the first pages of its answered queries said, and opens
     /// its done queries again (state pending, their values and records
-    /// kept) so that the refresh sends them, and a killed refresh resumes.
+    /// kept) so that the refresh sends them. A refresh begun and not ended
+    /// ([`Store::end_refresh`]) is resumed instead: the same start, and
+    /// the queries it finished stay done.
     /// With `due_only`, only the queries due ([`Store::schedule`]) are
     /// opened; the others stay done and are not sent.
     pub fn begin_refresh(
@@ -181,6 +186,13 @@ impl Store {
         }
         self.backend.set_record_keys(&keys)?;
         self.backend.open_for_refresh(source, due_only)
+    }
+
+    /// Ends the source's refresh: the next one begins anew. A refresh not
+    /// ended (interrupted, or ended by an error) is resumed by the next
+    /// [`Store::begin_refresh`].
+    pub fn end_refresh(&mut self, source: SourceId) -> Result<(), StoreError> {
+        self.backend.end_refresh(source)
     }
 
     /// When the source's done queries are due for a refresh.

@@ -779,6 +779,13 @@ fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
         ..refreshing
     });
     store.record_query_new(source, &again).unwrap();
+    drop(store);
+    // Interrupted here: begun again, the refresh goes on where it stood.
+    let mut store = open();
+    let resumed = store.begin_refresh(source, false).unwrap();
+    assert!(resumed.resumed && !start.resumed);
+    assert_eq!(resumed.since, start.since);
+    assert_eq!(store.finished_queries(source).unwrap(), set(&["a"]));
     // b, walked whole: 3 renamed, 4 gone, 5 new.
     let mut changed = outcome("b", 1, QueryState::Done, &[]);
     changed.records = vec![hotel("3", "Haus Seeblick", "3"), hotel("5", "Möwe", "2")];
@@ -830,7 +837,9 @@ fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
     assert_eq!(schedule.next, Some(start.since + changed_wait));
     drop(store);
     let mut store = open();
+    store.end_refresh(source).unwrap();
     let due = store.begin_refresh(source, true).unwrap();
+    assert!(!due.resumed && due.since > start.since);
     assert_eq!(due.marks.len(), 2);
     assert_eq!(due.marks["b"].interval, Some(changed_wait));
     assert_eq!(store.finished_queries(source).unwrap(), set(&["a", "b"]));

@@ -1,7 +1,7 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub(super) const VERSION: i64 = 9;
+pub(super) const VERSION: i64 = 10;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
 pub(super) const MIGRATIONS: &[(i64, &str)] = &[
@@ -14,6 +14,7 @@ pub(super) const MIGRATIONS: &[(i64, &str)] = &[
     (7, V7),
     (8, V8),
     (9, V9),
+    (10, V10),
 ];
 
 const V1: &str = "
@@ -203,4 +204,11 @@ CREATE TRIGGER records_first_seen AFTER INSERT ON records WHEN new.first_seen IS
                        last_seen = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
     WHERE id = new.id;
 END;
+";
+
+/// A refresh in progress (`store::history`): when it began, until it
+/// ends; a refresh run again after an interrupt resumes it, sending none
+/// of the queries it finished.
+const V10: &str = "
+ALTER TABLE sources ADD COLUMN refresh_since INTEGER;
 ";

@@ -1107,9 +1107,19 @@ impl Backend for Sqlite {
         let path = self.path.clone();
         let context = format!("opening the queries of source {source} for a refresh");
         let tx = self.transaction(&context)?;
-        let since: i64 = tx
-            .query_row(&format!("SELECT {NOW_MS}"), [], |r| r.get(0))
+        let begun: Option<i64> = tx
+            .query_row(
+                "SELECT refresh_since FROM sources WHERE id = ?1",
+                [source],
+                |r| r.get(0),
+            )
             .map_err(sql_err(&path, &context))?;
+        let since: i64 = match begun {
+            Some(since) => since,
+            None => tx
+                .query_row(&format!("SELECT {NOW_MS}"), [], |r| r.get(0))
+                .map_err(sql_err(&path, &context))?,
+        };
         let marks = {
             let mut stmt = tx
                 .prepare_cached(
@@ -1136,15 +1146,39 @@ impl Backend for Sqlite {
                 .map_err(sql_err(&path, &context))?;
             rows
         };
-        tx.execute(
-            "UPDATE queries SET state = 'pending', checkpoint = NULL
-             WHERE source_id = ?1 AND state = 'done'
-               AND (NOT ?2 OR due_at IS NULL OR due_at <= ?3)",
-            params![source, due_only, since],
-        )
-        .map_err(sql_err(&path, &context))?;
+        // A refresh begun before goes on: what it finished stays done.
+        if begun.is_none() {
+            tx.execute(
+                "UPDATE queries SET state = 'pending', checkpoint = NULL
+                 WHERE source_id = ?1 AND state = 'done'
+                   AND (NOT ?2 OR due_at IS NULL OR due_at <= ?3)",
+                params![source, due_only, since],
+            )
+            .map_err(sql_err(&path, &context))?;
+            tx.execute(
+                "UPDATE sources SET refresh_since = ?2 WHERE id = ?1",
+                params![source, since],
+            )
+            .map_err(sql_err(&path, &context))?;
+        }
         tx.commit().map_err(sql_err(&path, &context))?;
-        Ok(RefreshStart { since, marks })
+        Ok(RefreshStart {
+            since,
+            marks,
+            resumed: begun.is_some(),
+        })
+    }
+
+    fn end_refresh(&mut self, source: SourceId) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let context = format!("ending the refresh of source {source}");
+        self.conn
+            .execute(
+                "UPDATE sources SET refresh_since = NULL WHERE id = ?1",
+                [source],
+            )
+            .map_err(sql_err(&path, &context))
+            .map(|_| ())
     }
 
     fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError> {

@@ -4,8 +4,8 @@
 
 use crate::gathering;
 
-use std::collections::{BTreeSet, HashMap};
-use std::process::{Command, Stdio};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gather::demo::{DemoConfig, DemoSite, Variant};
@@ -66,48 +66,15 @@ async fn killed_gathering_resumes_without_resending_finished_queries() {
     let (site, url, dir) = paged_guide(700).await;
     let db = dir.path().join("killed.sqlite");
 
-    let mut child = gather_command(&url, &db).spawn().unwrap();
+    let child = gather_command(&url, &db).spawn().unwrap();
     // Kill it once a good part of the result pages has been fetched.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let fetched = site
-            .requests()
-            .iter()
-            .filter(|r| r.target.contains("liste.pl"))
-            .count();
-        if fetched >= 25 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the gatherer made no progress");
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the gatherer ended before it could be killed; slow it down"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let killed_at = site.requests().len();
+    let killed_at = kill_after_pages(&site, child, 0, 25).await;
 
-    let store = Store::open(&db).unwrap();
-    let source_id = store_source_id(&store, &url);
-    let finished = store.finished_queries(source_id).unwrap();
-    drop(store);
-    let first_pages = first_pages(&url).await;
-    assert!(!finished.is_empty(), "no query finished before the kill");
-    assert!(
-        finished.len() < first_pages.len(),
-        "every query finished before the kill"
-    );
+    let (finished, first_pages) = finished_before_kill(&db, &url).await;
 
     let status = gather_command(&url, &db).status().unwrap();
     assert!(status.success());
-    let resent: Vec<String> = site.requests()[killed_at..]
-        .iter()
-        .map(|r| r.target.clone())
-        .filter(|t| finished.iter().any(|k| first_pages.get(k) == Some(t)))
-        .collect();
-    assert!(resent.is_empty(), "finished queries sent again: {resent:?}");
+    assert_none_resent(&site, killed_at, &finished, &first_pages);
 
     // The same index as a gathering that was never interrupted.
     let whole = dir.path().join("whole.sqlite");
@@ -119,6 +86,122 @@ async fn killed_gathering_resumes_without_resending_finished_queries() {
     let names: BTreeSet<_> = resumed.keys().collect();
     assert!(!names.is_empty());
     site.shutdown().await;
+}
+
+/// Kills `child` once it has fetched `pages` result pages after the
+/// site's first `from` requests; the site's request count then.
+async fn kill_after_pages(site: &DemoSite, mut child: Child, from: usize, pages: usize) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let fetched = site.requests()[from..]
+            .iter()
+            .filter(|r| r.target.contains("liste.pl"))
+            .count();
+        if fetched >= pages {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the gatherer made no progress");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the gatherer ended before it could be killed; slow it down"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    site.requests().len()
+}
+
+/// A refresh killed in the middle and run again: it goes on with the
+/// refresh it began, sends none of the queries that refresh finished, and
+/// leaves the same index.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_refresh_resumes_without_resending_finished_queries() {
+    let (site, url, dir) = paged_guide(700).await;
+    let db = dir.path().join("refreshed.sqlite");
+    assert!(gather_command(&url, &db).status().unwrap().success());
+    let gathered = gathering::stored_values(&db, url.as_str());
+
+    let refresh = |db: &std::path::Path| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gather"));
+        cmd.args(["refresh", "--json", "--delay-ms", "60", "--db"])
+            .arg(db)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        cmd
+    };
+    let begun = site.requests().len();
+    let child = refresh(&db).spawn().unwrap();
+    let killed_at = kill_after_pages(&site, child, begun, 3).await;
+
+    // Every query was opened for the refresh: those done now were
+    // finished by it.
+    let (finished, first_pages) = finished_before_kill(&db, &url).await;
+
+    let out = refresh(&db).output().unwrap();
+    assert!(out.status.success());
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let line = &summary["sources"][0];
+    assert!(
+        line["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("resumed")),
+        "{line}"
+    );
+    assert_none_resent(&site, killed_at, &finished, &first_pages);
+    assert_eq!(
+        line["queries_sent"].as_u64().unwrap() as usize,
+        first_pages.len() - finished.len()
+    );
+    assert_eq!(line["refresh"]["answers_unchanged"], line["queries_sent"]);
+    assert_eq!(gathering::stored_values(&db, url.as_str()), gathered);
+
+    // The refresh ended: the next one begins anew, every query asked.
+    let out = refresh(&db).output().unwrap();
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        summary["sources"][0]["queries_sent"].as_u64().unwrap() as usize,
+        first_pages.len()
+    );
+    site.shutdown().await;
+}
+
+/// The queries a killed run left done, which must be some but not all,
+/// and the first page of every query.
+async fn finished_before_kill(
+    db: &std::path::Path,
+    url: &url::Url,
+) -> (HashSet<String>, HashMap<String, String>) {
+    let store = Store::open(db).unwrap();
+    let source_id = store_source_id(&store, url);
+    let finished = store.finished_queries(source_id).unwrap();
+    drop(store);
+    let first_pages = first_pages(url).await;
+    assert!(!finished.is_empty(), "no query finished before the kill");
+    assert!(
+        finished.len() < first_pages.len(),
+        "every query finished before the kill"
+    );
+    (finished, first_pages)
+}
+
+/// The site was asked for none of the `finished` queries' first pages
+/// after its first `killed_at` requests.
+fn assert_none_resent(
+    site: &DemoSite,
+    killed_at: usize,
+    finished: &HashSet<String>,
+    first_pages: &HashMap<String, String>,
+) {
+    let resent: Vec<String> = site.requests()[killed_at..]
+        .iter()
+        .map(|r| r.target.clone())
+        .filter(|t| finished.iter().any(|k| first_pages.get(k) == Some(t)))
+        .collect();
+    assert!(resent.is_empty(), "finished queries sent again: {resent:?}");
 }
 
 fn store_source_id(store: &Store, url: &url::Url) -> gather::store::SourceId {
@@ -184,6 +267,7 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
          ALTER TABLE queries DROP COLUMN last_modified;
          ALTER TABLE queries DROP COLUMN digest;
          ALTER TABLE queries DROP COLUMN refresh_interval;
+         ALTER TABLE sources DROP COLUMN refresh_since;
          ALTER TABLE queries DROP COLUMN due_at;
          PRAGMA user_version = 7;",
     )
@@ -215,7 +299,7 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 9);
+    assert_eq!(version, 10);
     let store = Store::open(&db).unwrap();
     let source = store_source_id(&store, &url);
     assert!(store.finished_queries(source).unwrap().contains(&key));

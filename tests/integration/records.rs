@@ -488,6 +488,7 @@ fn a_database_from_before_records_gets_the_records_table() {
          ALTER TABLE queries DROP COLUMN last_modified;
          ALTER TABLE queries DROP COLUMN digest;
          ALTER TABLE queries DROP COLUMN refresh_interval;
+         ALTER TABLE sources DROP COLUMN refresh_since;
          ALTER TABLE queries DROP COLUMN due_at;
          PRAGMA user_version = 4;",
     )
@@ -501,7 +502,7 @@ fn a_database_from_before_records_gets_the_records_table() {
     let records: i64 = raw
         .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
         .unwrap();
-    assert_eq!((version, records), (9, 3));
+    assert_eq!((version, records), (10, 3));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

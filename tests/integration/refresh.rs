@@ -5,8 +5,9 @@
 //! records export into the second.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::process::{Command, Stdio};
 
+use gather::demo::postgres::LocalPostgres;
 use gather::demo::refresh::{self, PATH, PATH_WITHOUT_VALIDATORS};
 use gather::demo::DemoSite;
 use gather::record::Fields;
@@ -18,6 +19,63 @@ fn run(args: &[&str]) -> String {
     let out = gather(args);
     assert!(out.status.success(), "gather {args:?}: {}", stderr(&out));
     stdout(&out)
+}
+
+/// Where the gatherer database of a test is, and who works on it.
+enum Db {
+    /// A SQLite file: one process.
+    Sqlite(String),
+    /// A PostgreSQL database: every gathering and refresh runs with a
+    /// `gather worker` alongside, on the shared plan.
+    Shared(String),
+}
+
+impl Db {
+    fn location(&self) -> &str {
+        match self {
+            Db::Sqlite(db) | Db::Shared(db) => db,
+        }
+    }
+
+    /// Runs `gather` with `args` (and `--json`), with a worker alongside on
+    /// a shared database: the JSON summaries of the processes, the
+    /// planner's first.
+    fn summaries(&self, args: &[&str]) -> Vec<serde_json::Value> {
+        let mut args = args.to_vec();
+        args.extend(["--db", self.location(), "--json"]);
+        let spawn = |args: &[&str]| {
+            Command::new(env!("CARGO_BIN_EXE_gather"))
+                .args(args)
+                .env_remove("GATHER_DB")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("run gather")
+        };
+        let mut children = vec![(args.clone(), spawn(&args))];
+        if let Db::Shared(db) = self {
+            let worker = vec!["worker", "--db", db.as_str(), "--json"];
+            children.push((worker.clone(), spawn(&worker)));
+        }
+        children
+            .into_iter()
+            .map(|(args, child)| {
+                let out = child.wait_with_output().expect("wait");
+                assert!(out.status.success(), "gather {args:?}: {}", stderr(&out));
+                serde_json::from_str(&stdout(&out)).expect("a JSON summary")
+            })
+            .collect()
+    }
+}
+
+/// A figure of the source lines of every process's summary, summed.
+fn summed(summaries: &[serde_json::Value], figure: impl Fn(&serde_json::Value) -> u64) -> u64 {
+    summaries
+        .iter()
+        .flat_map(|s| s["sources"].as_array().cloned().unwrap_or_default())
+        .map(|line| figure(&line))
+        .sum()
 }
 
 /// The requests the site's guest house search answered so far.
@@ -90,24 +148,38 @@ fn apply(
 
 /// Gathers `path` of `site`, turns the data to its second version and
 /// refreshes; checks the change report and the delta export. Returns the
-/// refresh's source line of `--json`.
-fn gather_change_refresh(site: &DemoSite, path: &str, dir: &Path) -> serde_json::Value {
-    let db = dir.join("g.sqlite");
-    let db = db.to_str().unwrap();
+/// refresh's source line of `--json` (on a shared plan, the planner's,
+/// with the answers and queries of every process summed).
+fn gather_change_refresh(site: &DemoSite, path: &str, db: &Db) -> serde_json::Value {
     let url = site.base_url().join(path).unwrap().to_string();
-    run(&[&url, "--db", db, "--quiet"]);
+    db.summaries(&[&url]);
+    let location = db.location();
     let first: BTreeSet<String> = searches(site, path)
         .iter()
         .map(|r| r.target.clone())
         .collect();
-    let old = records(&run(&["export", "--db", db, "--records"]));
+    let old = records(&run(&["export", "--db", location, "--records"]));
     assert_eq!(old.len(), refresh::expected(1).len());
 
     site.set_data_version(2);
     let sent_before = searches(site, path).len();
-    let summary: serde_json::Value =
-        serde_json::from_str(&run(&["refresh", "--db", db, "--json"])).unwrap();
-    let source = summary["sources"][0].clone();
+    let summaries = db.summaries(&["refresh"]);
+    let mut source = summaries[0]["sources"][0].clone();
+    for figure in [
+        "answers_refreshed",
+        "answers_unchanged",
+        "answers_not_modified",
+        "answers_same_digest",
+    ] {
+        source["refresh"][figure] = summed(&summaries, |line| {
+            line["refresh"][figure].as_u64().unwrap_or(0)
+        })
+        .into();
+    }
+    source["queries_sent"] = summed(&summaries, |line| {
+        line["queries_sent"].as_u64().unwrap_or(0)
+    })
+    .into();
     let report = &source["refresh"];
     let ((new, changed, gone), by_field) = expected_changes();
     assert_eq!(report["new"], new, "{report}");
@@ -141,75 +213,102 @@ fn gather_change_refresh(site: &DemoSite, path: &str, dir: &Path) -> serde_json:
         "the first answers had several pages"
     );
     assert_eq!(source["queries_sent"], regions.len() as u64);
+    assert_eq!(report["answers_refreshed"], regions.len() as u64);
     assert_eq!(report["answers_unchanged"], 1, "the Müritz did not change");
+    // Every query asked once, whichever process asked it.
+    let refreshed = &searches(site, path)[sent_before..];
+    for region in &regions {
+        let first_pages = refreshed
+            .iter()
+            .filter(|r| r.target.contains(&format!("gebiet={region}")))
+            .filter(|r| !r.target.contains("seite="))
+            .count();
+        assert_eq!(first_pages, 1, "{region}: {refreshed:?}");
+    }
 
     // The delta turns the first export into the second, exactly.
-    let new_export = records(&run(&["export", "--db", db, "--records"]));
+    let new_export = records(&run(&["export", "--db", location, "--records"]));
     assert_eq!(new_export.len(), refresh::expected(2).len());
     let since = report["since"].as_i64().unwrap().to_string();
-    let delta = run(&["export", "--db", db, "--changes-since", &since]);
+    let delta = run(&["export", "--db", location, "--changes-since", &since]);
     assert_eq!(delta.lines().count() as u64, new + changed + gone);
     assert_eq!(apply(old, &delta), new_export);
     source
+}
+
+/// Gathers and refreshes the provider with validators
+/// ([`gather_change_refresh`]), then refreshes it again unchanged: only
+/// 304s, no body; then with `--due`, which sends nothing.
+fn refresh_with_validators(site: &DemoSite, db: &Db) {
+    let source = gather_change_refresh(site, PATH, db);
+    assert_eq!(source["refresh"]["answers_not_modified"], 1);
+
+    // Nothing changed since: every query is answered by a 304, no body.
+    let before = searches(site, PATH).len();
+    let summaries = db.summaries(&["refresh"]);
+    let requests = &searches(site, PATH)[before..];
+    assert_eq!(requests.len(), refresh::GEBIETE.len());
+    assert!(requests
+        .iter()
+        .all(|r| r.headers.iter().any(|(n, _)| n == "if-none-match")));
+    let report = &summaries[0]["sources"][0]["refresh"];
+    let not_modified = summed(&summaries, |line| {
+        line["refresh"]["answers_not_modified"]
+            .as_u64()
+            .unwrap_or(0)
+    });
+    assert_eq!(not_modified, refresh::GEBIETE.len() as u64);
+    assert_eq!(
+        (&report["new"], &report["changed"], &report["gone"]),
+        (&0.into(), &0.into(), &0.into())
+    );
+    let pages = summed(&summaries, |line| line["pages"].as_u64().unwrap_or(0));
+    assert_eq!(pages, 0, "no result page was read");
+
+    // Every query was refreshed just now: none is due, so `--due` sends none.
+    let status = run(&["status", "--db", db.location()]);
+    assert!(
+        status.contains("refresh due: 0 queries now, the next at"),
+        "{status}"
+    );
+    let before = searches(site, PATH).len();
+    let summaries = db.summaries(&["refresh", "--due"]);
+    assert_eq!(
+        searches(site, PATH).len(),
+        before,
+        "a query not due was sent"
+    );
+    let sent = summed(&summaries, |line| {
+        line["queries_sent"].as_u64().unwrap_or(0)
+    });
+    assert_eq!(sent, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refresh_of_a_provider_with_validators_asks_conditionally() {
     let site = demo_site(20).await;
     let dir = tempfile::tempdir().unwrap();
-    let source = tokio::task::block_in_place(|| gather_change_refresh(&site, PATH, dir.path()));
-    assert_eq!(source["refresh"]["answers_not_modified"], 1);
+    let db = Db::Sqlite(dir.path().join("g.sqlite").to_str().unwrap().to_string());
+    tokio::task::block_in_place(|| refresh_with_validators(&site, &db));
+}
 
-    // Nothing changed since: every query is answered by a 304, no body.
-    let db = dir.path().join("g.sqlite");
-    let before = searches(&site, PATH).len();
-    let summary: serde_json::Value = serde_json::from_str(&tokio::task::block_in_place(|| {
-        run(&["refresh", "--db", db.to_str().unwrap(), "--json"])
-    }))
-    .unwrap();
-    let requests = &searches(&site, PATH)[before..];
-    assert_eq!(requests.len(), refresh::GEBIETE.len());
-    assert!(requests
-        .iter()
-        .all(|r| r.headers.iter().any(|(n, _)| n == "if-none-match")));
-    let report = &summary["sources"][0]["refresh"];
-    assert_eq!(
-        report["answers_not_modified"],
-        refresh::GEBIETE.len() as u64
-    );
-    assert_eq!(
-        (&report["new"], &report["changed"], &report["gone"]),
-        (&0.into(), &0.into(), &0.into())
-    );
-    assert_eq!(summary["sources"][0]["pages"], 0, "no result page was read");
-
-    // Every query was refreshed just now: none is due, so `--due` sends none.
-    let db = db.to_str().unwrap();
-    let status = tokio::task::block_in_place(|| run(&["status", "--db", db]));
-    assert!(
-        status.contains("refresh due: 0 queries now, the next at"),
-        "{status}"
-    );
-    let before = searches(&site, PATH).len();
-    let summary: serde_json::Value = serde_json::from_str(&tokio::task::block_in_place(|| {
-        run(&["refresh", "--db", db, "--due", "--json"])
-    }))
-    .unwrap();
-    assert_eq!(
-        searches(&site, PATH).len(),
-        before,
-        "a query not due was sent"
-    );
-    assert_eq!(summary["sources"][0]["queries_sent"], 0);
+/// The same on a shared PostgreSQL plan: the planner and a worker refresh
+/// side by side, every query asked once, the change report the plan's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_refresh_a_shared_plan_side_by_side() {
+    let site = demo_site(20).await;
+    let pg = LocalPostgres::start().unwrap_or_else(|e| panic!("PostgreSQL for the tests: {e}"));
+    let db = Db::Shared(pg.database("refresh").unwrap());
+    tokio::task::block_in_place(|| refresh_with_validators(&site, &db));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refresh_of_a_provider_without_validators_compares_first_pages() {
     let site = demo_site(20).await;
     let dir = tempfile::tempdir().unwrap();
-    let source = tokio::task::block_in_place(|| {
-        gather_change_refresh(&site, PATH_WITHOUT_VALIDATORS, dir.path())
-    });
+    let db = Db::Sqlite(dir.path().join("g.sqlite").to_str().unwrap().to_string());
+    let source =
+        tokio::task::block_in_place(|| gather_change_refresh(&site, PATH_WITHOUT_VALIDATORS, &db));
     assert_eq!(source["refresh"]["answers_same_digest"], 1);
     assert_eq!(source["refresh"]["answers_not_modified"], 0);
     let sent = searches(&site, PATH_WITHOUT_VALIDATORS);

@@ -72,6 +72,7 @@ Examples:
 Examples:
   gather refresh --db hotels.sqlite
   gather refresh --db hotels.sqlite --source http://127.0.0.1:8642/cityworld/ --json
+  gather refresh --db postgres://gather@db.example/hotels   with `gather worker` on other machines
   gather export --db hotels.sqlite --changes-since 2026-11-28T00:00:00Z")]
     Refresh(cli::refresh::RefreshArgs),
     /// Which source and attribute hold each term, and the query that surfaced it.

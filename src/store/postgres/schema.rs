@@ -9,7 +9,7 @@ use super::pg_err;
 use crate::store::StoreError;
 
 /// The schema version this gather writes (table `gather_schema`).
-const VERSION: i64 = 7;
+const VERSION: i64 = 8;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
 const MIGRATIONS: &[(i64, &str)] = &[
@@ -20,6 +20,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, V5),
     (6, V6),
     (7, V7),
+    (8, V8),
 ];
 
 /// Taken while the schema is created or migrated, so that workers starting
@@ -90,6 +91,12 @@ ALTER TABLE records ADD COLUMN changed_fields TEXT;
 ALTER TABLE records ADD COLUMN gone_at BIGINT;
 CREATE INDEX records_by_key ON records (source_id, record_key);
 CREATE INDEX records_by_query ON records (source_id, query_key);
+";
+
+/// A refresh in progress (`store::history`): when it began, until it
+/// ends; a refresh run again after an interrupt resumes it.
+const V8: &str = "
+ALTER TABLE sources ADD COLUMN refresh_since BIGINT;
 ";
 
 /// The planners among the workers: workers wait for the queries a live

@@ -11,7 +11,7 @@ use tokio_postgres::{Client, Row};
 use super::store::walk_from_lines;
 use super::{connect, is_lost, message, next_pause, pg_err, shown, unreached, waiting, Statements};
 use crate::store::{
-    with_links, HostWait, PlannedQuery, SourceId, StoreError, DEFAULT_RECONNECT,
+    with_links, AnswerMark, HostWait, PlannedQuery, SourceId, StoreError, DEFAULT_RECONNECT,
     WORKER_ALIVE_SECONDS,
 };
 
@@ -23,6 +23,9 @@ pub struct Claim {
     pub query: PlannedQuery,
     /// Where the walk of a worker that died stood.
     pub checkpoint: Option<String>,
+    /// What the query's first result page said when it was last answered
+    /// (a refresh asks again conditionally, and compares).
+    pub mark: Option<AnswerMark>,
 }
 
 /// The work of the other workers and planners, which a worker with nothing
@@ -112,7 +115,8 @@ macro_rules! claim_sql {
              UPDATE queries q SET leased_by = $1, lease_until = now() + make_interval(secs => $2)
              FROM next WHERE q.id = next.id
              RETURNING q.source_id, q.key, q.ordinal, q.description, q.request, q.checkpoint,
-                       q.parent, q.learned, q.query_values, q.walk"
+                       q.parent, q.learned, q.query_values, q.walk,
+                       q.etag, q.last_modified, q.digest, q.cut_short, q.refresh_interval"
         )
     };
 }
@@ -409,6 +413,15 @@ impl SharedPlan {
                 checkpoint: r
                     .get::<_, Option<String>>(5)
                     .map(|checkpoint| with_links(checkpoint, walk_from_lines(r.get(9)))),
+                mark: r.get::<_, Option<String>>(12).map(|digest| AnswerMark {
+                    validators: crate::fetch::Validators {
+                        etag: r.get(10),
+                        last_modified: r.get(11),
+                    },
+                    digest,
+                    cut_short: r.get(13),
+                    interval: r.get(14),
+                }),
             };
             let at = (ordinal, claim.source);
             (claim, at)

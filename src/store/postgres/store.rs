@@ -961,7 +961,17 @@ impl Backend for Postgres {
         self.call(&context, true, |c| {
             block_on(async {
                 let tx = c.client.transaction().await?;
-                let since: i64 = tx.query_one(&format!("SELECT {NOW_MS}"), &[]).await?.get(0);
+                let begun: Option<i64> = tx
+                    .query_one(
+                        "SELECT refresh_since FROM sources WHERE id = $1 FOR UPDATE",
+                        &[&source],
+                    )
+                    .await?
+                    .get(0);
+                let since: i64 = match begun {
+                    Some(since) => since,
+                    None => tx.query_one(&format!("SELECT {NOW_MS}"), &[]).await?.get(0),
+                };
                 let marks = tx
                     .query(
                         "SELECT key, etag, last_modified, digest, cut_short, refresh_interval FROM queries
@@ -985,17 +995,38 @@ impl Backend for Postgres {
                         )
                     })
                     .collect();
-                tx.execute(
-                    "UPDATE queries SET state = 'pending', checkpoint = NULL, walk = NULL
-                     WHERE source_id = $1 AND state = 'done'
-                       AND (NOT $2 OR due_at IS NULL OR due_at <= $3)",
-                    &[&source, &due_only, &since],
-                )
-                .await?;
+                // A refresh begun before goes on: what it finished stays done.
+                if begun.is_none() {
+                    tx.execute(
+                        "UPDATE queries SET state = 'pending', checkpoint = NULL, walk = NULL
+                         WHERE source_id = $1 AND state = 'done'
+                           AND (NOT $2 OR due_at IS NULL OR due_at <= $3)",
+                        &[&source, &due_only, &since],
+                    )
+                    .await?;
+                    tx.execute(
+                        "UPDATE sources SET refresh_since = $2 WHERE id = $1",
+                        &[&source, &since],
+                    )
+                    .await?;
+                }
                 tx.commit().await?;
-                Ok(RefreshStart { since, marks })
+                Ok(RefreshStart {
+                    since,
+                    marks,
+                    resumed: begun.is_some(),
+                })
             })
         })
+    }
+
+    fn end_refresh(&mut self, source: SourceId) -> Result<(), StoreError> {
+        self.execute(
+            &format!("ending the refresh of source {source}"),
+            "UPDATE sources SET refresh_since = NULL WHERE id = $1",
+            &[&source],
+        )
+        .map(|_| ())
     }
 
     fn schedule(&self, source: SourceId) -> Result<Schedule, StoreError> {

@@ -40,12 +40,6 @@ pub struct RefreshArgs {
 /// The starts of a refresh: the specs given, and the database sources
 /// the database holds (those `--source` names), each once.
 fn starts(args: &RefreshArgs) -> Result<Vec<Start>, String> {
-    if Location::of(&args.run.db).is_shared() {
-        return Err(
-            "a refresh runs in one process on a SQLite database; a shared PostgreSQL plan cannot be refreshed yet"
-                .into(),
-        );
-    }
     let store = gather::store::Store::open_existing_at(&Location::of(&args.run.db))
         .map_err(|e| e.to_string())?;
     let known: Vec<String> = store
