@@ -1,4 +1,4 @@
-//! Seven providers for surfacing forms that say nothing about themselves
+//! Ten providers for surfacing forms that say nothing about themselves
 //! (`/surface/…`), built to differ from the CityWorld guide in markup,
 //! wording and encoding (UTF-8, English and German; tables, a list, cards):
 //!
@@ -13,6 +13,7 @@
 //! | `/surface/nursery/` | plant nursery (English, POST) | a select `sect` (no "any") that answers only together with a text field `latin` (the start of a botanical name with `%`) | the section in bold in a line of its own, cards with a two-column facts table, 8 a page |
 //! | `/surface/zeichen/` | second-hand books (German) | a text field `q` (title prefix with `%`); titles that start with `#`, `É`, `¿`, `Ö`, `Ü` or a digit, each such character also starting a word inside another title; the form page states the number of titles | a table, 10 a page |
 //! | `/surface/verein/` | sailing club (English) | a radio group `class` (no "any", the first checked), between a newsletter form and a contact form (POST) that must never be sent | a heading "Results: …", a table, 10 a page |
+//! | `/surface/lexikon/` | a town's encyclopedia (German) | one keyword field `suchbegriff` (whole words of titles and texts); the form page holds only its menu, which links to an index of all articles | "N Artikel gefunden", then per article a heading (its title, the word highlighted) and a snippet below, all on one page |
 //!
 //! Each form is also served with hand-written `DB.*` metadata at
 //! `/surface/<provider>/meta/`: the run a user with a good description
@@ -34,11 +35,12 @@ use rand_chacha::ChaCha8Rng;
 
 use super::pages::esc;
 
+mod lexikon;
 mod verein;
 mod zeichen;
 
 /// The providers, by the path segment they are served under.
-pub const PROVIDERS: [&str; 9] = [
+pub const PROVIDERS: [&str; 10] = [
     "films",
     "buecherei",
     "jobs",
@@ -48,6 +50,7 @@ pub const PROVIDERS: [&str; 9] = [
     "notes",
     "zeichen",
     "verein",
+    "lexikon",
 ];
 
 /// One row of a provider's database: attribute → value.
@@ -67,6 +70,7 @@ struct Data {
     notes: Provider,
     zeichen: Provider,
     verein: Provider,
+    lexikon: Provider,
 }
 
 const GENRES: [(&str, &str); 8] = [
@@ -497,6 +501,9 @@ fn generate() -> Data {
         verein: Provider {
             rows: verein::rows(&mut rng),
         },
+        lexikon: Provider {
+            rows: lexikon::rows(&mut rng),
+        },
     }
 }
 
@@ -540,6 +547,7 @@ fn provider_data(provider: &str) -> Option<&'static Provider> {
         "notes" => &d.notes,
         "zeichen" => &d.zeichen,
         "verein" => &d.verein,
+        "lexikon" => &d.lexikon,
         _ => return None,
     })
 }
@@ -550,6 +558,23 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/surface/{provider}/", get(form_plain))
         .route("/surface/{provider}/meta/", get(form_meta))
         .route("/surface/{provider}/search", get(search).post(search))
+        .route(
+            "/surface/lexikon/alle",
+            get(|| async { utf8(StatusCode::OK, lexikon::register(&data().lexikon.rows)) }),
+        )
+        .route(
+            "/surface/lexikon/hilfe",
+            get(|| async { utf8(StatusCode::OK, lexikon::help()) }),
+        )
+        .route(
+            "/surface/lexikon/artikel/{n}",
+            get(|Path(n): Path<usize>| async move {
+                match lexikon::article(&data().lexikon.rows, n) {
+                    Some(page) => utf8(StatusCode::OK, page),
+                    None => utf8(StatusCode::NOT_FOUND, "<p>Kein solcher Artikel.</p>".into()),
+                }
+            }),
+        )
         .route(
             "/surface/verein/newsletter",
             axum::routing::post(|| async { utf8(StatusCode::OK, verein::thanks()) }),
@@ -701,6 +726,7 @@ fn hand_written(provider: &str) -> Vec<(&'static str, String)> {
         ],
         "zeichen" => zeichen::hand_written(),
         "verein" => verein::hand_written(),
+        "lexikon" => lexikon::hand_written(),
         "nursery" => vec![
             ("DB.QueryElements", "sect, latin".into()),
             ("DB.QueryElement.latin", "/[A-Z]%/".into()),
@@ -797,6 +823,7 @@ fn form_page(provider: &str, with_meta: bool) -> Option<String> {
         }
         "zeichen" => zeichen::form_page(&meta, data().zeichen.rows.len()),
         "verein" => verein::form_page(&meta),
+        "lexikon" => lexikon::form_page(&meta),
         "ferien" => {
             let kreise: Vec<(&str, &str)> = KREISE.iter().map(|k| (*k, *k)).collect();
             format!(
@@ -914,6 +941,7 @@ async fn search(
         }
         "zeichen" => zeichen::results(rows, &get("q"), page, &query_without_page(&params)),
         "verein" => verein::results(rows, &get("class"), page, &query_without_page(&params)),
+        "lexikon" => lexikon::results(rows, &get("suchbegriff")),
         "nursery" => {
             let section = SECTIONS
                 .iter()

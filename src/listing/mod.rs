@@ -22,7 +22,7 @@ use url::Url;
 use crate::hel::Rule;
 use crate::links::PageLinks;
 use crate::page::{NodeId, Page, TABLE, TBODY, TFOOT, THEAD};
-use crate::record::{Record, RecordRules};
+use crate::record::{Field, Fields, Record, RecordRules};
 
 pub use pager::{Pager, PagerLink, PagerRole};
 pub use records::{Column, Region, RegionKind};
@@ -42,9 +42,20 @@ pub struct Listing {
 pub struct ListingRules {
     pub prefix: String,
     pub rules: Vec<(String, String)>,
+    /// The first this many rules read the records' fields; the others
+    /// read values of their own (the second sibling of two-sibling
+    /// records).
+    pub record_rules: usize,
 }
 
 impl ListingRules {
+    /// The rules that read the records' fields, parsed with their prefix.
+    pub fn record_parsed(&self) -> Vec<(String, Rule)> {
+        let mut parsed = self.parsed();
+        parsed.truncate(self.record_rules);
+        parsed
+    }
+
     /// The rules, parsed with their prefix.
     pub fn parsed(&self) -> Vec<(String, Rule)> {
         self.rules
@@ -105,9 +116,30 @@ impl Listing {
         let Some(rules) = self.rules(page) else {
             return Vec::new();
         };
-        let parsed = rules.parsed();
-        RecordRules::new(&parsed).page_records(&parsed, page, url.as_str())
+        read_records(&rules.record_parsed(), page, url.as_str())
     }
+}
+
+/// The records a region's rules read on a page, as [`RecordRules`] reads
+/// a spec's; a region of one field (a list of titles) has a record per
+/// value of its one rule.
+pub fn read_records(parsed: &[(String, Rule)], page: &Page, url: &str) -> Vec<Record> {
+    if let [(attribute, rule)] = parsed {
+        return rule
+            .eval(page)
+            .flatten()
+            .iter()
+            .map(|v| crate::fragment::normalize(v))
+            .filter(|v| !v.is_empty())
+            .enumerate()
+            .map(|(i, value)| Record {
+                page: url.to_string(),
+                ordinal: i as u64,
+                fields: Fields(vec![(attribute.clone(), Field::One(value))]),
+            })
+            .collect();
+    }
+    RecordRules::new(parsed).page_records(parsed, page, url)
 }
 
 /// The rules that read a region's records.
@@ -200,7 +232,34 @@ pub fn rules_of(page: &Page, region: &Region) -> Option<ListingRules> {
         };
         rules.push((name, header_rule));
     }
-    Some(ListingRules { prefix, rules })
+    let record_rules = rules.len();
+    // The second sibling of two-sibling records (a title, then its
+    // snippet): HEL binds one element per row, so its texts are values
+    // of their own, not fields of the records, read where every element
+    // of its kind under the parent is one.
+    let seconds: Vec<NodeId> = region
+        .records
+        .iter()
+        .filter_map(|r| r.get(1).copied())
+        .collect();
+    if let Some(&second) = seconds.first() {
+        let label = page.label_name(second).to_string();
+        let only_parts = page
+            .child_matches(owner, page.label_of(second))
+            .all(|s| seconds.contains(&s));
+        for c in region.columns.iter().filter(|c| c.part == 1) {
+            if only_parts && !rules.iter().any(|(a, _)| *a == c.name) {
+                let path = &c.path;
+                let rule = format!("{label}[s:*]{path}.txt WHERE {label}[s]{path}.txt =~ '.'");
+                rules.push((c.name.clone(), rule));
+            }
+        }
+    }
+    Some(ListingRules {
+        prefix,
+        rules,
+        record_rules,
+    })
 }
 
 #[cfg(test)]

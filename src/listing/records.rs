@@ -564,8 +564,9 @@ fn texts(page: &Page, record: &[NodeId]) -> Vec<(usize, String, NodeId, String)>
                 continue;
             }
             // A text broken by formatting (a search's highlighted words:
-            // `Anthony <span class=match>Garcia</span>`) is one text.
-            if node != root && formatted_run(page, node) {
+            // `Anthony <span class=match>Garcia</span>`) is one text, also
+            // when it is the whole record (a snippet below a title).
+            if formatted_run(page, node) {
                 let text = page.text_of(node);
                 if !text.is_empty() {
                     out.push((part, crate::locate::steps(page, root, node), node, text));

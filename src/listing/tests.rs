@@ -229,3 +229,47 @@ fn a_title_broken_by_highlighted_words_is_one_field() {
         ]
     );
 }
+
+#[test]
+fn headings_each_followed_by_a_snippet_are_records_of_one_field_and_the_snippets_values() {
+    let hits: String = [
+        ("Ana <mark>Lopez</mark>", "Ohio"),
+        ("Bea <mark>Lopez</mark> Ruiz", "Utah"),
+        ("Carla <mark>Lopez</mark>", "Iowa"),
+    ]
+    .iter()
+    .map(|(title, state)| {
+        format!("<h2 class=hit><a href=/p>{title}</a></h2><p>born in {state}, <mark>Lopez</mark> family</p>")
+    })
+    .collect();
+    let html = format!(
+        "<body><form><input name=q><label><input type=checkbox name=cs> Match case</label>\
+         <label><input type=checkbox name=re> Regular expression</label></form>\
+         <div class=results><h1>Search matched 3 pages:</h1>{hits}</div></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let records = listing.records(&page, &url());
+    let titles: Vec<&str> = records
+        .iter()
+        .map(|r| r.fields.0[0].1.values()[0].as_str())
+        .collect();
+    assert_eq!(titles, ["Ana Lopez", "Bea Lopez Ruiz", "Carla Lopez"]);
+    // The snippets are read too, as values of their own.
+    let rules = listing.rules(&page).unwrap();
+    assert_eq!(rules.record_rules, 1, "{}", rules.to_yaml());
+    let snippets: Vec<String> = rules.parsed()[1..]
+        .iter()
+        .flat_map(|(_, r)| r.eval(&page).flatten())
+        .collect();
+    assert_eq!(
+        snippets,
+        [
+            "born in Ohio, Lopez family",
+            "born in Utah, Lopez family",
+            "born in Iowa, Lopez family"
+        ],
+        "{}",
+        rules.to_yaml()
+    );
+}

@@ -67,30 +67,66 @@ pub(super) fn answers_rows(sent: &[Sent]) -> Result<Answers, InduceError> {
 /// most records read alone ([`crate::listing`]), each row by its values;
 /// `None` when no answer lists two records.
 fn listed_rows(sent: &[Sent]) -> Option<Vec<BTreeSet<String>>> {
-    let url_of = |s: &Sent| s.answer.as_ref().map(|(_, a)| a.url.clone());
-    let ok = |s: &Sent| (200..300).contains(&s.status);
-    let (reader, n) = sent
+    let all: Vec<&Sent> = sent.iter().collect();
+    let reader = listing_reader(&all)?;
+    Some(sent.iter().map(|s| answer_rows(&reader, s)).collect())
+}
+
+/// The rows `reader` reads on an answer (none on a failed one).
+fn answer_rows(reader: &RowReader, s: &Sent) -> BTreeSet<String> {
+    match s.answer.as_ref().filter(|_| (200..300).contains(&s.status)) {
+        Some((_, a)) => reader.rows(&s.page, a.url.as_str()),
+        None => BTreeSet::new(),
+    }
+}
+
+/// The reader of the records an answer lists read alone
+/// ([`crate::listing`]) that lists the most records of the data: rows
+/// every answer shows whatever was asked (the labels of the form's own
+/// controls, a menu) are the template's, not the data's. `None` when no
+/// answer lists two rows of the data.
+fn listing_reader(answers: &[&Sent]) -> Option<RowReader> {
+    let ok: Vec<&Sent> = answers
         .iter()
-        .filter(|s| ok(s))
+        .copied()
+        .filter(|s| (200..300).contains(&s.status))
+        .collect();
+    let (reader, n) = ok
+        .iter()
         .filter_map(|s| {
-            let url = url_of(s)?;
-            let rules = crate::listing::Listing::read(&s.page, &url).rules(&s.page)?;
-            let reader = RowReader::new(rules);
-            let n = reader.rows(&s.page, url.as_str()).len();
+            let url = &s.answer.as_ref()?.1.url;
+            let rules = crate::listing::Listing::read(&s.page, url).rules(&s.page)?;
+            let reader = RowReader::new(rules).one_field_too();
+            let rows: Vec<BTreeSet<String>> = ok.iter().map(|o| answer_rows(&reader, o)).collect();
+            let mut everywhere = rows.first().cloned().unwrap_or_default();
+            if rows.len() < 2 {
+                everywhere.clear();
+            }
+            for r in &rows[1.min(rows.len())..] {
+                everywhere.retain(|row| r.contains(row));
+            }
+            let n = rows
+                .iter()
+                .map(|r| r.difference(&everywhere).count())
+                .max()
+                .unwrap_or(0);
             Some((reader, n))
         })
         .max_by_key(|(_, n)| *n)?;
-    if n < 2 {
-        return None;
-    }
-    Some(
-        sent.iter()
-            .map(|s| match url_of(s).filter(|_| ok(s)) {
-                Some(url) => reader.rows(&s.page, url.as_str()),
-                None => BTreeSet::new(),
-            })
-            .collect(),
-    )
+    (n >= 2).then_some(reader)
+}
+
+/// The records of the answers a source's rules are made from, as each
+/// answer lists them read alone ([`crate::listing`]), when those rules
+/// read records on every one of them: a person's reading of the result
+/// list, which keeps a title whole where the query's words are
+/// highlighted in it, and leaves the answers' summary and menus out.
+pub(super) fn listed_records(training: &[&Sent]) -> Option<RowReader> {
+    let reader = listing_reader(training)?;
+    training
+        .iter()
+        .all(|s| !answer_rows(&reader, s).is_empty())
+        .then_some(reader)
 }
 
 /// The answers (among `ok`) whose bodies differ, first of each.
@@ -292,19 +328,48 @@ fn text_field(
             );
         }
     }
-    let working: Vec<&String> = input
+    // The words sent that brought rows: the form page's, and the site's
+    // pages' where those brought none.
+    let mut working: Vec<&String> = input
         .probes
         .iter()
         .filter(|p| !p.ends_with(WILDCARDS) && rows_of(p) > 0)
         .collect();
+    let of_page = working.len();
+    for s in sent
+        .iter()
+        .filter(|s| s.input == Some(t) && s.values.len() == 1)
+    {
+        let w = &s.values[0].1;
+        if !w.ends_with(WILDCARDS) && !working.contains(&w) && rows_of(w) > 0 {
+            working.push(w);
+        }
+    }
     // The page's words that were not probed are left to the learner: it
     // ranks them with the words of the answers, by the rows they promise.
     let domain: Vec<String> = working.iter().map(|w| w.to_string()).collect();
-    let shown: Vec<String> = working.iter().map(|w| format!("{w:?}")).collect();
+    let shown = |words: &[&String]| {
+        words
+            .iter()
+            .map(|w| format!("{w:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let words = match working.split_at(of_page) {
+        (page, []) => format!("the words {} of the form page", shown(page)),
+        ([], site) => format!(
+            "no word of the form page; the words {} of the site's pages",
+            shown(site)
+        ),
+        (page, site) => format!(
+            "the words {} of the form page and {} of the site's pages",
+            shown(page),
+            shown(site)
+        ),
+    };
     (
         format!(
-            "a keyword field: the words {} of the form page brought rows, prefixes with % or * did not; queried with those, further words are learned from the answers",
-            shown.join(", "),
+            "a keyword field: {words} brought rows, prefixes with % or * did not; queried with those, further words are learned from the answers"
         ),
         Values::List(domain),
     )

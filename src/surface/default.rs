@@ -22,7 +22,6 @@ use crate::listing::Pager;
 use crate::listing::{Listing, ListingRules, TotalKind};
 use crate::page::Page;
 use crate::plan::QueryPlan;
-use crate::record::RecordRules;
 use crate::spec::{ResultItem, Spec, Values};
 
 /// Result pages of the default answer walked at most while surfacing.
@@ -41,18 +40,87 @@ pub(super) enum DefaultAnswer {
 pub(super) struct RowReader {
     rules: ListingRules,
     parsed: Vec<(String, Rule)>,
+    /// A list of one field (titles) counts as records: on the answers to
+    /// probes, not on a form page, whose lists of one field are as often
+    /// its own controls' labels.
+    one_field: bool,
 }
 
 impl RowReader {
     pub(super) fn new(rules: ListingRules) -> RowReader {
-        let parsed = rules.parsed();
-        RowReader { rules, parsed }
+        let parsed = rules.record_parsed();
+        RowReader {
+            rules,
+            parsed,
+            one_field: false,
+        }
+    }
+
+    /// The same, a list of one field (titles) read as records.
+    pub(super) fn one_field_too(self) -> RowReader {
+        RowReader {
+            one_field: true,
+            ..self
+        }
+    }
+
+    /// Whether the template of the answers splits a field these records
+    /// hold whole: no rule of `induction` reads most of the field's
+    /// values on the answers (a title the query's highlighted words cut
+    /// into pieces).
+    pub(super) fn splits(&self, induction: &crate::induce::Induction, answers: &[&Sent]) -> bool {
+        let slots: Vec<BTreeSet<&String>> = induction
+            .slots
+            .iter()
+            .map(|s| s.values.iter().flatten().collect())
+            .collect();
+        self.parsed.iter().any(|(_, rule)| {
+            let field: BTreeSet<String> = answers
+                .iter()
+                .flat_map(|s| rule.eval(&s.page).flatten())
+                .map(|v| crate::fragment::normalize(&v))
+                .filter(|v| !v.is_empty())
+                .collect();
+            field.len() >= 2
+                && !slots.iter().any(|slot| {
+                    let held = field.iter().filter(|v| slot.contains(v)).count();
+                    held * 5 >= field.len() * 4
+                })
+        })
+    }
+
+    /// Writes the rules into the spec's results (the prefix first); each
+    /// attribute's first values on `page`.
+    pub(super) fn write_results(&self, spec: &mut Spec, page: &Page) -> Vec<(String, Vec<String>)> {
+        spec.results.push(ResultItem {
+            prefix: Some(self.rules.prefix.clone()),
+            ..ResultItem::default()
+        });
+        for (attribute, rule) in &self.rules.rules {
+            spec.results.push(ResultItem {
+                attribute: Some(attribute.clone()),
+                rule: Some(rule.clone()),
+                ..ResultItem::default()
+            });
+        }
+        self.rules
+            .parsed()
+            .iter()
+            .map(|(a, r)| {
+                let values: Vec<String> = r.eval(page).flatten().into_iter().take(5).collect();
+                (a.clone(), values)
+            })
+            .collect()
     }
 
     /// The rows of a page at `url`.
     pub(super) fn rows(&self, page: &Page, url: &str) -> BTreeSet<String> {
-        RecordRules::new(&self.parsed)
-            .page_records(&self.parsed, page, url)
+        let records = if self.one_field || self.parsed.len() > 1 {
+            crate::listing::read_records(&self.parsed, page, url)
+        } else {
+            Vec::new()
+        };
+        records
             .iter()
             .map(|r| {
                 r.fields
@@ -384,7 +452,6 @@ fn whole_spec(
     reader: &RowReader,
     why: &str,
 ) -> InducedSpec {
-    let rules = &reader.rules;
     let mut spec = spec.clone();
     let value = defaults.first().map(|(_, v)| v.clone()).unwrap_or_default();
     if let Some(first) = inputs.first() {
@@ -392,26 +459,7 @@ fn whole_spec(
         spec.domains
             .insert(first.name.clone(), Values::List(vec![value.clone()]));
     }
-    spec.results.push(ResultItem {
-        prefix: Some(rules.prefix.clone()),
-        ..ResultItem::default()
-    });
-    for (attribute, rule) in &rules.rules {
-        spec.results.push(ResultItem {
-            attribute: Some(attribute.clone()),
-            rule: Some(rule.clone()),
-            ..ResultItem::default()
-        });
-    }
-    let page = &sent[0].page;
-    let samples: Vec<(String, Vec<String>)> = reader
-        .parsed
-        .iter()
-        .map(|(a, r)| {
-            let values: Vec<String> = r.eval(page).flatten().into_iter().take(5).collect();
-            (a.clone(), values)
-        })
-        .collect();
+    let samples = reader.write_results(&mut spec, &sent[0].page);
     let inputs_report = inputs
         .iter()
         .enumerate()

@@ -90,7 +90,7 @@ use crate::metadata::classify;
 use crate::page::Page;
 use crate::spec::{FormRef, ResultItem, Spec, Values};
 
-use choose::{choose, judge, names, tried};
+use choose::{choose, judge, listed_records, names, tried};
 use default::{default_answer, DefaultAnswer};
 use naming::{
     attribute_name, does_not_vary, echoes_query, name_by_choices, name_by_probes, name_of_words,
@@ -333,7 +333,7 @@ pub async fn induce_spec_from(
                 };
             // 1. Probes, and 2. the rules with the rows of every answer.
             let (sent, answers) =
-                send_all_probes(fetcher, &plan, form, &inputs, &resp.url, already).await?;
+                send_all_probes(fetcher, &plan, form, &inputs, &resp.url, &page, already).await?;
             (sent, answers, walked)
         }
     };
@@ -370,10 +370,21 @@ pub async fn induce_spec_from(
     let training_sent: Vec<&Sent> = training.iter().map(|&i| &sent[i]).collect();
     let mut induction = induce(&pages, Algorithm::Approximate)
         .map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
-
-    // 4. and 5. Values without template words, names from the page.
-    name_by_probes(&mut induction, form, &training_sent);
-    let named = write_results(&mut spec, &induction, form, &pages, &training_sent, &inputs);
+    let named =
+        match listed_records(&training_sent).filter(|r| r.splits(&induction, &training_sent)) {
+            // The records every answer lists, read alone, where the template
+            // of the answers splits their fields.
+            Some(reader) => Named {
+                unnamed: Vec::new(),
+                samples: reader.write_results(&mut spec, &pages[0]),
+                left_out: Vec::new(),
+            },
+            None => {
+                // 4. and 5. Values without template words, names from the page.
+                name_by_probes(&mut induction, form, &training_sent);
+                write_results(&mut spec, &induction, form, &pages, &training_sent, &inputs)
+            }
+        };
     if spec.results.is_empty() {
         return Err(nothing("no rule reads the answers", &rows));
     }

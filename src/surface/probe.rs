@@ -32,6 +32,7 @@ pub(super) async fn send_all_probes(
     form: &Form,
     inputs: &[Input],
     url: &Url,
+    form_page: &Page,
     already: Vec<Sent>,
 ) -> Result<(Vec<Sent>, Answers), SurfaceError> {
     let mut sent: Vec<Sent> = already;
@@ -89,11 +90,127 @@ pub(super) async fn send_all_probes(
                 std::mem::take(&mut words)
             }
             2 => Vec::new(),
-            3 => selects_beside_text(inputs, &sent, rows),
+            3 if rows.iter().all(BTreeSet::is_empty) => {
+                site_word_probes(fetcher, inputs, &sent, form_page, url).await?
+            }
+            3 => Vec::new(),
+            4 => selects_beside_text(inputs, &sent, rows),
             _ => break,
         };
     }
     Ok((sent, answers))
+}
+
+/// Pages of the site read for words, when neither letters nor the form
+/// page's own words brought a row.
+const SITE_PAGES: usize = 3;
+
+/// Paths that lead to an account's pages or change the site: never read
+/// for words.
+const NOT_FOR_WORDS: [&str; 10] = [
+    "login", "logout", "signin", "signup", "register", "create", "edit", "delete", "admin",
+    "settings",
+];
+
+/// Words of a link to a site's index of its pages.
+const INDEX_WORDS: [&str; 11] = [
+    "index",
+    "all pages",
+    "all articles",
+    "sitemap",
+    "contents",
+    "a-z",
+    "a–z",
+    "verzeichnis",
+    "inhalt",
+    "toutes les pages",
+    "plan du site",
+];
+
+/// Endings of a link's path that are no page of text.
+const NOT_PAGES: [&str; 9] = [
+    "css",
+    "js",
+    "png",
+    "jpg",
+    "gif",
+    "svg",
+    "ico",
+    "webmanifest",
+    "pdf",
+];
+
+/// When no probe brought a row, a keyword search is probed with the most
+/// frequent words of the site's own pages: a few pages the form page links
+/// to on its host, its root and its index of pages first, read as text. A
+/// wiki's search page holds only its menus; its pages hold the words its
+/// search finds. The first text field gets them, words already sent and
+/// the form page's own words left out.
+async fn site_word_probes(
+    fetcher: &Fetcher,
+    inputs: &[Input],
+    sent: &[Sent],
+    form_page: &Page,
+    url: &Url,
+) -> Result<Vec<(Option<usize>, Pairs)>, SurfaceError> {
+    let Some(t) = inputs.iter().position(|i| i.text) else {
+        return Ok(Vec::new());
+    };
+    let links = crate::links::PageLinks::of(form_page, url);
+    let own = crate::links::document_key(url);
+    // The root and an index of pages hold the site's content's words, where
+    // an "about" or "help" page holds the software's.
+    let mut candidates = links.classified();
+    candidates.sort_by_key(|(link, _)| {
+        let text = format!("{} {}", link.text, link.href).to_lowercase();
+        let root = link.target.as_ref().is_some_and(|t| t.path() == "/");
+        let index = INDEX_WORDS.iter().any(|w| text.contains(w));
+        (!root, !index)
+    });
+    let mut targets: Vec<Url> = Vec::new();
+    for (link, _) in candidates {
+        let Some(target) = link.target.clone() else {
+            continue;
+        };
+        let path = target.path().to_ascii_lowercase();
+        let key = crate::links::document_key(&target);
+        if target.host_str() != url.host_str()
+            || path
+                .rsplit('.')
+                .next()
+                .is_some_and(|e| NOT_PAGES.contains(&e))
+            || NOT_FOR_WORDS.iter().any(|w| path.contains(w))
+            || key == own
+            || targets.iter().any(|t| crate::links::document_key(t) == key)
+        {
+            continue;
+        }
+        targets.push(target);
+        if targets.len() == SITE_PAGES {
+            break;
+        }
+    }
+    let mut text = String::new();
+    for target in targets {
+        let answer = fetcher.fetch(&crate::fetch::Request::get(target)).await?;
+        if (200..300).contains(&answer.status) {
+            let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
+            text.push_str(&page.text());
+            text.push('\n');
+        }
+    }
+    let form_words: BTreeSet<String> =
+        crate::words::page_words(&form_page.text(), super::SEED_WORDS)
+            .into_iter()
+            .map(|w| w.to_lowercase())
+            .collect();
+    let name = &inputs[t].name;
+    Ok(crate::words::page_words(&text, super::SEED_WORDS * 2)
+        .into_iter()
+        .filter(|w| !form_words.contains(&w.to_lowercase()) && !sent_value(sent, t, w))
+        .take(PROBE_WORDS)
+        .map(|w| (Some(t), vec![(name.clone(), w)]))
+        .collect())
 }
 
 /// Sends a round of probes (each input's values, the others at their

@@ -684,3 +684,28 @@ async fn a_search_that_takes_wildcards_literally_is_a_keyword_search() {
     }
     site.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keyword_search_whose_page_names_no_word_is_probed_with_the_sites_words() {
+    let site = site().await;
+    let bare = site.base_url().join("/surface/lexikon/").unwrap();
+    let (code, err, stored, _) = gather_counted(&site, &bare, "/surface/lexikon/").await;
+    assert_eq!(code, Some(0), "{err}");
+    // No word of the form page finds an article: the index of the
+    // articles, linked from the menu, gave the words.
+    assert!(err.contains("no word of the form page; the words"), "{err}");
+    assert!(
+        site.requests()
+            .iter()
+            .any(|r| r.target == "/surface/lexikon/alle"),
+        "the index of the articles was not read"
+    );
+    // Each title whole, although the searched word is highlighted in it.
+    let expected = gather::demo::surface::expected("lexikon").unwrap();
+    let titles = &expected["titel"];
+    assert!(
+        stored.values().any(|got| got == titles),
+        "no gathered attribute holds exactly the titles\n{err}\n{stored:?}"
+    );
+    site.shutdown().await;
+}
