@@ -1,7 +1,7 @@
 //! The schema of the gatherer database and its migrations.
 
 /// The schema version this gather writes (`PRAGMA user_version`).
-pub(super) const VERSION: i64 = 9;
+pub(super) const VERSION: i64 = 10;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
 pub(super) const MIGRATIONS: &[(i64, &str)] = &[
@@ -14,6 +14,7 @@ pub(super) const MIGRATIONS: &[(i64, &str)] = &[
     (7, V7),
     (8, V8),
     (9, V9),
+    (10, V10),
 ];
 
 const V1: &str = "
@@ -203,4 +204,15 @@ CREATE TRIGGER records_first_seen AFTER INSERT ON records WHEN new.first_seen IS
                        last_seen = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
     WHERE id = new.id;
 END;
+";
+
+/// Each value's history (`store::history`), in milliseconds since the
+/// epoch: first seen and last seen (written by the insert itself, so that
+/// a gathering spends no statement on them; NULL for the values of an
+/// older file), and when a refresh found it gone (no live record holds it
+/// any more). Gone values stay in the table, and leave every output.
+const V10: &str = "
+ALTER TABLE attribute_values ADD COLUMN first_seen INTEGER;
+ALTER TABLE attribute_values ADD COLUMN last_seen INTEGER;
+ALTER TABLE attribute_values ADD COLUMN gone_at INTEGER;
 ";

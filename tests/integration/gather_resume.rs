@@ -185,6 +185,9 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
          ALTER TABLE queries DROP COLUMN digest;
          ALTER TABLE queries DROP COLUMN refresh_interval;
          ALTER TABLE queries DROP COLUMN due_at;
+         ALTER TABLE attribute_values DROP COLUMN first_seen;
+         ALTER TABLE attribute_values DROP COLUMN last_seen;
+         ALTER TABLE attribute_values DROP COLUMN gone_at;
          PRAGMA user_version = 7;",
     )
     .unwrap();
@@ -215,7 +218,7 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 9);
+    assert_eq!(version, 10);
     let store = Store::open(&db).unwrap();
     let source = store_source_id(&store, &url);
     assert!(store.finished_queries(source).unwrap().contains(&key));

@@ -489,6 +489,9 @@ fn a_database_from_before_records_gets_the_records_table() {
          ALTER TABLE queries DROP COLUMN digest;
          ALTER TABLE queries DROP COLUMN refresh_interval;
          ALTER TABLE queries DROP COLUMN due_at;
+         ALTER TABLE attribute_values DROP COLUMN first_seen;
+         ALTER TABLE attribute_values DROP COLUMN last_seen;
+         ALTER TABLE attribute_values DROP COLUMN gone_at;
          PRAGMA user_version = 4;",
     )
     .unwrap();
@@ -501,7 +504,7 @@ fn a_database_from_before_records_gets_the_records_table() {
     let records: i64 = raw
         .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
         .unwrap();
-    assert_eq!((version, records), (9, 3));
+    assert_eq!((version, records), (10, 3));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

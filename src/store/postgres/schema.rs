@@ -9,7 +9,7 @@ use super::pg_err;
 use crate::store::StoreError;
 
 /// The schema version this gather writes (table `gather_schema`).
-const VERSION: i64 = 7;
+const VERSION: i64 = 8;
 
 /// `(version, SQL that brings version - 1 to version)`, in order.
 const MIGRATIONS: &[(i64, &str)] = &[
@@ -20,6 +20,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, V5),
     (6, V6),
     (7, V7),
+    (8, V8),
 ];
 
 /// Taken while the schema is created or migrated, so that workers starting
@@ -90,6 +91,19 @@ ALTER TABLE records ADD COLUMN changed_fields TEXT;
 ALTER TABLE records ADD COLUMN gone_at BIGINT;
 CREATE INDEX records_by_key ON records (source_id, record_key);
 CREATE INDEX records_by_query ON records (source_id, query_key);
+";
+
+/// Each value's history (the SQLite schema's version 10): first and last
+/// seen default to the insert's time (the values of an older database
+/// keep NULL), gone when a refresh found no live record holding it.
+const V8: &str = "
+ALTER TABLE attribute_values ADD COLUMN first_seen BIGINT;
+ALTER TABLE attribute_values ALTER COLUMN first_seen
+    SET DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+ALTER TABLE attribute_values ADD COLUMN last_seen BIGINT;
+ALTER TABLE attribute_values ALTER COLUMN last_seen
+    SET DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+ALTER TABLE attribute_values ADD COLUMN gone_at BIGINT;
 ";
 
 /// The planners among the workers: workers wait for the queries a live
