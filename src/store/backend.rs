@@ -204,6 +204,9 @@ pub(super) trait Backend: Send {
         records: &[KeyedRecord<'_>],
         refreshing: Refreshing,
     ) -> Result<Vec<usize>, StoreError>;
+    /// How many of the source's values are gone at or after `since`, per
+    /// attribute.
+    fn values_gone(&self, source: SourceId, since: i64) -> Result<Vec<(String, u64)>, StoreError>;
     /// The records (of one source, or all) first seen, changed or gone at
     /// or after `since`, sources in the order of their URLs, a source's
     /// records in the order they were first stored.

@@ -119,6 +119,9 @@ pub struct AttributeChanges {
     pub new: u64,
     pub changed: u64,
     pub gone: u64,
+    /// Values of the attribute that left the index fragments: no live
+    /// record holds them any more (see the module's doc).
+    pub values_gone: u64,
 }
 
 /// What happened to a record since a time, as a search index applies it.
@@ -297,7 +300,7 @@ impl Store {
 
     /// What changed in the source's records since `since`
     /// ([`RefreshStart::since`]): records new, changed and gone, in all and
-    /// per attribute.
+    /// per attribute, with the values gone per attribute.
     pub fn changes(&self, source: SourceId, since: i64) -> Result<Changes, StoreError> {
         let mut changes = Changes {
             since,
@@ -333,6 +336,13 @@ impl Store {
                 ChangeOp::Update => changes.changed += 1,
                 ChangeOp::Delete => changes.gone += 1,
             }
+        }
+        for (attribute, n) in self.backend.values_gone(source, since)? {
+            changes
+                .by_attribute
+                .entry(attribute)
+                .or_default()
+                .values_gone = n;
         }
         Ok(changes)
     }

@@ -933,6 +933,14 @@ fn a_refresh_leaves_out_the_values_no_live_record_holds(open: Open<'_>) {
     );
     assert_eq!(store.stats(source).unwrap().values_per_attribute["name"], 4);
     assert!(store.search("Düne").unwrap().is_empty());
+    let changes = store.changes(source, start.since).unwrap();
+    let gone: Vec<(&str, u64)> = changes
+        .by_attribute
+        .iter()
+        .map(|(a, c)| (a.as_str(), c.values_gone))
+        .collect();
+    // id 4 and 6, Seeblick and Düne, "über 150".
+    assert_eq!(gone, [("id", 2), ("name", 2), ("preis", 1)]);
     assert!(store
         .search("Seeblick")
         .unwrap()

@@ -1396,6 +1396,16 @@ impl Backend for Sqlite {
         Ok(added)
     }
 
+    fn values_gone(&self, source: SourceId, since: i64) -> Result<Vec<(String, u64)>, StoreError> {
+        self.rows(
+            &format!("counting the values of source {source} gone"),
+            "SELECT attribute, count(*) FROM attribute_values
+             WHERE source_id = ?1 AND gone_at >= ?2 GROUP BY attribute",
+            params![source, since],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64)),
+        )
+    }
+
     fn history(&self, source: Option<SourceId>, since: i64) -> Result<Vec<HistoryRow>, StoreError> {
         let context = "reading the records' history";
         let e = || sql_err(&self.path, context);

@@ -189,6 +189,15 @@ fn gather_change_refresh(site: &DemoSite, path: &str, dir: &Path) -> serde_json:
             "{field}: {report}"
         );
     }
+    // The values no house of the second version holds left the index.
+    let (before, after) = (values_of_version(1), values_of_version(2));
+    for (field, values) in &before {
+        let gone = values.difference(&after[field]).count() as u64;
+        assert_eq!(
+            report["by_attribute"][field]["values_gone"], gone,
+            "{field}: {report}"
+        );
+    }
     assert_eq!(report["by_attribute"]["id"]["changed"], 0);
     assert_eq!(report["by_attribute"]["id"]["new"], new);
     assert_eq!(report["by_attribute"]["id"]["gone"], gone);

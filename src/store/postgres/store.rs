@@ -1186,6 +1186,19 @@ impl Backend for Postgres {
         })
     }
 
+    fn values_gone(&self, source: SourceId, since: i64) -> Result<Vec<(String, u64)>, StoreError> {
+        let rows = self.rows(
+            &format!("counting the values of source {source} gone"),
+            "SELECT attribute, count(*) FROM attribute_values
+             WHERE source_id = $1 AND gone_at >= $2 GROUP BY attribute",
+            &[&source, &since],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get::<_, i64>(1).max(0) as u64))
+            .collect())
+    }
+
     fn history(&self, source: Option<SourceId>, since: i64) -> Result<Vec<HistoryRow>, StoreError> {
         let rows = self.rows(
             "reading the records' history",
