@@ -1391,7 +1391,7 @@ impl Backend for Sqlite {
                 candidates.extend(history::held_values_json(fields));
             }
         }
-        values_gone(&tx, source, candidates, since).map_err(err)?;
+        mark_values_gone(&tx, source, &candidates, since).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(added)
     }
@@ -1561,8 +1561,9 @@ fn pairs_json<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> rusqlite::
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
 }
 
-/// The ids of the source `?1`'s values among the pairs `?2` ([`pairs_json`]).
-const VALUES_AMONG: &str = "SELECT v.id FROM json_each(?2) AS p
+/// The source `?1`'s values among the pairs `?2` ([`pairs_json`]), as
+/// `v`.
+const VALUES_AMONG: &str = "json_each(?2) AS p
      JOIN attribute_values v ON v.source_id = ?1
        AND v.attribute = json_extract(p.value, '$[0]') AND v.value = json_extract(p.value, '$[1]')";
 
@@ -1580,26 +1581,42 @@ fn see_values<'a>(
         "UPDATE attribute_values SET last_seen = {NOW_MS},
            first_seen = CASE WHEN gone_at < ?3 THEN {NOW_MS} ELSE first_seen END,
            gone_at = NULL
-         WHERE id IN ({VALUES_AMONG})
+         WHERE id IN (SELECT v.id FROM {VALUES_AMONG})
            AND (gone_at IS NOT NULL OR coalesce(last_seen, 0) < ?3)"
     ))?
     .execute(params![source, pairs, since])?;
     Ok(())
 }
 
-/// The `candidates` no live record of the source holds, not seen since
-/// `since` and found by a query (not listed) are gone, at `since`
-/// ([`history`]).
-fn values_gone(
+/// The `candidates` that no live record of the source holds, that were
+/// not seen since `since`, and that a query found (not listed) are gone,
+/// at `since` ([`history`]).
+fn mark_values_gone(
     tx: &Transaction<'_>,
     source: SourceId,
-    candidates: ValuePairs,
+    candidates: &ValuePairs,
     since: i64,
 ) -> rusqlite::Result<()> {
     if candidates.is_empty() {
         return Ok(());
     }
-    let needles = serde_json::to_string(&history::needles(&candidates))
+    let pairs = pairs_json(candidates.iter().map(|(a, v)| (a.as_str(), v.as_str())))?;
+    // Most candidates were seen in the refresh already: the records are
+    // read for the others only.
+    let open = tx
+        .prepare_cached(&format!(
+            "SELECT v.attribute, v.value FROM {VALUES_AMONG}
+             WHERE v.gone_at IS NULL AND coalesce(v.last_seen, 0) < ?3
+               AND v.query_key IN (SELECT key FROM queries WHERE source_id = ?1)"
+        ))?
+        .query_map(params![source, pairs, since], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect::<rusqlite::Result<ValuePairs>>()?;
+    if open.is_empty() {
+        return Ok(());
+    }
+    let needles = serde_json::to_string(&history::needles(&open))
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     let holding = tx
         .prepare_cached(
@@ -1608,15 +1625,13 @@ fn values_gone(
         )?
         .query_map(params![source, needles], |r| r.get::<_, String>(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
-    let gone = history::not_held(candidates, holding);
+    let gone = history::not_held(open, holding);
     if gone.is_empty() {
         return Ok(());
     }
     let pairs = pairs_json(gone.iter().map(|(a, v)| (a.as_str(), v.as_str())))?;
     tx.prepare_cached(&format!(
-        "UPDATE attribute_values SET gone_at = ?3
-         WHERE id IN ({VALUES_AMONG}) AND gone_at IS NULL AND coalesce(last_seen, 0) < ?3
-           AND query_key IN (SELECT key FROM queries WHERE source_id = ?1)"
+        "UPDATE attribute_values SET gone_at = ?3 WHERE id IN (SELECT v.id FROM {VALUES_AMONG})"
     ))?
     .execute(params![source, pairs, since])?;
     Ok(())

@@ -172,6 +172,15 @@ fn gather_change_refresh(site: &DemoSite, path: &str, dir: &Path) -> serde_json:
         .collect();
     assert_index_is_version(db, 1, &others);
     assert_eq!(search_values(db, "Abendrot"), ["Pension Abendrot"]);
+    let history = |sql: &str| -> i64 {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    };
+    // The gathering gave every value its first and last seen.
+    assert_eq!(
+        history("SELECT count(*) FROM attribute_values WHERE first_seen IS NULL OR last_seen < first_seen OR gone_at IS NOT NULL"),
+        0
+    );
 
     site.set_data_version(2);
     let sent_before = searches(site, path).len();
@@ -234,6 +243,26 @@ fn gather_change_refresh(site: &DemoSite, path: &str, dir: &Path) -> serde_json:
     // of a house closed, no old name of a house renamed, no price class
     // no house has any more; the values no house holds stay.
     assert_index_is_version(db, 2, &others);
+    // Gone at the refresh's start; those the refresh showed, seen since.
+    let since = report["since"].as_i64().unwrap();
+    let gone: u64 = before
+        .iter()
+        .map(|(field, values)| values.difference(&after[field]).count() as u64)
+        .sum();
+    assert_eq!(
+        history(&format!(
+            "SELECT count(*) FROM attribute_values WHERE gone_at = {since}"
+        )),
+        gone as i64
+    );
+    assert_eq!(
+        history(&format!(
+            "SELECT count(*) FROM attribute_values WHERE gone_at IS NULL AND last_seen < {since}
+               AND attribute IN ('id', 'name', 'ort', 'preis')"
+        )),
+        0,
+        "every live value of a house was seen again by the refresh"
+    );
     assert!(search_values(db, "Abendrot").is_empty(), "a closed house");
     assert_eq!(
         search_values(db, "Seestern"),

@@ -700,7 +700,7 @@ impl Backend for Postgres {
                     (SELECT count(*) FROM queries WHERE source_id = $1 AND state = 'done' AND cut_short),
                     (SELECT count(*) FROM pages WHERE source_id = $1),
                     (SELECT coalesce(sum(bytes), 0)::bigint FROM pages WHERE source_id = $1),
-                    (SELECT count(*) FROM records WHERE source_id = $1)
+                    (SELECT count(*) FROM records WHERE source_id = $1 AND gone_at IS NULL)
              FROM sources WHERE id = $1",
             &[&source],
         )?;
@@ -1179,7 +1179,7 @@ impl Backend for Postgres {
                         candidates.extend(history::held_values_json(row.get(0)));
                     }
                 }
-                values_gone(&tx, source, candidates, since).await?;
+                mark_values_gone(&tx, source, &candidates, since).await?;
                 tx.commit().await?;
                 Ok(added)
             })
@@ -1718,14 +1718,19 @@ const SEE_VALUES: &str = "UPDATE attribute_values SET
                   AND md5(v.value) = md5(p.x) AND v.value = p.x)
      AND (gone_at IS NOT NULL OR coalesce(last_seen, 0) < $4)";
 
-/// The source `$1`'s values among the pairs `$2`, `$3` not seen since `$4`
-/// and found by a query (not listed) are gone, at `$4`.
+/// The source `$1`'s values among the pairs `$2`, `$3` that are live,
+/// not seen since `$4` and found by a query (not listed).
+const MAY_GO: &str = "SELECT v.attribute, v.value FROM unnest($2::text[], $3::text[]) AS p(a, x)
+   JOIN attribute_values v ON v.source_id = $1 AND v.attribute = p.a
+     AND md5(v.value) = md5(p.x) AND v.value = p.x
+   WHERE v.gone_at IS NULL AND coalesce(v.last_seen, 0) < $4
+     AND v.query_key IN (SELECT key FROM queries WHERE source_id = $1)";
+
+/// The source `$1`'s values among the pairs `$2`, `$3` are gone, at `$4`.
 const VALUES_GONE: &str = "UPDATE attribute_values SET gone_at = $4
    WHERE id IN (SELECT v.id FROM unnest($2::text[], $3::text[]) AS p(a, x)
                 JOIN attribute_values v ON v.source_id = $1 AND v.attribute = p.a
-                  AND md5(v.value) = md5(p.x) AND v.value = p.x)
-     AND gone_at IS NULL AND coalesce(last_seen, 0) < $4
-     AND query_key IN (SELECT key FROM queries WHERE source_id = $1)";
+                  AND md5(v.value) = md5(p.x) AND v.value = p.x)";
 
 /// The fields of the live records of source `$1` that hold one of the
 /// strings `$2` ([`history::needles`]).
@@ -1753,21 +1758,33 @@ async fn see_values(
     Ok(())
 }
 
-/// The `candidates` no live record of the source holds, not seen since
-/// `since` and found by a query (not listed) are gone, at `since`
-/// ([`history`]).
-async fn values_gone(
+/// The `candidates` that no live record of the source holds, that were
+/// not seen since `since`, and that a query found (not listed) are gone,
+/// at `since` ([`history`]).
+async fn mark_values_gone(
     tx: &Transaction<'_>,
     source: SourceId,
-    candidates: ValuePairs,
+    candidates: &ValuePairs,
     since: i64,
 ) -> Result<(), tokio_postgres::Error> {
     if candidates.is_empty() {
         return Ok(());
     }
-    let needles = history::needles(&candidates);
+    // Most candidates were seen in the refresh already: the records are
+    // read for the others only.
+    let (attributes, values) = pair_columns(candidates);
+    let open: ValuePairs = tx
+        .query(MAY_GO, &[&source, &attributes, &values, &since])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    if open.is_empty() {
+        return Ok(());
+    }
+    let needles = history::needles(&open);
     let holding = tx.query(HOLDING, &[&source, &needles]).await?;
-    let gone = history::not_held(candidates, holding.iter().map(|r| r.get(0)));
+    let gone = history::not_held(open, holding.iter().map(|r| r.get(0)));
     if gone.is_empty() {
         return Ok(());
     }
