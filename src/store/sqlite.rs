@@ -1562,9 +1562,11 @@ fn pairs_json<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> rusqlite::
 }
 
 /// The source `?1`'s values among the pairs `?2` ([`pairs_json`]), as
-/// `v`.
+/// `v`: each pair looked up in the values' index (`CROSS JOIN` keeps the
+/// pairs outside, where the planner would read all the source's values
+/// for each pair).
 const VALUES_AMONG: &str = "json_each(?2) AS p
-     JOIN attribute_values v ON v.source_id = ?1
+     CROSS JOIN attribute_values v ON v.source_id = ?1
        AND v.attribute = json_extract(p.value, '$[0]') AND v.value = json_extract(p.value, '$[1]')";
 
 /// The source's values among `pairs` are seen now: a gone one is live
