@@ -97,6 +97,17 @@ fn version_1() -> Vec<Pension> {
             });
         }
     }
+    // Values no other house shares, whose going version 2 shows in the
+    // index: a house closed, the old name of one renamed, and a price
+    // class only one house moved out of had.
+    for p in &mut out {
+        match p.nr.as_str() {
+            "P0029" => p.name = "Pension Abendrot".to_string(),
+            "P0033" => p.name = "Pension Seestern".to_string(),
+            "P0045" => p.preis = "über 100 Euro",
+            _ => {}
+        }
+    }
     out
 }
 
@@ -322,6 +333,13 @@ mod tests {
             .filter(|(k, fields)| v2.get(*k).is_some_and(|f| f != *fields))
             .count();
         assert_eq!((gone, new, changed), (5, 4, 8));
+        // Values only the houses closed, renamed and moved had.
+        let holds = |v: &BTreeMap<String, Vec<(String, String)>>, value: &str| {
+            v.values().flatten().any(|(_, x)| x == value)
+        };
+        for value in ["Pension Abendrot", "Pension Seestern", "über 100 Euro"] {
+            assert!(holds(&v1, value) && !holds(&v2, value), "{value}");
+        }
         assert_eq!(search(1, "m"), search(2, "m"));
         assert_ne!(search(1, "r"), search(2, "r"));
     }

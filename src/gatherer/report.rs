@@ -398,11 +398,15 @@ impl SourceReport {
             changes.new, changes.changed, changes.gone
         )?;
         for (attribute, c) in &changes.by_attribute {
-            writeln!(
+            write!(
                 f,
                 "    {attribute}: {} new, {} changed, {} gone",
                 c.new, c.changed, c.gone
             )?;
+            match c.values_gone {
+                0 => writeln!(f)?,
+                n => writeln!(f, "; {n} values gone from the index")?,
+            }
         }
         Ok(())
     }

@@ -181,10 +181,25 @@ pub(super) trait Backend: Send {
         key: &str,
         mark: &AnswerMark,
     ) -> Result<(), StoreError>;
-    /// The records a query found first are seen again, unchanged.
-    fn touch_records(&mut self, source: SourceId, query_key: &str) -> Result<(), StoreError>;
+    /// The records a query found first are seen again, unchanged, and the
+    /// values they hold (those not seen since `since`), in one transaction.
+    fn touch_records(
+        &mut self,
+        source: SourceId,
+        query_key: &str,
+        since: i64,
+    ) -> Result<(), StoreError>;
+    /// The values of a refreshed answer are seen (those not seen since
+    /// `since`): a gone one is live again.
+    fn see_values(
+        &mut self,
+        source: SourceId,
+        fragment: &IndexFragment,
+        since: i64,
+    ) -> Result<(), StoreError>;
     /// [`Store::refresh_records`] for an answer that changed, in one
-    /// transaction.
+    /// transaction, with the values the records changed or gone held and
+    /// no live record holds now marked gone.
     fn refresh_records(
         &mut self,
         source: SourceId,
@@ -192,6 +207,9 @@ pub(super) trait Backend: Send {
         records: &[KeyedRecord<'_>],
         refreshing: Refreshing,
     ) -> Result<Vec<usize>, StoreError>;
+    /// How many of the source's values are gone at or after `since`, per
+    /// attribute.
+    fn values_gone(&self, source: SourceId, since: i64) -> Result<Vec<(String, u64)>, StoreError>;
     /// The records (of one source, or all) first seen, changed or gone at
     /// or after `since`, sources in the order of their URLs, a source's
     /// records in the order they were first stored.

@@ -1,16 +1,28 @@
 //! A source's history across refreshes (`gather refresh`): what each
 //! query's first result page said (its validators and digest, to ask
 //! again conditionally), and per record when it was first seen, last seen,
-//! changed and gone. Both back-ends keep it in the same columns (schema
-//! versions 9 and 10 in SQLite, 7 and 8 in PostgreSQL); times are milliseconds since
-//! the Unix epoch, by the database's clock.
+//! changed and gone; per value of the index fragments when it was first
+//! seen, last seen and gone. Both back-ends keep it in the same columns
+//! (schema versions 9 and 10 in SQLite, 7 and 8 in PostgreSQL); times are
+//! milliseconds since the Unix epoch, by the database's clock.
 //!
 //! A record's identity across answers is its key ([`crate::record::Fields::key`]):
 //! a record whose key stays while another field changes is *changed*, one
 //! whose key is new is *new*, and one the query that found it first no
 //! longer shows in a whole answer is *gone*.
+//!
+//! The values of the index fragments keep a history too: first seen, last
+//! seen, and gone. A value is seen when an answer records it, or when an
+//! unchanged answer shows again a record that holds it. The values of
+//! records gone in a refresh and the old values of changed fields are the
+//! *candidates*: one that no live record of the source holds, and that
+//! the refresh did not see, is gone (at the refresh's start). Values no
+//! record holds (a source without records, a rule that makes none) are
+//! never candidates, and values a query did not find first (those the
+//! provider lists) never go: neither is ever gone. A gone value seen
+//! again is live again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::ControlFlow;
 
 use super::{SourceId, Store, StoreError, StoredRecord};
@@ -110,6 +122,9 @@ pub struct AttributeChanges {
     pub new: u64,
     pub changed: u64,
     pub gone: u64,
+    /// Values of the attribute that left the index fragments: no live
+    /// record holds them any more (see the module's doc).
+    pub values_gone: u64,
 }
 
 /// What happened to a record since a time, as a search index applies it.
@@ -156,6 +171,74 @@ pub(super) fn changed_fields(before: &Fields, after: &Fields) -> Vec<String> {
         }
     }
     names
+}
+
+/// (attribute, value) pairs of the index fragments.
+pub(super) type ValuePairs = BTreeSet<(String, String)>;
+
+/// The values a record's fields hold, as the index fragments keep them: a
+/// field `attribute.0` of a rule ending in a fork under `attribute` (and,
+/// as it cannot be told apart from an attribute of that name, under its
+/// own name too).
+pub(super) fn held_values(fields: &Fields) -> ValuePairs {
+    let mut pairs = ValuePairs::new();
+    for (name, field) in &fields.0 {
+        let fork = name
+            .rsplit_once('.')
+            .filter(|(_, branch)| !branch.is_empty() && branch.bytes().all(|b| b.is_ascii_digit()))
+            .map(|(attribute, _)| attribute);
+        for value in field.values() {
+            pairs.insert((name.clone(), value.clone()));
+            if let Some(attribute) = fork {
+                pairs.insert((attribute.to_string(), value.clone()));
+            }
+        }
+    }
+    pairs
+}
+
+/// [`held_values`] of fields as the store keeps them (JSON); none for
+/// fields that do not read.
+pub(super) fn held_values_json(fields: &str) -> ValuePairs {
+    Fields::from_json(fields)
+        .map(|f| held_values(&f))
+        .unwrap_or_default()
+}
+
+/// The values a changed record held before and holds no more.
+pub(super) fn dropped_values(before: &Fields, after: &Fields) -> ValuePairs {
+    let after = held_values(after);
+    held_values(before)
+        .into_iter()
+        .filter(|pair| !after.contains(pair))
+        .collect()
+}
+
+/// What to look for in the fields (JSON) of the records that may hold one
+/// of the `candidates`: each value as a JSON string, as the fields write
+/// it. A record without any of them holds none of the candidates; one
+/// with some is read ([`held_values_json`]) to be sure.
+pub(super) fn needles(candidates: &ValuePairs) -> Vec<String> {
+    let values: BTreeSet<&str> = candidates.iter().map(|(_, v)| v.as_str()).collect();
+    values
+        .into_iter()
+        .map(|v| serde_json::Value::from(v).to_string())
+        .collect()
+}
+
+/// The `candidates` none of the records' fields (JSON) `holding` holds.
+pub(super) fn not_held(
+    mut candidates: ValuePairs,
+    holding: impl IntoIterator<Item = String>,
+) -> ValuePairs {
+    for fields in holding {
+        if candidates.is_empty() {
+            break;
+        }
+        let held = held_values_json(&fields);
+        candidates.retain(|pair| !held.contains(pair));
+    }
+    candidates
 }
 
 /// A record to refresh, with its key.
@@ -229,7 +312,7 @@ impl Store {
 
     /// What changed in the source's records since `since`
     /// ([`RefreshStart::since`]): records new, changed and gone, in all and
-    /// per attribute.
+    /// per attribute, with the values gone per attribute.
     pub fn changes(&self, source: SourceId, since: i64) -> Result<Changes, StoreError> {
         let mut changes = Changes {
             since,
@@ -266,6 +349,13 @@ impl Store {
                 ChangeOp::Delete => changes.gone += 1,
             }
         }
+        for (attribute, n) in self.backend.values_gone(source, since)? {
+            changes
+                .by_attribute
+                .entry(attribute)
+                .or_default()
+                .values_gone = n;
+        }
         Ok(changes)
     }
 
@@ -300,7 +390,8 @@ impl Store {
         refreshing: Refreshing,
     ) -> Result<Vec<usize>, StoreError> {
         if refreshing.unchanged {
-            self.backend.touch_records(source, query_key)?;
+            self.backend
+                .touch_records(source, query_key, refreshing.since)?;
             return Ok(Vec::new());
         }
         let keyed: Vec<KeyedRecord<'_>> = records.iter().map(|r| (r, r.fields.key())).collect();

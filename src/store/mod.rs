@@ -778,6 +778,8 @@ impl Store {
                 let mut recorded =
                     self.backend
                         .record_query_new(source, &without_records, patient)?;
+                self.backend
+                    .see_values(source, &outcome.fragment, refreshing.since)?;
                 recorded.new_records =
                     self.refresh_records(source, &outcome.key, &outcome.records, refreshing)?;
                 recorded

@@ -56,6 +56,7 @@ on_both_back_ends!(
     status_counts_every_source_s_queries_and_pages,
     unknown_sources_are_errors,
     a_refresh_tells_records_new_changed_and_gone_by_their_key,
+    a_refresh_leaves_out_the_values_no_live_record_holds,
 );
 
 fn source(url: &str, kind: SourceKind) -> SourceInfo {
@@ -733,6 +734,25 @@ fn hotel(id: &str, name: &str, price: &str) -> Record {
     }
 }
 
+/// In a refresh begun at `since`, query `a`'s answer is unchanged (a
+/// 304); how a changed answer of the refresh is recorded.
+fn a_unchanged(store: &mut Store, source: SourceId, since: i64) -> Refreshing {
+    let refreshing = Refreshing {
+        since,
+        unchanged: false,
+        whole: false,
+        interval: None,
+    };
+    let mut again = outcome("a", 0, QueryState::Done, &[]);
+    again.fresh = false;
+    again.refresh = Some(Refreshing {
+        unchanged: true,
+        ..refreshing
+    });
+    store.record_query_new(source, &again).unwrap();
+    refreshing
+}
+
 fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
     let mut store = open();
     let source = provider(&mut store);
@@ -765,20 +785,7 @@ fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
     // The done queries are open again, their records kept.
     assert!(store.finished_queries(source).unwrap().is_empty());
     assert_eq!(store.record_count(source).unwrap(), 4);
-    let refreshing = Refreshing {
-        since: start.since,
-        unchanged: false,
-        whole: false,
-        interval: None,
-    };
-    // a: unchanged (a 304).
-    let mut again = outcome("a", 0, QueryState::Done, &[]);
-    again.fresh = false;
-    again.refresh = Some(Refreshing {
-        unchanged: true,
-        ..refreshing
-    });
-    store.record_query_new(source, &again).unwrap();
+    let refreshing = a_unchanged(&mut store, source, start.since);
     drop(store);
     // Interrupted here: begun again, the refresh goes on where it stood.
     let mut store = open();
@@ -843,4 +850,132 @@ fn a_refresh_tells_records_new_changed_and_gone_by_their_key(open: Open<'_>) {
     assert_eq!(due.marks.len(), 2);
     assert_eq!(due.marks["b"].interval, Some(changed_wait));
     assert_eq!(store.finished_queries(source).unwrap(), set(&["a", "b"]));
+}
+
+/// A query's outcome with its records and, as the rules give them, their
+/// values, and `more` values no record holds.
+fn with_records(
+    key: &str,
+    ordinal: u64,
+    records: Vec<Record>,
+    more: &[(&str, &str)],
+) -> QueryOutcome {
+    let mut done = outcome(key, ordinal, QueryState::Done, more);
+    for record in &records {
+        for (name, field) in &record.fields.0 {
+            for value in field.values() {
+                done.fragment.add(name, value);
+            }
+        }
+    }
+    done.records = records;
+    done
+}
+
+fn a_refresh_leaves_out_the_values_no_live_record_holds(open: Open<'_>) {
+    let mut store = open();
+    let source = provider(&mut store);
+    // Values the provider lists (before the queries run): never gone.
+    let listed: IndexFragment = [("preis", "über 100"), ("preis", "ab 200")]
+        .into_iter()
+        .collect();
+    store.record_values(source, None, &listed).unwrap();
+    let a = with_records(
+        "a",
+        0,
+        vec![hotel("1", "Arkona", "bis 40"), hotel("2", "Kap", "bis 70")],
+        &[("region", "Rügen")],
+    );
+    store.record_query_new(source, &a).unwrap();
+    let b = with_records(
+        "b",
+        1,
+        vec![
+            hotel("3", "Seeblick", "über 150"),
+            hotel("4", "Düne", "über 100"),
+            hotel("6", "Arkona", "bis 40"),
+        ],
+        &[("region", "Usedom")],
+    );
+    store.record_query_new(source, &b).unwrap();
+    drop(store);
+
+    let mut store = open();
+    let start = store.begin_refresh(source, false).unwrap();
+    // a: unchanged, its values seen again as they were.
+    let refreshing = a_unchanged(&mut store, source, start.since);
+    // b, walked whole: 3 renamed and moved, 4 closed, 6 closed (its name
+    // held by 1 of a), 5 new; the region no record holds not shown.
+    let mut changed = with_records(
+        "b",
+        1,
+        vec![
+            hotel("3", "Haus Seeblick", "bis 40"),
+            hotel("5", "Möwe", "bis 70"),
+        ],
+        &[],
+    );
+    changed.refresh = Some(Refreshing {
+        whole: true,
+        ..refreshing
+    });
+    store.record_query_new(source, &changed).unwrap();
+    drop(store);
+
+    let store = open();
+    let values = store.values(source).unwrap();
+    assert_eq!(values["id"], keys(&["1", "2", "3", "5"]));
+    assert_eq!(
+        values["name"],
+        keys(&["Arkona", "Haus Seeblick", "Kap", "Möwe"])
+    );
+    // "über 150" gone with the house that moved out of it; "über 100",
+    // listed, stays without the house closed.
+    assert_eq!(
+        values["preis"],
+        keys(&["ab 200", "bis 40", "bis 70", "über 100"])
+    );
+    assert_eq!(values["region"], keys(&["Rügen", "Usedom"]));
+    assert_eq!(
+        store.attribute_values(source, "name").unwrap(),
+        values["name"]
+    );
+    let stats = store.stats(source).unwrap();
+    assert_eq!((stats.values_per_attribute["name"], stats.records), (4, 4));
+    assert!(store.search("Düne").unwrap().is_empty());
+    let changes = store.changes(source, start.since).unwrap();
+    let gone: Vec<(&str, u64)> = changes
+        .by_attribute
+        .iter()
+        .map(|(a, c)| (a.as_str(), c.values_gone))
+        .collect();
+    // id 4 and 6, Seeblick and Düne, "über 150".
+    assert_eq!(gone, [("id", 2), ("name", 2), ("preis", 1)]);
+    assert!(store
+        .search("Seeblick")
+        .unwrap()
+        .iter()
+        .all(|h| h.value == "Haus Seeblick"));
+    assert_eq!(store.search("Arkona").unwrap().len(), 1);
+    drop(store);
+
+    // The next refresh sees the closed house again: its values are back.
+    let mut store = open();
+    store.end_refresh(source).unwrap();
+    let start = store.begin_refresh(source, false).unwrap();
+    assert!(!start.resumed);
+    let mut back = with_records("b", 1, vec![hotel("4", "Düne", "über 150")], &[]);
+    back.refresh = Some(Refreshing {
+        since: start.since,
+        ..refreshing
+    });
+    store.record_query_new(source, &back).unwrap();
+    let values = store.values(source).unwrap();
+    assert_eq!(values["id"], keys(&["1", "2", "3", "4", "5"]));
+    assert!(values["name"].contains(&"Düne".to_string()));
+    assert_eq!(
+        values["preis"],
+        keys(&["ab 200", "bis 40", "bis 70", "über 100", "über 150"])
+    );
+    assert_eq!(store.search("Düne").unwrap().len(), 1);
 }

@@ -206,9 +206,17 @@ CREATE TRIGGER records_first_seen AFTER INSERT ON records WHEN new.first_seen IS
 END;
 ";
 
-/// A refresh in progress (`store::history`): when it began, until it
-/// ends; a refresh run again after an interrupt resumes it, sending none
-/// of the queries it finished.
+/// Each value's history (`store::history`), in milliseconds since the
+/// epoch: first seen and last seen (written by the insert itself, so that
+/// a gathering spends no statement on them; NULL for the values of an
+/// older file), and when a refresh found it gone (no live record holds it
+/// any more). Gone values stay in the table, and leave every output. And
+/// a refresh in progress: when it began, until it ends; a refresh run
+/// again after an interrupt resumes it, sending none of the queries it
+/// finished.
 const V10: &str = "
+ALTER TABLE attribute_values ADD COLUMN first_seen INTEGER;
+ALTER TABLE attribute_values ADD COLUMN last_seen INTEGER;
+ALTER TABLE attribute_values ADD COLUMN gone_at INTEGER;
 ALTER TABLE sources ADD COLUMN refresh_since INTEGER;
 ";

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
 use super::backend::Backend;
-use super::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule};
+use super::history::{
+    self, AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule, ValuePairs,
+};
 use super::{
     now, schema, unpack, with_links, AnsweredQuery, Hit, KeptPage, PageRecord, PlannedQuery,
     QueryOutcome, QueryState, Recorded, SourceId, SourceInfo, SourceKind, SourceRecord,
@@ -843,7 +845,8 @@ impl Backend for Sqlite {
         let values_per_attribute = self
             .rows(
                 &context,
-                "SELECT attribute, count(*) FROM attribute_values WHERE source_id = ?1 GROUP BY attribute",
+                "SELECT attribute, count(*) FROM attribute_values
+                 WHERE source_id = ?1 AND gone_at IS NULL GROUP BY attribute",
                 [source],
                 |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)),
             )?
@@ -903,7 +906,7 @@ impl Backend for Sqlite {
     fn values(&self, source: SourceId) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
         let rows = self.rows(
             &format!("reading the values of source {source}"),
-            "SELECT attribute, value FROM attribute_values WHERE source_id = ?1
+            "SELECT attribute, value FROM attribute_values WHERE source_id = ?1 AND gone_at IS NULL
              ORDER BY CAST(attribute AS BLOB), CAST(value AS BLOB)",
             [source],
             |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
@@ -922,7 +925,8 @@ impl Backend for Sqlite {
     ) -> Result<Vec<String>, StoreError> {
         self.rows(
             &format!("reading the {attribute} values of source {source}"),
-            "SELECT value FROM attribute_values WHERE source_id = ?1 AND attribute = ?2
+            "SELECT value FROM attribute_values
+             WHERE source_id = ?1 AND attribute = ?2 AND gone_at IS NULL
              ORDER BY CAST(value AS BLOB)",
             rusqlite::params![source, attribute],
             |r| r.get::<_, String>(0),
@@ -992,7 +996,7 @@ impl Backend for Sqlite {
              JOIN attribute_values v ON v.id = f.rowid
              JOIN sources s ON s.id = v.source_id
              LEFT JOIN queries q ON q.source_id = v.source_id AND q.key = v.query_key
-             WHERE values_fts MATCH ?1
+             WHERE values_fts MATCH ?1 AND v.gone_at IS NULL
              ORDER BY s.url, CAST(v.attribute AS BLOB), CAST(v.value AS BLOB)",
             [values_query],
             |r| {
@@ -1252,18 +1256,56 @@ impl Backend for Sqlite {
             ))
     }
 
-    fn touch_records(&mut self, source: SourceId, query_key: &str) -> Result<(), StoreError> {
-        self.conn
+    fn touch_records(
+        &mut self,
+        source: SourceId,
+        query_key: &str,
+        since: i64,
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let context = format!("seeing the records of query {query_key:?} again (source {source})");
+        let err = |e| sql_err(&path, &context)(e);
+        let tx = self.transaction(&context)?;
+        let fields = tx
             .prepare_cached(&format!(
                 "UPDATE records SET last_seen = {NOW_MS}
-                 WHERE source_id = ?1 AND query_key = ?2 AND gone_at IS NULL"
+                 WHERE source_id = ?1 AND query_key = ?2 AND gone_at IS NULL
+                 RETURNING fields"
             ))
-            .and_then(|mut stmt| stmt.execute(params![source, query_key]))
-            .map(|_| ())
-            .map_err(sql_err(
-                &self.path,
-                format!("seeing the records of query {query_key:?} again (source {source})"),
-            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(params![source, query_key], |r| r.get::<_, String>(0))?
+                    .collect::<rusqlite::Result<Vec<String>>>()
+            })
+            .map_err(err)?;
+        let held: ValuePairs = fields
+            .iter()
+            .flat_map(|f| history::held_values_json(f))
+            .collect();
+        see_values(
+            &tx,
+            source,
+            held.iter().map(|(a, v)| (a.as_str(), v.as_str())),
+            since,
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)
+    }
+
+    fn see_values(
+        &mut self,
+        source: SourceId,
+        fragment: &IndexFragment,
+        since: i64,
+    ) -> Result<(), StoreError> {
+        if fragment.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let context = format!("seeing the values of source {source} again");
+        let tx = self.transaction(&context)?;
+        see_values(&tx, source, fragment_pairs(fragment), since)
+            .and_then(|()| tx.commit())
+            .map_err(sql_err(&path, &context))
     }
 
     fn refresh_records(
@@ -1279,6 +1321,8 @@ impl Backend for Sqlite {
         let tx = self.transaction(&context)?;
         let since = refreshing.since;
         let mut added = Vec::new();
+        // The values the records changed or gone here held ([`history`]).
+        let mut candidates = ValuePairs::new();
         for (i, (record, key)) in records.iter().enumerate() {
             let fields = record.fields.to_json();
             let ordinal = i64::try_from(record.ordinal).unwrap_or(i64::MAX);
@@ -1322,6 +1366,7 @@ impl Backend for Sqlite {
             if let Some((id, before, gone)) = keyed {
                 let before = Fields::from_json(&before).unwrap_or_default();
                 let names = super::history::changed_fields(&before, &record.fields);
+                candidates.extend(history::dropped_values(&before, &record.fields));
                 let revived = gone.is_some_and(|t| t < since);
                 tx.prepare_cached(&format!(
                     "UPDATE records SET fields = ?2, page_url = ?3, ordinal = ?4,
@@ -1364,16 +1409,35 @@ impl Backend for Sqlite {
             added.push(i);
         }
         if refreshing.whole {
-            tx.prepare_cached(&format!(
-                "UPDATE records SET gone_at = {NOW_MS}
-                 WHERE source_id = ?1 AND query_key = ?2 AND gone_at IS NULL
-                   AND coalesce(last_seen, 0) < ?3"
-            ))
-            .and_then(|mut stmt| stmt.execute(params![source, query_key, since]))
-            .map_err(err)?;
+            let gone = tx
+                .prepare_cached(&format!(
+                    "UPDATE records SET gone_at = {NOW_MS}
+                     WHERE source_id = ?1 AND query_key = ?2 AND gone_at IS NULL
+                       AND coalesce(last_seen, 0) < ?3
+                     RETURNING fields"
+                ))
+                .and_then(|mut stmt| {
+                    stmt.query_map(params![source, query_key, since], |r| r.get::<_, String>(0))?
+                        .collect::<rusqlite::Result<Vec<String>>>()
+                })
+                .map_err(err)?;
+            for fields in &gone {
+                candidates.extend(history::held_values_json(fields));
+            }
         }
+        mark_values_gone(&tx, source, &candidates, since).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(added)
+    }
+
+    fn values_gone(&self, source: SourceId, since: i64) -> Result<Vec<(String, u64)>, StoreError> {
+        self.rows(
+            &format!("counting the values of source {source} gone"),
+            "SELECT attribute, count(*) FROM attribute_values
+             WHERE source_id = ?1 AND gone_at >= ?2 GROUP BY attribute",
+            params![source, since],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64)),
+        )
     }
 
     fn history(&self, source: Option<SourceId>, since: i64) -> Result<Vec<HistoryRow>, StoreError> {
@@ -1502,22 +1566,111 @@ fn insert_values(
     provenance: Option<&str>,
     fragment: &IndexFragment,
 ) -> Result<u64, rusqlite::Error> {
-    // A fragment's values are normalized and not empty already.
-    let rows: Vec<(&str, &str)> = fragment
-        .iter()
-        .flat_map(|(attribute, values)| values.iter().map(move |v| (attribute, v.as_str())))
-        .collect();
-    if rows.is_empty() {
+    if fragment.is_empty() {
         return Ok(0);
     }
-    let rows = serde_json::to_string(&rows)
-        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    // A fragment's values are normalized and not empty already.
+    let rows = pairs_json(fragment_pairs(fragment))?;
     let mut stmt = tx.prepare_cached(
-        "INSERT OR IGNORE INTO attribute_values (source_id, attribute, value, query_key)
-         SELECT ?1, json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), ?3
-         FROM json_each(?2) AS r ORDER BY r.key",
+        "INSERT OR IGNORE INTO attribute_values (source_id, attribute, value, query_key,
+                                                 first_seen, last_seen)
+         SELECT ?1, json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), ?3, t.now, t.now
+         FROM json_each(?2) AS r,
+              (SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) AS now) AS t
+         ORDER BY r.key",
     )?;
     Ok(stmt.execute(params![source, rows, provenance])? as u64)
+}
+
+/// A fragment's (attribute, value) pairs.
+fn fragment_pairs(fragment: &IndexFragment) -> impl Iterator<Item = (&str, &str)> {
+    fragment
+        .iter()
+        .flat_map(|(attribute, values)| values.iter().map(move |v| (attribute, v.as_str())))
+}
+
+/// (attribute, value) pairs as a JSON list of pairs, for `json_each`.
+fn pairs_json<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> rusqlite::Result<String> {
+    serde_json::to_string(&pairs.collect::<Vec<_>>())
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
+/// The source `?1`'s values among the pairs `?2` ([`pairs_json`]), as
+/// `v`: each pair looked up in the values' index (`CROSS JOIN` keeps the
+/// pairs outside, where the planner would read all the source's values
+/// for each pair).
+const VALUES_AMONG: &str = "json_each(?2) AS p
+     CROSS JOIN attribute_values v ON v.source_id = ?1
+       AND v.attribute = json_extract(p.value, '$[0]') AND v.value = json_extract(p.value, '$[1]')";
+
+/// The source's values among `pairs` are seen now: a gone one is live
+/// again (new, when it was gone before `since`). A value seen since
+/// `since` already is not written again.
+fn see_values<'a>(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    pairs: impl Iterator<Item = (&'a str, &'a str)>,
+    since: i64,
+) -> rusqlite::Result<()> {
+    let pairs = pairs_json(pairs)?;
+    tx.prepare_cached(&format!(
+        "UPDATE attribute_values SET last_seen = {NOW_MS},
+           first_seen = CASE WHEN gone_at < ?3 THEN {NOW_MS} ELSE first_seen END,
+           gone_at = NULL
+         WHERE id IN (SELECT v.id FROM {VALUES_AMONG})
+           AND (gone_at IS NOT NULL OR coalesce(last_seen, 0) < ?3)"
+    ))?
+    .execute(params![source, pairs, since])?;
+    Ok(())
+}
+
+/// The `candidates` that no live record of the source holds, that were
+/// not seen since `since`, and that a query found (not listed) are gone,
+/// at `since` ([`history`]).
+fn mark_values_gone(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    candidates: &ValuePairs,
+    since: i64,
+) -> rusqlite::Result<()> {
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let pairs = pairs_json(candidates.iter().map(|(a, v)| (a.as_str(), v.as_str())))?;
+    // Most candidates were seen in the refresh already: the records are
+    // read for the others only.
+    let open = tx
+        .prepare_cached(&format!(
+            "SELECT v.attribute, v.value FROM {VALUES_AMONG}
+             WHERE v.gone_at IS NULL AND coalesce(v.last_seen, 0) < ?3
+               AND v.query_key IN (SELECT key FROM queries WHERE source_id = ?1)"
+        ))?
+        .query_map(params![source, pairs, since], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect::<rusqlite::Result<ValuePairs>>()?;
+    if open.is_empty() {
+        return Ok(());
+    }
+    let needles = serde_json::to_string(&history::needles(&open))
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let holding = tx
+        .prepare_cached(
+            "SELECT fields FROM records r WHERE r.source_id = ?1 AND r.gone_at IS NULL
+               AND EXISTS (SELECT 1 FROM json_each(?2) AS n WHERE instr(r.fields, n.value) > 0)",
+        )?
+        .query_map(params![source, needles], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    let gone = history::not_held(open, holding);
+    if gone.is_empty() {
+        return Ok(());
+    }
+    let pairs = pairs_json(gone.iter().map(|(a, v)| (a.as_str(), v.as_str())))?;
+    tx.prepare_cached(&format!(
+        "UPDATE attribute_values SET gone_at = ?3 WHERE id IN (SELECT v.id FROM {VALUES_AMONG})"
+    ))?
+    .execute(params![source, pairs, since])?;
+    Ok(())
 }
 
 /// SQL removing the values and records the source's queries found.

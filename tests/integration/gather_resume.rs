@@ -269,6 +269,9 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
          ALTER TABLE queries DROP COLUMN refresh_interval;
          ALTER TABLE sources DROP COLUMN refresh_since;
          ALTER TABLE queries DROP COLUMN due_at;
+         ALTER TABLE attribute_values DROP COLUMN first_seen;
+         ALTER TABLE attribute_values DROP COLUMN last_seen;
+         ALTER TABLE attribute_values DROP COLUMN gone_at;
          PRAGMA user_version = 7;",
     )
     .unwrap();
@@ -308,5 +311,18 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
         .query_row("SELECT count(*) FROM walk_links", [], |r| r.get(0))
         .unwrap();
     assert_eq!(links, 0, "a walk that ended keeps no links");
+    // The values of the older file are live, without a first and last
+    // seen (which the resumed walk, finding no new value, did not add).
+    let (all, live, unseen): (i64, i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(*) FILTER (WHERE gone_at IS NULL),
+                    count(*) FILTER (WHERE first_seen IS NULL AND last_seen IS NULL)
+             FROM attribute_values",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert!(all > 0);
+    assert_eq!((live, unseen), (all, all));
     site.shutdown().await;
 }

@@ -490,6 +490,9 @@ fn a_database_from_before_records_gets_the_records_table() {
          ALTER TABLE queries DROP COLUMN refresh_interval;
          ALTER TABLE sources DROP COLUMN refresh_since;
          ALTER TABLE queries DROP COLUMN due_at;
+         ALTER TABLE attribute_values DROP COLUMN first_seen;
+         ALTER TABLE attribute_values DROP COLUMN last_seen;
+         ALTER TABLE attribute_values DROP COLUMN gone_at;
          PRAGMA user_version = 4;",
     )
     .unwrap();

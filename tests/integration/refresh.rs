@@ -146,10 +146,74 @@ fn apply(
     old
 }
 
+/// The values of the index fragments of the database's one source by
+/// attribute, as the JSON export writes them; and the same from the SOIF
+/// export, which must agree.
+fn index_values(db: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let json = run(&["export", "--db", db, "--format", "json"]);
+    let source: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    let values: BTreeMap<String, BTreeSet<String>> =
+        serde_json::from_value(source["attributes"].clone()).unwrap();
+    let soif = gather(&["export", "--db", db, "--format", "soif"]);
+    assert!(soif.status.success(), "{}", stderr(&soif));
+    let objects = gather::soif::parse(&soif.stdout).unwrap();
+    let from_soif: BTreeMap<String, BTreeSet<String>> = objects[0]
+        .attributes
+        .iter()
+        .filter_map(|(name, bytes)| {
+            let attribute = name.strip_prefix("DB.")?;
+            let text = String::from_utf8(bytes.clone()).unwrap();
+            Some((
+                attribute.to_string(),
+                text.lines().map(String::from).collect(),
+            ))
+        })
+        .collect();
+    assert_eq!(from_soif, values, "the SOIF and the JSON export agree");
+    values
+}
+
+/// The values of the houses of a version of the data, by field.
+fn values_of_version(version: u32) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (field, value) in refresh::expected(version).into_values().flatten() {
+        out.entry(field).or_default().insert(value);
+    }
+    out
+}
+
+/// The values `gather search` finds for `term` (none: it fails).
+fn search_values(db: &str, term: &str) -> Vec<String> {
+    let out = gather(&["search", "--db", db, "--json", term]);
+    stdout(&out)
+        .lines()
+        .map(|line| {
+            let hit: serde_json::Value = serde_json::from_str(line).unwrap();
+            hit["value"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// Checks that the index fragments hold exactly the values of the houses
+/// of `version` (and the values no house holds, `others`, unchanged).
+fn assert_index_is_version(db: &str, version: u32, others: &BTreeMap<String, BTreeSet<String>>) {
+    let mut index = index_values(db);
+    let houses = values_of_version(version);
+    let rest: BTreeMap<String, BTreeSet<String>> = index
+        .iter()
+        .filter(|(a, _)| !houses.contains_key(*a))
+        .map(|(a, v)| (a.clone(), v.clone()))
+        .collect();
+    index.retain(|a, _| houses.contains_key(a));
+    assert_eq!(index, houses, "the values of version {version}");
+    assert_eq!(&rest, others, "the values no house holds");
+}
+
 /// Gathers `path` of `site`, turns the data to its second version and
-/// refreshes; checks the change report and the delta export. Returns the
-/// refresh's source line of `--json` (on a shared plan, the planner's,
-/// with the answers and queries of every process summed).
+/// refreshes; checks the change report, the delta export and the values
+/// of the index fragments. Returns the refresh's source line of `--json`
+/// (on a shared plan, the planner's, with the answers and queries of
+/// every process summed).
 fn gather_change_refresh(site: &DemoSite, path: &str, db: &Db) -> serde_json::Value {
     let url = site.base_url().join(path).unwrap().to_string();
     db.summaries(&[&url]);
@@ -160,6 +224,25 @@ fn gather_change_refresh(site: &DemoSite, path: &str, db: &Db) -> serde_json::Va
         .collect();
     let old = records(&run(&["export", "--db", location, "--records"]));
     assert_eq!(old.len(), refresh::expected(1).len());
+    let houses = values_of_version(1);
+    let others: BTreeMap<String, BTreeSet<String>> = index_values(location)
+        .into_iter()
+        .filter(|(a, _)| !houses.contains_key(a))
+        .collect();
+    assert_index_is_version(location, 1, &others);
+    assert_eq!(search_values(location, "Abendrot"), ["Pension Abendrot"]);
+    // The gathering gave every value its first and last seen (read in
+    // the SQLite file; the store's parity test holds both back-ends to
+    // the same history).
+    let history = |sql: &str| -> Option<i64> {
+        let Db::Sqlite(path) = db else { return None };
+        let conn = rusqlite::Connection::open(path).unwrap();
+        Some(conn.query_row(sql, [], |r| r.get(0)).unwrap())
+    };
+    assert_eq!(
+        history("SELECT count(*) FROM attribute_values WHERE first_seen IS NULL OR last_seen < first_seen OR gone_at IS NOT NULL").unwrap_or(0),
+        0
+    );
 
     site.set_data_version(2);
     let sent_before = searches(site, path).len();
@@ -188,6 +271,15 @@ fn gather_change_refresh(site: &DemoSite, path: &str, db: &Db) -> serde_json::Va
     for (field, n) in &by_field {
         assert_eq!(
             report["by_attribute"][field]["changed"], *n,
+            "{field}: {report}"
+        );
+    }
+    // The values no house of the second version holds left the index.
+    let (before, after) = (values_of_version(1), values_of_version(2));
+    for (field, values) in &before {
+        let gone = values.difference(&after[field]).count() as u64;
+        assert_eq!(
+            report["by_attribute"][field]["values_gone"], gone,
             "{field}: {report}"
         );
     }
@@ -233,6 +325,45 @@ fn gather_change_refresh(site: &DemoSite, path: &str, db: &Db) -> serde_json::Va
     let delta = run(&["export", "--db", location, "--changes-since", &since]);
     assert_eq!(delta.lines().count() as u64, new + changed + gone);
     assert_eq!(apply(old, &delta), new_export);
+
+    // The index fragments hold the values of the second version: no name
+    // of a house closed, no old name of a house renamed, no price class
+    // no house has any more; the values no house holds stay.
+    assert_index_is_version(location, 2, &others);
+    // Gone at the refresh's start; those the refresh showed, seen since.
+    let since = report["since"].as_i64().unwrap();
+    let gone: u64 = before
+        .iter()
+        .map(|(field, values)| values.difference(&after[field]).count() as u64)
+        .sum();
+    assert_eq!(
+        history(&format!(
+            "SELECT count(*) FROM attribute_values WHERE gone_at = {since}"
+        ))
+        .unwrap_or(gone as i64),
+        gone as i64
+    );
+    assert_eq!(
+        history(&format!(
+            "SELECT count(*) FROM attribute_values WHERE gone_at IS NULL AND last_seen < {since}
+               AND attribute IN ('id', 'name', 'ort', 'preis')"
+        ))
+        .unwrap_or(0),
+        0,
+        "every live value of a house was seen again by the refresh"
+    );
+    assert!(
+        search_values(location, "Abendrot").is_empty(),
+        "a closed house"
+    );
+    assert_eq!(
+        search_values(location, "Seestern"),
+        ["Gästehaus Seestern (neu eröffnet)"]
+    );
+    assert!(
+        search_values(location, "100").is_empty(),
+        "a price class gone"
+    );
     source
 }
 

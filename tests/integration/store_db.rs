@@ -253,7 +253,7 @@ fn a_newer_schema_is_refused() {
             err,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 9,
+                supported: 10,
                 ..
             }
         ),

@@ -93,9 +93,19 @@ CREATE INDEX records_by_key ON records (source_id, record_key);
 CREATE INDEX records_by_query ON records (source_id, query_key);
 ";
 
-/// A refresh in progress (`store::history`): when it began, until it
-/// ends; a refresh run again after an interrupt resumes it.
+/// Each value's history (the SQLite schema's version 10): first and last
+/// seen default to the insert's time (the values of an older database
+/// keep NULL), gone when a refresh found no live record holding it. And a
+/// refresh in progress: when it began, until it ends; a refresh run again
+/// after an interrupt resumes it.
 const V8: &str = "
+ALTER TABLE attribute_values ADD COLUMN first_seen BIGINT;
+ALTER TABLE attribute_values ALTER COLUMN first_seen
+    SET DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+ALTER TABLE attribute_values ADD COLUMN last_seen BIGINT;
+ALTER TABLE attribute_values ALTER COLUMN last_seen
+    SET DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+ALTER TABLE attribute_values ADD COLUMN gone_at BIGINT;
 ALTER TABLE sources ADD COLUMN refresh_since BIGINT;
 ";
 

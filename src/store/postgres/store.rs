@@ -15,7 +15,7 @@ use crate::fragment::IndexFragment;
 use crate::record::{Fields, Record};
 use crate::store::backend::Backend;
 use crate::store::history::{
-    AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule,
+    self, AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule, ValuePairs,
 };
 use crate::store::{
     now, unpack, with_links, AnsweredAt, AnsweredQuery, Hit, HostWait, KeptBody, KeptPage,
@@ -700,7 +700,7 @@ impl Backend for Postgres {
                     (SELECT count(*) FROM queries WHERE source_id = $1 AND state = 'done' AND cut_short),
                     (SELECT count(*) FROM pages WHERE source_id = $1),
                     (SELECT coalesce(sum(bytes), 0)::bigint FROM pages WHERE source_id = $1),
-                    (SELECT count(*) FROM records WHERE source_id = $1)
+                    (SELECT count(*) FROM records WHERE source_id = $1 AND gone_at IS NULL)
              FROM sources WHERE id = $1",
             &[&source],
         )?;
@@ -711,7 +711,8 @@ impl Backend for Postgres {
         let values_per_attribute = self
             .rows(
                 &context,
-                "SELECT attribute, count(*) FROM attribute_values WHERE source_id = $1 GROUP BY attribute",
+                "SELECT attribute, count(*) FROM attribute_values
+                 WHERE source_id = $1 AND gone_at IS NULL GROUP BY attribute",
                 &[&source],
             )?
             .iter()
@@ -765,7 +766,7 @@ impl Backend for Postgres {
     fn values(&self, source: SourceId) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
         let rows = self.rows(
             &format!("reading the values of source {source}"),
-            "SELECT attribute, value FROM attribute_values WHERE source_id = $1
+            "SELECT attribute, value FROM attribute_values WHERE source_id = $1 AND gone_at IS NULL
              ORDER BY attribute COLLATE \"C\", value COLLATE \"C\"",
             &[&source],
         )?;
@@ -783,7 +784,8 @@ impl Backend for Postgres {
     ) -> Result<Vec<String>, StoreError> {
         let rows = self.rows(
             &format!("reading the {attribute} values of source {source}"),
-            "SELECT value FROM attribute_values WHERE source_id = $1 AND attribute = $2
+            "SELECT value FROM attribute_values
+             WHERE source_id = $1 AND attribute = $2 AND gone_at IS NULL
              ORDER BY value COLLATE \"C\"",
             &[&source, &attribute],
         )?;
@@ -831,7 +833,7 @@ impl Backend for Postgres {
              FROM attribute_values v
              JOIN sources s ON s.id = v.source_id
              LEFT JOIN queries q ON q.source_id = v.source_id AND q.key = v.query_key
-             WHERE v.words @@ to_tsquery('simple', $1)
+             WHERE v.words @@ to_tsquery('simple', $1) AND v.gone_at IS NULL
              ORDER BY s.url COLLATE \"C\", v.attribute COLLATE \"C\", v.value COLLATE \"C\"",
             &[&query],
         )?;
@@ -1084,13 +1086,49 @@ impl Backend for Postgres {
         .map(|_| ())
     }
 
-    fn touch_records(&mut self, source: SourceId, query_key: &str) -> Result<(), StoreError> {
-        self.execute(
-            &format!("seeing the records of query {query_key:?} again (source {source})"),
-            TOUCH_RECORDS,
-            &[&source, &query_key],
-        )
-        .map(|_| ())
+    fn touch_records(
+        &mut self,
+        source: SourceId,
+        query_key: &str,
+        since: i64,
+    ) -> Result<(), StoreError> {
+        let context = format!("seeing the records of query {query_key:?} again (source {source})");
+        self.call(&context, true, |c| {
+            block_on(async {
+                let tx = c.client.transaction().await?;
+                let held: ValuePairs = tx
+                    .query(TOUCH_RECORDS, &[&source, &query_key])
+                    .await?
+                    .iter()
+                    .flat_map(|r| history::held_values_json(r.get(0)))
+                    .collect();
+                see_values(&tx, source, &held, since).await?;
+                tx.commit().await
+            })
+        })
+    }
+
+    fn see_values(
+        &mut self,
+        source: SourceId,
+        fragment: &IndexFragment,
+        since: i64,
+    ) -> Result<(), StoreError> {
+        let pairs: ValuePairs = fragment
+            .iter()
+            .flat_map(|(a, values)| values.iter().map(move |v| (a.to_string(), v.clone())))
+            .collect();
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let context = format!("seeing the values of source {source} again");
+        self.call(&context, true, |c| {
+            block_on(async {
+                let tx = c.client.transaction().await?;
+                see_values(&tx, source, &pairs, since).await?;
+                tx.commit().await
+            })
+        })
     }
 
     fn refresh_records(
@@ -1106,6 +1144,8 @@ impl Backend for Postgres {
             block_on(async {
                 let tx = c.client.transaction().await?;
                 let mut added = Vec::new();
+                // The values the records changed or gone here held.
+                let mut candidates = ValuePairs::new();
                 for (i, (record, key)) in records.iter().enumerate() {
                     let fields = record.fields.to_json();
                     let ordinal = i64::try_from(record.ordinal).unwrap_or(i64::MAX);
@@ -1137,7 +1177,8 @@ impl Backend for Postgres {
                         let (id, before, gone): (i64, String, Option<i64>) =
                             (row.get(0), row.get(1), row.get(2));
                         let before = Fields::from_json(&before).unwrap_or_default();
-                        let names = crate::store::history::changed_fields(&before, &record.fields);
+                        let names = history::changed_fields(&before, &record.fields);
+                        candidates.extend(history::dropped_values(&before, &record.fields));
                         let revived = gone.is_some_and(|t| t < since);
                         tx.execute(
                             CHANGED,
@@ -1165,12 +1206,28 @@ impl Backend for Postgres {
                     added.push(i);
                 }
                 if refreshing.whole {
-                    tx.execute(GONE, &[&source, &query_key, &since]).await?;
+                    for row in tx.query(GONE, &[&source, &query_key, &since]).await? {
+                        candidates.extend(history::held_values_json(row.get(0)));
+                    }
                 }
+                mark_values_gone(&tx, source, &candidates, since).await?;
                 tx.commit().await?;
                 Ok(added)
             })
         })
+    }
+
+    fn values_gone(&self, source: SourceId, since: i64) -> Result<Vec<(String, u64)>, StoreError> {
+        let rows = self.rows(
+            &format!("counting the values of source {source} gone"),
+            "SELECT attribute, count(*) FROM attribute_values
+             WHERE source_id = $1 AND gone_at >= $2 GROUP BY attribute",
+            &[&source, &since],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get::<_, i64>(1).max(0) as u64))
+            .collect())
     }
 
     fn history(&self, source: Option<SourceId>, since: i64) -> Result<Vec<HistoryRow>, StoreError> {
@@ -1671,10 +1728,102 @@ impl PlanBatch {
 /// The time now in milliseconds since the epoch, in SQL.
 const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
-/// The records query `$2` of source `$1` found first are seen again.
+/// The records query `$2` of source `$1` found first are seen again;
+/// returns their fields.
 const TOUCH_RECORDS: &str = "UPDATE records
    SET last_seen = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
-   WHERE source_id = $1 AND query_key = $2 AND gone_at IS NULL";
+   WHERE source_id = $1 AND query_key = $2 AND gone_at IS NULL
+   RETURNING fields";
+
+/// The source `$1`'s values among the pairs `$2` (attributes), `$3`
+/// (values) are seen now: a gone one is live again (new, when it was gone
+/// before `$4`). A value seen since `$4` already is not written again.
+const SEE_VALUES: &str = "UPDATE attribute_values SET
+   last_seen = (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
+   first_seen = CASE WHEN gone_at < $4
+                     THEN (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                     ELSE first_seen END,
+   gone_at = NULL
+   WHERE id IN (SELECT v.id FROM unnest($2::text[], $3::text[]) AS p(a, x)
+                JOIN attribute_values v ON v.source_id = $1 AND v.attribute = p.a
+                  AND md5(v.value) = md5(p.x) AND v.value = p.x)
+     AND (gone_at IS NOT NULL OR coalesce(last_seen, 0) < $4)";
+
+/// The source `$1`'s values among the pairs `$2`, `$3` that are live,
+/// not seen since `$4` and found by a query (not listed).
+const MAY_GO: &str = "SELECT v.attribute, v.value FROM unnest($2::text[], $3::text[]) AS p(a, x)
+   JOIN attribute_values v ON v.source_id = $1 AND v.attribute = p.a
+     AND md5(v.value) = md5(p.x) AND v.value = p.x
+   WHERE v.gone_at IS NULL AND coalesce(v.last_seen, 0) < $4
+     AND v.query_key IN (SELECT key FROM queries WHERE source_id = $1)";
+
+/// The source `$1`'s values among the pairs `$2`, `$3` are gone, at `$4`.
+const VALUES_GONE: &str = "UPDATE attribute_values SET gone_at = $4
+   WHERE id IN (SELECT v.id FROM unnest($2::text[], $3::text[]) AS p(a, x)
+                JOIN attribute_values v ON v.source_id = $1 AND v.attribute = p.a
+                  AND md5(v.value) = md5(p.x) AND v.value = p.x)";
+
+/// The fields of the live records of source `$1` that hold one of the
+/// strings `$2` ([`history::needles`]).
+const HOLDING: &str = "SELECT fields FROM records r WHERE r.source_id = $1 AND r.gone_at IS NULL
+   AND EXISTS (SELECT 1 FROM unnest($2::text[]) AS n WHERE strpos(r.fields, n) > 0)";
+
+/// `pairs` as two columns: attributes and values.
+fn pair_columns(pairs: &ValuePairs) -> (Vec<&str>, Vec<&str>) {
+    pairs.iter().map(|(a, v)| (a.as_str(), v.as_str())).unzip()
+}
+
+/// The source's values among `pairs` are seen now ([`SEE_VALUES`]).
+async fn see_values(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    pairs: &ValuePairs,
+    since: i64,
+) -> Result<(), tokio_postgres::Error> {
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    let (attributes, values) = pair_columns(pairs);
+    tx.execute(SEE_VALUES, &[&source, &attributes, &values, &since])
+        .await?;
+    Ok(())
+}
+
+/// The `candidates` that no live record of the source holds, that were
+/// not seen since `since`, and that a query found (not listed) are gone,
+/// at `since` ([`history`]).
+async fn mark_values_gone(
+    tx: &Transaction<'_>,
+    source: SourceId,
+    candidates: &ValuePairs,
+    since: i64,
+) -> Result<(), tokio_postgres::Error> {
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    // Most candidates were seen in the refresh already: the records are
+    // read for the others only.
+    let (attributes, values) = pair_columns(candidates);
+    let open: ValuePairs = tx
+        .query(MAY_GO, &[&source, &attributes, &values, &since])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    if open.is_empty() {
+        return Ok(());
+    }
+    let needles = history::needles(&open);
+    let holding = tx.query(HOLDING, &[&source, &needles]).await?;
+    let gone = history::not_held(open, holding.iter().map(|r| r.get(0)));
+    if gone.is_empty() {
+        return Ok(());
+    }
+    let (attributes, values) = pair_columns(&gone);
+    tx.execute(VALUES_GONE, &[&source, &attributes, &values, &since])
+        .await?;
+    Ok(())
+}
 
 /// Record `$1` is seen again with key `$2`; gone before `$3`, it is new.
 const SEEN_AGAIN: &str = "UPDATE records SET
@@ -1695,11 +1844,12 @@ const CHANGED: &str = "UPDATE records SET fields = $2, page_url = $3, ordinal = 
    WHERE id = $1";
 
 /// The records query `$2` of source `$1` found first and did not show
-/// again since `$3` are gone.
+/// again since `$3` are gone; returns their fields.
 const GONE: &str = "UPDATE records
    SET gone_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
    WHERE source_id = $1 AND query_key = $2 AND gone_at IS NULL
-     AND coalesce(last_seen, 0) < $3";
+     AND coalesce(last_seen, 0) < $3
+   RETURNING fields";
 
 /// A record read from the columns source URL, query key, query
 /// description, page, ordinal and fields (the first six).
