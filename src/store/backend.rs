@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Duration;
 
-use super::history::{AnswerMark, HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule};
+use super::history::{HistoryRow, KeyedRecord, RefreshStart, Refreshing, Schedule};
 #[cfg(doc)]
 use super::Store;
 use super::{
@@ -173,13 +173,6 @@ pub(super) trait Backend: Send {
         key: &str,
         interval: i64,
         due_at: i64,
-    ) -> Result<(), StoreError>;
-    /// [`Store::set_answer_mark`].
-    fn set_answer_mark(
-        &mut self,
-        source: SourceId,
-        key: &str,
-        mark: &AnswerMark,
     ) -> Result<(), StoreError>;
     /// The records a query found first are seen again, unchanged, and the
     /// values they hold (those not seen since `since`), in one transaction.

@@ -300,16 +300,6 @@ impl Store {
         )
     }
 
-    /// Keeps what a query's first result page said.
-    pub fn set_answer_mark(
-        &mut self,
-        source: SourceId,
-        key: &str,
-        mark: &AnswerMark,
-    ) -> Result<(), StoreError> {
-        self.backend.set_answer_mark(source, key, mark)
-    }
-
     /// What changed in the source's records since `since`
     /// ([`RefreshStart::since`]): records new, changed and gone, in all and
     /// per attribute, with the values gone per attribute.

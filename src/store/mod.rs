@@ -239,7 +239,7 @@ pub struct QueryOutcome {
     /// walk (after a checkpoint) adds its pages to those recorded before.
     pub fresh: bool,
     /// What the query's first result page said, when it was fetched in
-    /// this run ([`Store::set_answer_mark`]).
+    /// this run: kept with the query, for a refresh to ask again.
     pub mark: Option<AnswerMark>,
     /// The query is sent again by a refresh: its records are recorded
     /// with their history ([`Store::refresh_records`]).
@@ -785,9 +785,6 @@ impl Store {
                 recorded
             }
         };
-        if let Some(mark) = &outcome.mark {
-            self.set_answer_mark(source, &outcome.key, mark)?;
-        }
         if let Some(refreshing) = outcome
             .refresh
             .filter(|_| outcome.state == QueryState::Done)

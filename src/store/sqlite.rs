@@ -509,15 +509,21 @@ impl Backend for Sqlite {
         let (mut budget, mut dropped) = (self.body_budget, 0);
         let tx = self.transaction(&context)?;
         let time = now();
+        // What the first page said, kept with the query in this save.
+        let mark = outcome.mark.as_ref();
         let query_id: i64 = tx
             .prepare_cached(
-                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint, answer, query_values, parent, learned)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                "INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts, started_at, finished_at, cut_short, checkpoint, answer, query_values, parent, learned, etag, last_modified, digest)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
                  ON CONFLICT (source_id, key) DO UPDATE SET
                    ordinal = excluded.ordinal, description = excluded.description,
                    state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
                    attempts = queries.attempts + excluded.attempts,
                    finished_at = excluded.finished_at, checkpoint = excluded.checkpoint,
+                   etag = CASE WHEN ?18 IS NULL THEN queries.etag ELSE excluded.etag END,
+                   last_modified = CASE WHEN ?18 IS NULL THEN queries.last_modified
+                                        ELSE excluded.last_modified END,
+                   digest = coalesce(excluded.digest, queries.digest),
                    answer = coalesce(excluded.answer, queries.answer),
                    query_values = coalesce(excluded.query_values, queries.query_values),
                    parent = coalesce(excluded.parent, queries.parent)
@@ -541,6 +547,9 @@ impl Backend for Sqlite {
                     outcome.values,
                     outcome.parent,
                     outcome.learned,
+                    mark.and_then(|m| m.validators.etag.as_deref()),
+                    mark.and_then(|m| m.validators.last_modified.as_deref()),
+                    mark.map(|m| m.digest.as_str()),
                     ],
                     |r| r.get(0),
                 )
@@ -1226,33 +1235,6 @@ impl Backend for Sqlite {
             .map_err(sql_err(
                 &self.path,
                 format!("scheduling query {key:?} (source {source})"),
-            ))
-    }
-
-    fn set_answer_mark(
-        &mut self,
-        source: SourceId,
-        key: &str,
-        mark: &AnswerMark,
-    ) -> Result<(), StoreError> {
-        self.conn
-            .prepare_cached(
-                "UPDATE queries SET etag = ?3, last_modified = ?4, digest = ?5
-                 WHERE source_id = ?1 AND key = ?2",
-            )
-            .and_then(|mut stmt| {
-                stmt.execute(params![
-                    source,
-                    key,
-                    mark.validators.etag,
-                    mark.validators.last_modified,
-                    mark.digest
-                ])
-            })
-            .map(|_| ())
-            .map_err(sql_err(
-                &self.path,
-                format!("keeping the first page of query {key:?} (source {source})"),
             ))
     }
 

@@ -1065,27 +1065,6 @@ impl Backend for Postgres {
         .map(|_| ())
     }
 
-    fn set_answer_mark(
-        &mut self,
-        source: SourceId,
-        key: &str,
-        mark: &AnswerMark,
-    ) -> Result<(), StoreError> {
-        self.execute(
-            &format!("keeping the first page of query {key:?} (source {source})"),
-            "UPDATE queries SET etag = $3, last_modified = $4, digest = $5
-             WHERE source_id = $1 AND key = $2",
-            &[
-                &source,
-                &key,
-                &mark.validators.etag,
-                &mark.validators.last_modified,
-                &mark.digest,
-            ],
-        )
-        .map(|_| ())
-    }
-
     fn touch_records(
         &mut self,
         source: SourceId,
@@ -1285,6 +1264,7 @@ async fn try_record_query(
     });
     let values = ValueRows::of(&outcome.fragment);
     let records = RecordRows::of(&outcome.records);
+    let mark = outcome.mark.as_ref();
     let record = conn.statements.get(&conn.client, RECORD_QUERY).await?;
     let row = conn
         .client
@@ -1323,6 +1303,9 @@ async fn try_record_query(
                 &records.ordinals,
                 &records.fields,
                 &walk_lines(&outcome.walk_links),
+                &mark.and_then(|m| m.validators.etag.as_deref()),
+                &mark.and_then(|m| m.validators.last_modified.as_deref()),
+                &mark.map(|m| m.digest.as_str()),
             ],
         )
         .await?;
@@ -1412,22 +1395,29 @@ const FORGET_RECORDS: &str = "DELETE FROM records WHERE source_id = $1
 /// element values, parent and whether it was learned), its pages (`$18` to
 /// `$25`, [`PageRows`]) with their kept bodies, its values (`$26` to
 /// `$28`, [`ValueRows`]) and records (`$29` to `$31`, [`RecordRows`]),
-/// and the links its walk found since it was last recorded (`$32`, one a
-/// line).
+/// the links its walk found since it was last recorded (`$32`, one a
+/// line), and what its first page said when this save has it (`$33` to
+/// `$35`: `ETag`, `Last-Modified`, digest; [`crate::store::AnswerMark`]).
 /// Returns the query's id (`NULL`: another worker holds its lease, and
 /// nothing was written), how many values were new, and the fields of the
 /// new records.
 const RECORD_QUERY: &str = "WITH q AS (
      INSERT INTO queries (source_id, key, ordinal, description, state, error, attempts,
                           started_at, finished_at, cut_short, checkpoint,
-                          answer, query_values, parent, learned, walk)
+                          answer, query_values, parent, learned, walk,
+                          etag, last_modified, digest)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16, $17,
-             CASE WHEN $11::text IS NOT NULL THEN $32::text END)
+             CASE WHEN $11::text IS NOT NULL THEN $32::text END, $33, $34, $35)
      ON CONFLICT (source_id, key) DO UPDATE SET
        ordinal = excluded.ordinal, description = excluded.description,
        state = excluded.state, error = excluded.error, cut_short = excluded.cut_short,
        attempts = queries.attempts + excluded.attempts,
        finished_at = excluded.finished_at, checkpoint = excluded.checkpoint,
+       -- What the first page said, when this save has it.
+       etag = CASE WHEN $35::text IS NULL THEN queries.etag ELSE excluded.etag END,
+       last_modified = CASE WHEN $35::text IS NULL THEN queries.last_modified
+                            ELSE excluded.last_modified END,
+       digest = coalesce(excluded.digest, queries.digest),
        answer = coalesce(excluded.answer, queries.answer),
        query_values = coalesce(excluded.query_values, queries.query_values),
        parent = coalesce(excluded.parent, queries.parent),
