@@ -1673,9 +1673,13 @@ fn insert_records(
     query_key: &str,
     records: &[Record],
 ) -> Result<Vec<usize>, rusqlite::Error> {
+    // First and last seen written by the insert itself: the trigger that
+    // fills them for older writers' rows (schema 9) does not run.
     let mut stmt = tx.prepare_cached(
-        "INSERT OR IGNORE INTO records (source_id, query_key, page_url, ordinal, fields)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT OR IGNORE INTO records (source_id, query_key, page_url, ordinal, fields,
+                                        first_seen, last_seen)
+         SELECT ?1, ?2, ?3, ?4, ?5, t.now, t.now
+         FROM (SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) AS now) AS t",
     )?;
     let mut added = Vec::new();
     for (i, record) in records.iter().enumerate() {

@@ -243,6 +243,12 @@ fn gather_change_refresh(site: &DemoSite, path: &str, db: &Db) -> serde_json::Va
         history("SELECT count(*) FROM attribute_values WHERE first_seen IS NULL OR last_seen < first_seen OR gone_at IS NOT NULL").unwrap_or(0),
         0
     );
+    assert_eq!(
+        history("SELECT count(*) FROM records WHERE first_seen IS NULL OR last_seen IS NULL")
+            .unwrap_or(0),
+        0,
+        "every record has its first and last seen"
+    );
 
     site.set_data_version(2);
     let sent_before = searches(site, path).len();
