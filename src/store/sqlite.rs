@@ -1373,10 +1373,11 @@ impl Backend for Sqlite {
                 }
                 continue;
             }
-            tx.prepare_cached(
-                "INSERT INTO records (source_id, query_key, page_url, ordinal, fields, record_key)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )
+            tx.prepare_cached(&format!(
+                "INSERT INTO records (source_id, query_key, page_url, ordinal, fields, record_key,
+                                          first_seen, last_seen)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW_MS}, {NOW_MS})"
+            ))
             .and_then(|mut stmt| {
                 stmt.execute(params![
                     source,
@@ -1673,14 +1674,13 @@ fn insert_records(
     query_key: &str,
     records: &[Record],
 ) -> Result<Vec<usize>, rusqlite::Error> {
-    // First and last seen written by the insert itself: the trigger that
-    // fills them for older writers' rows (schema 9) does not run.
-    let mut stmt = tx.prepare_cached(
+    // First and last seen written by the insert itself ('now' is one time
+    // within a statement).
+    let mut stmt = tx.prepare_cached(&format!(
         "INSERT OR IGNORE INTO records (source_id, query_key, page_url, ordinal, fields,
                                         first_seen, last_seen)
-         SELECT ?1, ?2, ?3, ?4, ?5, t.now, t.now
-         FROM (SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) AS now) AS t",
-    )?;
+         VALUES (?1, ?2, ?3, ?4, ?5, {NOW_MS}, {NOW_MS})"
+    ))?;
     let mut added = Vec::new();
     for (i, record) in records.iter().enumerate() {
         let ordinal = i64::try_from(record.ordinal).unwrap_or(i64::MAX);

@@ -254,7 +254,6 @@ async fn a_walk_saved_by_the_previous_schema_continues_where_it_stood() {
     });
     conn.execute_batch(
         "DROP TABLE walk_links;
-         DROP TRIGGER records_first_seen;
          DROP INDEX records_by_key;
          DROP INDEX records_by_query;
          ALTER TABLE records DROP COLUMN record_key;
