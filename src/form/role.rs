@@ -18,7 +18,8 @@
 //!   speaks of a page size ("per page", `limit`) or offers only numbers
 //!   (10, 20, 50) is a page size; a date input, a text field named for a
 //!   date, or a choice or field named for a bound (`from`, `price_min`) is
-//!   a date or range;
+//!   a date or range; a choice labelled to take the reader elsewhere
+//!   ("Jump to" a forum) is "other": a menu, never queried;
 //! - in a search form, a text field is a search query (most search forms
 //!   have one; where there are several, each narrows the answer by its
 //!   words), a choice is a category / refinement;
@@ -172,6 +173,9 @@ fn role_alone(e: &Element, kind: FormKind) -> Role {
                 && c.iter().all(|c| c.value.len() <= 3);
             if says(&text, words::SORT) || says(&choices, words::SORT_CHOICES) {
                 Role::Sort
+            } else if says(&text, words::JUMP) {
+                // A menu: "Jump to" a forum.
+                Role::Other
             } else if says(&name, words::DISPLAY_NAME) || name.trim() == "group" {
                 Role::Display
             } else if says(&text, words::PAGE_SIZE)
@@ -290,5 +294,24 @@ mod tests {
             "a select the page's script enables keeps its role"
         );
         assert!(Role::SearchQuery.queryable() && Role::Category.queryable());
+    }
+
+    #[test]
+    fn a_select_that_takes_the_reader_elsewhere_is_a_menu_not_a_category() {
+        let f = form(
+            r#"<form action="/search"><input name="q">
+            <label>Jump to: <select name="f"><option value="-1">Select a forum</option>
+            <option value="2">General</option><option value="3">Help</option></select></label>
+            <label>In <select name="cat"><option value="">Select a category</option><option value="2">Books</option>
+            <option value="3">Music</option></select></label></form>"#,
+        );
+        assert_eq!(
+            form_roles(&f, FormKind::Search),
+            [
+                ("q", Role::SearchQuery),
+                ("f", Role::Other),
+                ("cat", Role::Category),
+            ]
+        );
     }
 }

@@ -322,6 +322,20 @@ pub const NAVIGATION: &[&str] = &[
     "перейти",
 ];
 
+/// Labels of a select that takes the reader elsewhere ("Jump to: a
+/// forum"): a menu, not a choice of rows.
+pub const JUMP: &[&str] = &[
+    "go to",
+    "jump to",
+    "gehe zu",
+    "springe zu",
+    "aller à",
+    "ir a",
+    "vai a",
+    "ga naar",
+    "перейти",
+];
+
 /// Submit texts of a form that does something: sends a message, subscribes
 /// or unsubscribes, buys or orders, deletes, signs in or registers.
 pub const ACTING_SUBMIT: &[&str] = &[
