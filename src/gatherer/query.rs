@@ -589,6 +589,9 @@ impl QueryJob {
                 unchanged: true,
                 ..r
             });
+            // What it shows, read again from its kept pages: a record
+            // another query found first is seen again through it too.
+            (outcome.fragment, outcome.records) = self.kept_answer(&outcome.key);
         }
         outcome.state = if outcome.error.is_some() {
             QueryState::Failed
@@ -654,6 +657,34 @@ impl QueryJob {
             || answer
                 .hits
                 .is_some_and(|hits| answer.shown > 0 && hits > self.max_pages * answer.shown)
+    }
+
+    /// The values and records of a query's answer as its kept pages give
+    /// them (no request); nothing where its pages were not kept or cannot
+    /// be read (then the records it found first stand for it).
+    fn kept_answer(&self, key: &str) -> (IndexFragment, Vec<crate::record::Record>) {
+        let mut fragment = IndexFragment::new();
+        let mut records = Vec::new();
+        let pages = match lock(&self.store).kept_answer(self.source, key) {
+            Ok(pages) => pages,
+            Err(e) => {
+                tracing::warn!("{e}");
+                return (fragment, records);
+            }
+        };
+        for page in &pages {
+            let (extracted, _) = super::extraction::extract_tree(
+                &self.rules,
+                &self.records,
+                &page.url,
+                &page.body,
+                page.content_type.as_deref(),
+                None,
+            );
+            fragment.merge(&extracted.fragment);
+            records.extend(extracted.records);
+        }
+        (fragment, records)
     }
 
     /// Parses a result page and applies the rules ([`extract`]). That is

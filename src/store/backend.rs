@@ -62,7 +62,11 @@ pub(super) trait Backend: Send {
     /// [`Store::pages_not_kept`].
     fn pages_not_kept(&self, source: SourceId) -> Result<u64, StoreError>;
     /// [`Store::kept_pages`].
-    fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError>;
+    fn kept_pages(
+        &self,
+        source: SourceId,
+        query: Option<&str>,
+    ) -> Result<Vec<KeptPage>, StoreError>;
     /// [`Store::replace_query_values`].
     fn replace_query_values(
         &mut self,

@@ -382,7 +382,22 @@ impl Store {
         if refreshing.unchanged {
             self.backend
                 .touch_records(source, query_key, refreshing.since)?;
-            return Ok(Vec::new());
+            if records.is_empty() {
+                return Ok(Vec::new());
+            }
+            // The records the unchanged answer shows (read again from its
+            // kept pages), also those another query found first and stores
+            // under its key: seen again, and not gone should that query's
+            // answer have dropped them.
+            let keyed: Vec<KeyedRecord<'_>> = records.iter().map(|r| (r, r.fields.key())).collect();
+            let seen = Refreshing {
+                unchanged: false,
+                whole: false,
+                ..refreshing
+            };
+            return self
+                .backend
+                .refresh_records(source, query_key, &keyed, seen);
         }
         let keyed: Vec<KeyedRecord<'_>> = records.iter().map(|r| (r, r.fields.key())).collect();
         self.backend

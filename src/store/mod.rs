@@ -677,7 +677,13 @@ impl Store {
     /// The kept result pages of the source's done queries, in the order
     /// they were fetched, decompressed.
     pub fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
-        self.backend.kept_pages(source)
+        self.backend.kept_pages(source, None)
+    }
+
+    /// The kept pages of one query's answer, done or not, in the order
+    /// they were fetched.
+    pub fn kept_answer(&self, source: SourceId, query: &str) -> Result<Vec<KeptPage>, StoreError> {
+        self.backend.kept_pages(source, Some(query))
     }
 
     /// Replaces the values and records the source's queries found with

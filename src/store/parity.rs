@@ -57,6 +57,7 @@ on_both_back_ends!(
     unknown_sources_are_errors,
     a_refresh_tells_records_new_changed_and_gone_by_their_key,
     a_refresh_leaves_out_the_values_no_live_record_holds,
+    a_record_two_queries_show_stays_while_the_unchanged_one_shows_it,
 );
 
 fn source(url: &str, kind: SourceKind) -> SourceInfo {
@@ -978,4 +979,100 @@ fn a_refresh_leaves_out_the_values_no_live_record_holds(open: Open<'_>) {
         keys(&["ab 200", "bis 40", "bis 70", "über 100", "über 150"])
     );
     assert_eq!(store.search("Düne").unwrap().len(), 1);
+}
+
+/// A record that two queries show is stored once, under the query that
+/// found it first. When that query's answer drops it while the other's
+/// answer is unchanged (a 304; the gatherer reads that answer's records
+/// again from its kept pages), the record is not gone, in either order.
+fn a_record_two_queries_show_stays_while_the_unchanged_one_shows_it(open: Open<'_>) {
+    let mut store = open();
+    for unchanged_first in [false, true] {
+        let url = format!("http://provider.test/form?order={unchanged_first}");
+        let source = store
+            .upsert_source(&source(&url, SourceKind::Database))
+            .unwrap();
+        let shared = hotel("2", "Kap", "bis 40");
+        let a = with_records(
+            "a",
+            0,
+            vec![hotel("1", "Arkona", "ab 200"), shared.clone()],
+            &[],
+        );
+        store.record_query_new(source, &a).unwrap();
+        let b = with_records(
+            "b",
+            1,
+            vec![shared.clone(), hotel("3", "Düne", "bis 40")],
+            &[],
+        );
+        store.record_query_new(source, &b).unwrap();
+        assert_eq!(store.record_count(source).unwrap(), 3);
+        // The refresh begins on a later millisecond than the records.
+        std::thread::sleep(std::time::Duration::from_millis(3));
+
+        let start = store.begin_refresh(source, false).unwrap();
+        let refreshing = Refreshing {
+            since: start.since,
+            unchanged: false,
+            whole: false,
+            interval: None,
+        };
+        // a, walked whole, no longer shows Kap.
+        let mut dropped = with_records("a", 0, vec![hotel("1", "Arkona", "ab 200")], &[]);
+        dropped.refresh = Some(Refreshing {
+            whole: true,
+            ..refreshing
+        });
+        // b unchanged, its records read again from its kept pages.
+        let mut same = with_records(
+            "b",
+            1,
+            vec![shared.clone(), hotel("3", "Düne", "bis 40")],
+            &[],
+        );
+        same.fresh = false;
+        same.refresh = Some(Refreshing {
+            unchanged: true,
+            ..refreshing
+        });
+        let order = if unchanged_first {
+            [same, dropped]
+        } else {
+            [dropped, same]
+        };
+        for outcome in &order {
+            store.record_query_new(source, outcome).unwrap();
+        }
+        let changes = store.changes(source, start.since).unwrap();
+        assert_eq!(
+            (changes.new, changes.changed, changes.gone),
+            (0, 0, 0),
+            "unchanged first: {unchanged_first}"
+        );
+        assert!(store.values(source).unwrap()["name"].contains(&"Kap".to_string()));
+        assert_eq!(store.record_count(source).unwrap(), 3);
+        store.end_refresh(source).unwrap();
+        // Gone once no answer shows it.
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        let start = store.begin_refresh(source, false).unwrap();
+        let mut both = Vec::new();
+        for (key, ordinal, records) in [
+            ("a", 0, vec![hotel("1", "Arkona", "ab 200")]),
+            ("b", 1, vec![hotel("3", "Düne", "bis 40")]),
+        ] {
+            let mut walked = with_records(key, ordinal, records, &[]);
+            walked.refresh = Some(Refreshing {
+                since: start.since,
+                whole: true,
+                ..refreshing
+            });
+            both.push(walked);
+        }
+        for outcome in &both {
+            store.record_query_new(source, outcome).unwrap();
+        }
+        let changes = store.changes(source, start.since).unwrap();
+        assert_eq!(changes.gone, 1, "unchanged first: {unchanged_first}");
+    }
 }

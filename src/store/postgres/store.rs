@@ -333,15 +333,20 @@ impl Backend for Postgres {
         )
     }
 
-    fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
+    fn kept_pages(
+        &self,
+        source: SourceId,
+        query: Option<&str>,
+    ) -> Result<Vec<KeptPage>, StoreError> {
         let rows = self.rows(
             &format!("reading the kept pages of source {source}"),
             "SELECT q.key, p.url, b.content_type, b.body
              FROM pages p JOIN queries q ON q.id = p.query_id
              JOIN page_bodies b ON b.page_id = p.id
-             WHERE p.source_id = $1 AND q.state = 'done'
+             WHERE p.source_id = $1
+               AND CASE WHEN $2::text IS NULL THEN q.state = 'done' ELSE q.key = $2 END
              ORDER BY p.id",
-            &[&source],
+            &[&source, &query],
         )?;
         rows.iter()
             .map(|row| {
