@@ -582,6 +582,7 @@ impl QueryJob {
             ..
         } = walk;
         let unchanged = run.unchanged.is_some();
+        let mut kept_whole = false;
         if unchanged {
             // Its pages, values and answer stay as they were recorded.
             outcome.fresh = false;
@@ -589,9 +590,14 @@ impl QueryJob {
                 unchanged: true,
                 ..r
             });
-            // What it shows, read again from its kept pages: a record
-            // another query found first is seen again through it too.
-            (outcome.fragment, outcome.records) = self.kept_answer(&outcome.key);
+            // What it shows, read again from its kept pages (when every
+            // page was kept): a record another query found first is seen
+            // again through it too, and one it found first and no longer
+            // shows is gone.
+            if let Some((fragment, records)) = self.kept_answer(&outcome.key) {
+                (outcome.fragment, outcome.records) = (fragment, records);
+                kept_whole = true;
+            }
         }
         outcome.state = if outcome.error.is_some() {
             QueryState::Failed
@@ -618,10 +624,8 @@ impl QueryJob {
         // A refreshed answer walked whole from its first page in this run
         // tells which of the query's records are gone.
         if let Some(r) = &mut outcome.refresh {
-            r.whole = !r.unchanged
-                && outcome.state == QueryState::Done
-                && from_start
-                && !outcome.cut_short;
+            let walked = if r.unchanged { kept_whole } else { from_start };
+            r.whole = walked && outcome.state == QueryState::Done && !outcome.cut_short;
         }
         // An empty answer is no sign of a wrong rule where the provider
         // says it found nothing, or for a refined query (most prefixes
@@ -660,16 +664,17 @@ impl QueryJob {
     }
 
     /// The values and records of a query's answer as its kept pages give
-    /// them (no request); nothing where its pages were not kept or cannot
-    /// be read (then the records it found first stand for it).
-    fn kept_answer(&self, key: &str) -> (IndexFragment, Vec<crate::record::Record>) {
+    /// them (no request); `None` where a page of it was not kept or the
+    /// pages cannot be read (then the records it found first stand for
+    /// it).
+    fn kept_answer(&self, key: &str) -> Option<(IndexFragment, Vec<crate::record::Record>)> {
         let mut fragment = IndexFragment::new();
         let mut records = Vec::new();
         let pages = match lock(&self.store).kept_answer(self.source, key) {
-            Ok(pages) => pages,
+            Ok(pages) => pages?,
             Err(e) => {
                 tracing::warn!("{e}");
-                return (fragment, records);
+                return None;
             }
         };
         for page in &pages {
@@ -684,7 +689,7 @@ impl QueryJob {
             fragment.merge(&extracted.fragment);
             records.extend(extracted.records);
         }
-        (fragment, records)
+        Some((fragment, records))
     }
 
     /// Parses a result page and applies the rules ([`extract`]). That is

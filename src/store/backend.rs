@@ -62,11 +62,13 @@ pub(super) trait Backend: Send {
     /// [`Store::pages_not_kept`].
     fn pages_not_kept(&self, source: SourceId) -> Result<u64, StoreError>;
     /// [`Store::kept_pages`].
+    /// (With `query`, that query's pages, done or not.) How many of their
+    /// pages were not kept, too.
     fn kept_pages(
         &self,
         source: SourceId,
         query: Option<&str>,
-    ) -> Result<Vec<KeptPage>, StoreError>;
+    ) -> Result<(Vec<KeptPage>, u64), StoreError>;
     /// [`Store::replace_query_values`].
     fn replace_query_values(
         &mut self,

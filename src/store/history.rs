@@ -95,8 +95,9 @@ pub struct Refreshing {
     /// The answer is the one seen before (a 304, or the same first page):
     /// its records are seen again as they were.
     pub unchanged: bool,
-    /// The answer was walked whole in this refresh: the records the query
-    /// found first and did not show again are gone.
+    /// The answer was walked whole in this refresh, or, unchanged, read
+    /// whole from its kept pages: the records the query found first and
+    /// did not show again are gone.
     pub whole: bool,
     /// The query's last wait between refreshes ([`AnswerMark::interval`]).
     pub interval: Option<i64>,
@@ -379,26 +380,18 @@ impl Store {
         records: &[Record],
         refreshing: Refreshing,
     ) -> Result<Vec<usize>, StoreError> {
-        if refreshing.unchanged {
+        if refreshing.unchanged && !refreshing.whole {
+            // Its pages were not all kept: the records it found first are
+            // seen again as they were.
             self.backend
                 .touch_records(source, query_key, refreshing.since)?;
-            if records.is_empty() {
-                return Ok(Vec::new());
-            }
-            // The records the unchanged answer shows (read again from its
-            // kept pages), also those another query found first and stores
-            // under its key: seen again, and not gone should that query's
-            // answer have dropped them.
-            let keyed: Vec<KeyedRecord<'_>> = records.iter().map(|r| (r, r.fields.key())).collect();
-            let seen = Refreshing {
-                unchanged: false,
-                whole: false,
-                ..refreshing
-            };
-            return self
-                .backend
-                .refresh_records(source, query_key, &keyed, seen);
+            return Ok(Vec::new());
         }
+        // A walked answer, or an unchanged one read again from its kept
+        // pages: every record it shows is seen again, also one another
+        // query found first (and not gone should that query's answer have
+        // dropped it); when it is whole, the records it found first and no
+        // longer shows are gone.
         let keyed: Vec<KeyedRecord<'_>> = records.iter().map(|r| (r, r.fields.key())).collect();
         self.backend
             .refresh_records(source, query_key, &keyed, refreshing)

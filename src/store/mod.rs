@@ -677,13 +677,19 @@ impl Store {
     /// The kept result pages of the source's done queries, in the order
     /// they were fetched, decompressed.
     pub fn kept_pages(&self, source: SourceId) -> Result<Vec<KeptPage>, StoreError> {
-        self.backend.kept_pages(source, None)
+        Ok(self.backend.kept_pages(source, None)?.0)
     }
 
-    /// The kept pages of one query's answer, done or not, in the order
-    /// they were fetched.
-    pub fn kept_answer(&self, source: SourceId, query: &str) -> Result<Vec<KeptPage>, StoreError> {
-        self.backend.kept_pages(source, Some(query))
+    /// The pages of one query's answer, done or not, in the order they
+    /// were fetched, when every one of them was kept (`None`: some was
+    /// not, or none is recorded).
+    pub fn kept_answer(
+        &self,
+        source: SourceId,
+        query: &str,
+    ) -> Result<Option<Vec<KeptPage>>, StoreError> {
+        let (pages, missing) = self.backend.kept_pages(source, Some(query))?;
+        Ok((missing == 0 && !pages.is_empty()).then_some(pages))
     }
 
     /// Replaces the values and records the source's queries found with

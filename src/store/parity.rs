@@ -1034,6 +1034,8 @@ fn a_record_two_queries_show_stays_while_the_unchanged_one_shows_it(open: Open<'
         same.fresh = false;
         same.refresh = Some(Refreshing {
             unchanged: true,
+            // Every page of it was kept: read whole.
+            whole: true,
             ..refreshing
         });
         let order = if unchanged_first {

@@ -372,15 +372,25 @@ impl Backend for Sqlite {
             ))
     }
 
-    /// The kept result pages of the source's done queries, in the order
-    /// they were fetched, decompressed.
     fn kept_pages(
         &self,
         source: SourceId,
         query: Option<&str>,
-    ) -> Result<Vec<KeptPage>, StoreError> {
+    ) -> Result<(Vec<KeptPage>, u64), StoreError> {
+        let context = format!("reading the kept pages of source {source}");
+        let missing: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM pages p JOIN queries q ON q.id = p.query_id
+                 WHERE p.source_id = ?1
+                   AND CASE WHEN ?2 IS NULL THEN q.state = 'done' ELSE q.key = ?2 END
+                   AND NOT EXISTS (SELECT 1 FROM page_bodies b WHERE b.page_id = p.id)",
+                params![source, query],
+                |r| r.get(0),
+            )
+            .map_err(sql_err(&self.path, &context))?;
         let rows = self.rows(
-            &format!("reading the kept pages of source {source}"),
+            &context,
             "SELECT q.key, p.url, b.content_type, b.body
              FROM pages p JOIN queries q ON q.id = p.query_id
              JOIN page_bodies b ON b.page_id = p.id
@@ -397,7 +407,8 @@ impl Backend for Sqlite {
                 ))
             },
         )?;
-        rows.into_iter()
+        let pages = rows
+            .into_iter()
             .map(|(query, url, content_type, packed)| {
                 let body = unpack(&packed).map_err(|e| StoreError::Corrupt {
                     path: self.path.clone(),
@@ -410,7 +421,8 @@ impl Backend for Sqlite {
                     body,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok((pages, missing.max(0) as u64))
     }
 
     /// Replaces the values and records the source's queries found with

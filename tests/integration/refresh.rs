@@ -453,3 +453,112 @@ async fn a_refresh_of_a_provider_without_validators_compares_first_pages() {
         .iter()
         .all(|r| !r.headers.iter().any(|(n, _)| n.starts_with("if-"))));
 }
+
+/// The answers of a small provider whose data changes (`version`): per
+/// region, (id, name) rows; `nord` and `sued` both list house 2.
+fn answer_rows(version: u8, region: &str) -> Vec<(u32, &'static str)> {
+    match (version, region) {
+        (1, "nord") => vec![(1, "Arkona"), (2, "Kap")],
+        (_, "nord") => vec![(1, "Arkona")],
+        (1 | 2, "sued") => vec![(2, "Kap"), (3, "Düne")],
+        (_, "sued") => vec![(3, "Düne")],
+        _ => Vec::new(),
+    }
+}
+
+/// A record two queries show, found first by one whose answer then drops
+/// it while the other's answer comes back unchanged (a 304): not gone,
+/// since the unchanged answer's kept pages still show it; gone once no
+/// answer shows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_an_unchanged_answer_still_shows_is_not_gone() {
+    use axum::extract::{Query, State};
+    use axum::http::{header, HeaderMap, StatusCode};
+    use axum::response::IntoResponse;
+    use std::sync::atomic::{AtomicU8, Ordering};
+    use std::sync::Arc;
+
+    let version = Arc::new(AtomicU8::new(1));
+    let router = axum::Router::new()
+        .route(
+            "/",
+            axum::routing::get(|| async {
+                axum::response::Html(
+                    "<form action=/suche><select name=gebiet><option>nord<option>sued</select></form>",
+                )
+            }),
+        )
+        .route(
+            "/suche",
+            axum::routing::get(
+                |State(version): State<Arc<AtomicU8>>,
+                 Query(q): Query<BTreeMap<String, String>>,
+                 headers: HeaderMap| async move {
+                    let region = q.get("gebiet").cloned().unwrap_or_default();
+                    let rows: String = answer_rows(version.load(Ordering::SeqCst), &region)
+                        .iter()
+                        .map(|(id, name)| format!("<li><b>{id}</b> <i>{name}</i></li>"))
+                        .collect();
+                    let body = format!("<html><body><ul>{rows}</ul></body></html>");
+                    let etag = format!("\"{:x}\"", body.len() * 7919 + rows.matches("<li>").count());
+                    if headers
+                        .get(header::IF_NONE_MATCH)
+                        .is_some_and(|v| v.as_bytes() == etag.as_bytes())
+                    {
+                        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)], String::new())
+                            .into_response();
+                    }
+                    ([(header::ETAG, etag)], axum::response::Html(body)).into_response()
+                },
+            ),
+        )
+        .with_state(Arc::clone(&version));
+    let addr = crate::support::serve(router).await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.yaml");
+    std::fs::write(
+        &spec,
+        format!(
+            "url: http://{addr}/\nquery_element: gebiet\nnavigation: no\nresults:\n\
+             \x20 - attribute: id\n    rule: html->ul[0].li[*].b.txt\n\
+             \x20 - attribute: name\n    rule: html->ul[0].li[*].i.txt\n"
+        ),
+    )
+    .unwrap();
+    let db = dir.path().join("g.sqlite");
+    let (spec, db) = (spec.to_str().unwrap(), db.to_str().unwrap());
+    let names = || -> BTreeSet<String> {
+        records(&run(&["export", "--db", db, "--records"]))
+            .into_values()
+            .map(|r| {
+                let r: serde_json::Value = serde_json::from_str(&r).unwrap();
+                r["fields"]["name"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    let refresh = || -> serde_json::Value {
+        let out = run(&["refresh", "--db", db, "--spec", spec, "--json"]);
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["sources"][0]["refresh"].clone()
+    };
+    tokio::task::block_in_place(|| {
+        run(&["--spec", spec, "--db", db, "--quiet"]);
+        assert_eq!(names(), ["Arkona", "Düne", "Kap"].map(String::from).into());
+
+        // nord drops Kap; sued, unchanged, answers 304 and still shows it.
+        version.store(2, Ordering::SeqCst);
+        let report = refresh();
+        assert_eq!(report["answers_not_modified"], 1, "{report}");
+        assert_eq!(
+            (&report["new"], &report["changed"], &report["gone"]),
+            (&0.into(), &0.into(), &0.into()),
+            "{report}"
+        );
+        assert_eq!(names(), ["Arkona", "Düne", "Kap"].map(String::from).into());
+
+        // sued drops it too: gone.
+        version.store(3, Ordering::SeqCst);
+        let report = refresh();
+        assert_eq!(report["gone"], 1, "{report}");
+        assert_eq!(names(), ["Arkona", "Düne"].map(String::from).into());
+    });
+}

@@ -337,9 +337,21 @@ impl Backend for Postgres {
         &self,
         source: SourceId,
         query: Option<&str>,
-    ) -> Result<Vec<KeptPage>, StoreError> {
+    ) -> Result<(Vec<KeptPage>, u64), StoreError> {
+        let context = format!("reading the kept pages of source {source}");
+        let missing = self.rows(
+            &context,
+            "SELECT count(*) FROM pages p JOIN queries q ON q.id = p.query_id
+             WHERE p.source_id = $1
+               AND CASE WHEN $2::text IS NULL THEN q.state = 'done' ELSE q.key = $2 END
+               AND NOT EXISTS (SELECT 1 FROM page_bodies b WHERE b.page_id = p.id)",
+            &[&source, &query],
+        )?;
+        let missing = missing
+            .first()
+            .map_or(0, |r| r.get::<_, i64>(0).max(0) as u64);
         let rows = self.rows(
-            &format!("reading the kept pages of source {source}"),
+            &context,
             "SELECT q.key, p.url, b.content_type, b.body
              FROM pages p JOIN queries q ON q.id = p.query_id
              JOIN page_bodies b ON b.page_id = p.id
@@ -348,7 +360,8 @@ impl Backend for Postgres {
              ORDER BY p.id",
             &[&source, &query],
         )?;
-        rows.iter()
+        let pages = rows
+            .iter()
             .map(|row| {
                 let url: String = row.get(1);
                 let packed: Vec<u8> = row.get(3);
@@ -363,7 +376,8 @@ impl Backend for Postgres {
                     body,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok((pages, missing))
     }
 
     fn replace_query_values(
