@@ -105,11 +105,37 @@ pub(super) async fn send_all_probes(
 /// page's own words brought a row.
 const SITE_PAGES: usize = 3;
 
-/// Paths that lead to an account's pages or change the site: never read
-/// for words.
-const NOT_FOR_WORDS: [&str; 10] = [
-    "login", "logout", "signin", "signup", "register", "create", "edit", "delete", "admin",
+/// Words of an address (its path or query) that leads to an account's
+/// pages or may change something (a link that subscribes, orders, votes
+/// or deletes): never read for words.
+const NOT_FOR_WORDS: [&str; 27] = [
+    "login",
+    "logout",
+    "logoff",
+    "signin",
+    "sign-in",
+    "sign_in",
+    "signup",
+    "sign-up",
+    "sign_up",
+    "register",
+    "account",
+    "profile",
+    "password",
+    "create",
+    "edit",
+    "delete",
+    "remove",
+    "admin",
     "settings",
+    "subscribe",
+    "cart",
+    "basket",
+    "checkout",
+    "order",
+    "buy",
+    "vote",
+    "action=",
 ];
 
 /// Words of a link to a site's index of its pages.
@@ -139,6 +165,22 @@ const NOT_PAGES: [&str; 9] = [
     "webmanifest",
     "pdf",
 ];
+
+/// Whether a page of the site may be read for words: a page of text
+/// (not a style sheet, a script or an image) whose address leads neither
+/// to an account's pages nor to an action ([`NOT_FOR_WORDS`]).
+fn read_for_words(target: &Url) -> bool {
+    let path = target.path().to_ascii_lowercase();
+    let query = target.query().unwrap_or("").to_ascii_lowercase();
+    let file = path
+        .rsplit('.')
+        .next()
+        .is_some_and(|e| NOT_PAGES.contains(&e));
+    !file
+        && !NOT_FOR_WORDS
+            .iter()
+            .any(|w| path.contains(w) || query.contains(w))
+}
 
 /// When no probe brought a row, a keyword search is probed with the most
 /// frequent words of the site's own pages: a few pages the form page links
@@ -172,14 +214,9 @@ async fn site_word_probes(
         let Some(target) = link.target.clone() else {
             continue;
         };
-        let path = target.path().to_ascii_lowercase();
         let key = crate::links::document_key(&target);
         if target.host_str() != url.host_str()
-            || path
-                .rsplit('.')
-                .next()
-                .is_some_and(|e| NOT_PAGES.contains(&e))
-            || NOT_FOR_WORDS.iter().any(|w| path.contains(w))
+            || !read_for_words(&target)
             || key == own
             || targets.iter().any(|t| crate::links::document_key(t) == key)
         {
@@ -561,4 +598,35 @@ fn joined<T: ToString>(problems: &[T]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_of_accounts_and_actions_are_never_read_for_words() {
+        let read = |u: &str| read_for_words(&Url::parse(u).unwrap());
+        for ok in [
+            "http://h/",
+            "http://h/-/index",
+            "http://h/wiki/All_pages?from=A",
+            "http://h/lexikon/alle",
+        ] {
+            assert!(read(ok), "{ok}");
+        }
+        for never in [
+            "http://h/-/login",
+            "http://h/user/Sign-Up",
+            "http://h/list/unsubscribe?id=4",
+            "http://h/shop?action=add&item=7",
+            "http://h/cart/add/7",
+            "http://h/poll?vote=2",
+            "http://h/page/edit",
+            "http://h/style.css",
+            "http://h/logo.svg",
+        ] {
+            assert!(!read(never), "{never}");
+        }
+    }
 }
