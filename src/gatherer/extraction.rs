@@ -29,6 +29,30 @@ pub(super) struct Extracted {
     pub(super) rows: u64,
 }
 
+/// The values and records the rules read on kept result pages (no
+/// request), all of them together.
+pub(super) fn extract_kept<'a>(
+    rules: &[(String, Rule)],
+    records: &RecordRules,
+    pages: impl IntoIterator<Item = &'a crate::store::KeptPage>,
+) -> (IndexFragment, Vec<Record>) {
+    let mut fragment = IndexFragment::new();
+    let mut found = Vec::new();
+    for page in pages {
+        let (extracted, _) = extract_tree(
+            rules,
+            records,
+            &page.url,
+            &page.body,
+            page.content_type.as_deref(),
+            None,
+        );
+        fragment.merge(&extracted.fragment);
+        found.extend(extracted.records);
+    }
+    (fragment, found)
+}
+
 /// [`extract_tree`] of a fetched result page; when `pagers` says so of the
 /// page's links, its pagers' links too, for a navigator that detects the
 /// next pages itself; `result_count` (`DB.ResultCount`) is read too when

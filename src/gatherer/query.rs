@@ -668,8 +668,6 @@ impl QueryJob {
     /// pages cannot be read (then the records it found first stand for
     /// it).
     fn kept_answer(&self, key: &str) -> Option<(IndexFragment, Vec<crate::record::Record>)> {
-        let mut fragment = IndexFragment::new();
-        let mut records = Vec::new();
         let pages = match lock(&self.store).kept_answer(self.source, key) {
             Ok(pages) => pages?,
             Err(e) => {
@@ -677,19 +675,11 @@ impl QueryJob {
                 return None;
             }
         };
-        for page in &pages {
-            let (extracted, _) = super::extraction::extract_tree(
-                &self.rules,
-                &self.records,
-                &page.url,
-                &page.body,
-                page.content_type.as_deref(),
-                None,
-            );
-            fragment.merge(&extracted.fragment);
-            records.extend(extracted.records);
-        }
-        Some((fragment, records))
+        Some(super::extraction::extract_kept(
+            &self.rules,
+            &self.records,
+            &pages,
+        ))
     }
 
     /// Parses a result page and applies the rules ([`extract`]). That is

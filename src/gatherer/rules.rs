@@ -1,7 +1,7 @@
 //! A source's rules as the database keeps them, and their reading of the
 //! kept result pages again when they changed ([`reextract`]).
 
-use super::extraction::extract_tree;
+use super::extraction::extract_kept;
 use crate::fragment::IndexFragment;
 use crate::hel::Rule;
 use crate::record::{Record, RecordRules};
@@ -80,24 +80,14 @@ pub fn reextract(
 ) -> Result<(u64, u64), StoreError> {
     let pages = store.kept_pages(source)?;
     let record_rules = RecordRules::new(rules).with_header_rows(header_rows);
-    let mut by_query: Vec<(String, IndexFragment, Vec<Record>)> = Vec::new();
-    for page in &pages {
-        let (extracted, _) = extract_tree(
-            rules,
-            &record_rules,
-            &page.url,
-            &page.body,
-            page.content_type.as_deref(),
-            None,
-        );
-        match by_query.last_mut() {
-            Some((key, fragment, records)) if *key == page.query => {
-                fragment.merge(&extracted.fragment);
-                records.extend(extracted.records);
-            }
-            _ => by_query.push((page.query.clone(), extracted.fragment, extracted.records)),
-        }
-    }
+    // Each query's pages, as they were fetched one after the other.
+    let by_query: Vec<(String, IndexFragment, Vec<Record>)> = pages
+        .chunk_by(|a, b| a.query == b.query)
+        .map(|answer| {
+            let (fragment, records) = extract_kept(rules, &record_rules, answer);
+            (answer[0].query.clone(), fragment, records)
+        })
+        .collect();
     let values = store.replace_query_values(source, &by_query)?;
     store.set_rules(source, &rules_json(rules, header_rows))?;
     Ok((pages.len() as u64, values))
