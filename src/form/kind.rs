@@ -170,7 +170,7 @@ pub fn features(page: &Page, form: &Form) -> Vec<String> {
             ElementKind::Radio { .. } => "radio",
             ElementKind::Checkbox { .. } => "checkbox",
             ElementKind::Hidden { .. } => "hidden",
-            ElementKind::Submit { .. } => "submit",
+            ElementKind::Submit { .. } | ElementKind::Button { .. } => "submit",
         };
         *counts.entry(t).or_default() += 1;
         let text = if t == "hidden" {

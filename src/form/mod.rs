@@ -16,9 +16,11 @@
 //!   before the controls).
 //! - Disabled controls and disabled options are left out of the elements:
 //!   a browser never submits them. The disabled controls are kept apart
-//!   ([`Form::disabled`]): a page's script enables them, often a select it
-//!   fills once another is chosen. File inputs, reset and plain buttons
-//!   are left out.
+//!   ([`Form::unsent`]): a page's script enables them, often a select it
+//!   fills once another is chosen. Script buttons (`type=button`) are kept
+//!   there too ([`ElementKind::Button`]): a browser never sends them, a
+//!   script of the page acts on them — often by submitting the form. File
+//!   inputs and reset buttons are left out.
 //! - Radio buttons and checkboxes that share a name are one element whose
 //!   choices keep document order; the element sits where its first member is.
 //! - A label is `<label for=id>`, else an enclosing `<label>`, else the
@@ -73,10 +75,11 @@ pub struct Form {
     pub encoding: &'static Encoding,
     /// Elements in document order.
     pub elements: Vec<Element>,
-    /// The controls the page shows disabled, in document order: never
-    /// submitted as the page stands; a script enables them (a select
-    /// filled once another is chosen, a field shown with a checkbox).
-    pub disabled: Vec<Element>,
+    /// The controls a browser does not send as the page stands, in
+    /// document order: those the page shows disabled (a script enables
+    /// them: a select filled once another is chosen, a field shown with a
+    /// checkbox) and script buttons ([`ElementKind::Button`]).
+    pub unsent: Vec<Element>,
 }
 
 /// One form element (seed §4.1), by its internal name.
@@ -165,6 +168,12 @@ pub enum ElementKind {
         value: String,
         image: bool,
     },
+    /// A script button (`input type=button`, `button type=button`): never
+    /// sent; a script of the page acts on it, often submitting the form.
+    /// Only in [`Form::unsent`].
+    Button {
+        value: String,
+    },
 }
 
 impl Element {
@@ -177,9 +186,9 @@ impl Element {
             | ElementKind::Checkbox { choices: c } => {
                 Some(c.iter().map(|c| c.value.clone()).collect())
             }
-            ElementKind::Hidden { value } | ElementKind::Submit { value, .. } => {
-                Some(vec![value.clone()])
-            }
+            ElementKind::Hidden { value }
+            | ElementKind::Submit { value, .. }
+            | ElementKind::Button { value } => Some(vec![value.clone()]),
             ElementKind::Text { .. } | ElementKind::TextArea { .. } => None,
         }
     }
@@ -222,7 +231,7 @@ impl Element {
             ElementKind::Text { value, .. }
             | ElementKind::TextArea { value }
             | ElementKind::Hidden { value } => vec![value.clone()],
-            ElementKind::Submit { .. } => Vec::new(),
+            ElementKind::Submit { .. } | ElementKind::Button { .. } => Vec::new(),
         }
     }
 
@@ -237,6 +246,7 @@ impl Element {
             ElementKind::TextArea { .. } => "text area",
             ElementKind::Hidden { .. } => "hidden field",
             ElementKind::Submit { .. } => "submit button",
+            ElementKind::Button { .. } => "script button",
         }
     }
 }
@@ -380,7 +390,7 @@ pub fn forms(
             accept_charset,
             encoding,
             elements: Vec::new(),
-            disabled: Vec::new(),
+            unsent: Vec::new(),
         });
     }
     if out.is_empty() {
@@ -398,12 +408,18 @@ pub fn forms(
         .collect();
     controls.sort_unstable();
     for control in controls {
-        let Some(owner) = reader.owner_form(control, form_nodes) else {
+        let script_button = reader.is_script_button(control);
+        // A script button outside every form is the page's own (a "Sign
+        // in" in the header), never the form's before it.
+        let Some(owner) = reader.owner_form(control, form_nodes, !script_button) else {
             continue;
         };
         let form = &mut out[owner];
-        if page.attribute(control, "disabled").is_some() || reader.in_disabled_fieldset(control) {
-            reader.add_control(&mut form.disabled, control);
+        if page.attribute(control, "disabled").is_some()
+            || reader.in_disabled_fieldset(control)
+            || script_button
+        {
+            reader.add_control(&mut form.unsent, control);
         } else {
             reader.add_control(&mut form.elements, control);
         }
@@ -476,8 +492,9 @@ struct Reader<'p> {
 }
 
 impl Reader<'_> {
-    /// The index of the form a control belongs to (see the module docs).
-    fn owner_form(&self, control: NodeId, forms: &[NodeId]) -> Option<usize> {
+    /// The index of the form a control belongs to (see the module docs);
+    /// `before`: else the last form that started before it.
+    fn owner_form(&self, control: NodeId, forms: &[NodeId], before: bool) -> Option<usize> {
         let page = self.page;
         if let Some(id) = page.attribute(control, "form") {
             if let Some(i) = forms
@@ -493,7 +510,19 @@ impl Reader<'_> {
         {
             return forms.binary_search(&form).ok();
         }
+        if !before {
+            return None;
+        }
         forms.partition_point(|&f| f < control).checked_sub(1)
+    }
+
+    /// True for a button only a script acts on (`type=button`).
+    fn is_script_button(&self, node: NodeId) -> bool {
+        let (page, ids) = (self.page, self.ids);
+        (ids.is(page, node, ids.button) || ids.is(page, node, ids.input))
+            && page
+                .attribute(node, "type")
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("button"))
     }
 
     /// True when the control sits in a disabled fieldset.
@@ -541,12 +570,15 @@ impl Reader<'_> {
         } else if ids.is(page, node, ids.button) {
             match page
                 .attribute(node, "type")
-                .map(str::to_ascii_lowercase)
+                .map(|t| t.trim().to_ascii_lowercase())
                 .as_deref()
             {
                 None | Some("submit") | Some("") => ElementKind::Submit {
                     value: attr("value"),
                     image: false,
+                },
+                Some("button") => ElementKind::Button {
+                    value: attr("value"),
                 },
                 _ => return,
             }
@@ -602,24 +634,31 @@ impl Reader<'_> {
                     value: String::new(),
                     image: true,
                 },
-                "reset" | "button" | "file" => return,
+                "button" => ElementKind::Button {
+                    value: attr("value"),
+                },
+                "reset" | "file" => return,
                 _ => ElementKind::Text {
                     value: attr("value"),
                     input_type,
                 },
             }
         };
-        if name.is_empty() && !matches!(kind, ElementKind::Submit { .. }) {
+        let button = matches!(
+            kind,
+            ElementKind::Submit { .. } | ElementKind::Button { .. }
+        );
+        if name.is_empty() && !button {
             return;
         }
         let label = match kind {
-            ElementKind::Submit { .. } => None,
+            ElementKind::Submit { .. } | ElementKind::Button { .. } => None,
             ElementKind::Radio { .. } | ElementKind::Checkbox { .. } => self.preceding_text(node),
             _ => self
                 .explicit_label(node)
                 .or_else(|| self.preceding_text(node)),
         };
-        let hints = self.hints(node, matches!(kind, ElementKind::Submit { .. }));
+        let hints = self.hints(node, button);
         elements.push(Element {
             name,
             kind,

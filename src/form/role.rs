@@ -23,7 +23,10 @@
 //! - in a search form, a text field is a search query (most search forms
 //!   have one; where there are several, each narrows the answer by its
 //!   words), a choice is a category / refinement;
-//! - a submit button that cancels, resets or goes back is "other";
+//! - a submit button that cancels, resets, goes back or declines is
+//!   "other" — but "Reset" submits a password recovery form (as "Reset
+//!   password" does anywhere); a script button (`type=button`, never sent)
+//!   takes a submit button's role: a script acts on it as on one;
 //! - in another form, a field named for a user is a username, one named
 //!   for an e-mail address an e-mail; the rest is "other".
 
@@ -31,7 +34,7 @@ use std::fmt;
 
 use super::kind::FormKind;
 use super::words::{self, normalized, says};
-use super::{Element, ElementKind, Form};
+use super::{Choice, Element, ElementKind, Form};
 
 /// What an input is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -39,6 +42,8 @@ use super::{Element, ElementKind, Form};
 pub enum Role {
     SearchQuery,
     Category,
+    /// A category that names a place: a country, state, region or town.
+    Location,
     Sort,
     PageSize,
     /// What the answer shows, not which rows: the columns shown, the
@@ -63,6 +68,7 @@ impl Role {
         match self {
             Role::SearchQuery => "search query",
             Role::Category => "category/refinement",
+            Role::Location => "location",
             Role::Sort => "sorting",
             Role::PageSize => "page size",
             Role::Display => "display option",
@@ -80,10 +86,13 @@ impl Role {
     }
 
     /// Whether surfacing may vary this input as a query element (a search
-    /// query, a category, a date or range): never a sorting option, a page
-    /// size, a token, a honeypot or an account's field.
+    /// query, a category, a location, a date or range): never a sorting
+    /// option, a page size, a token, a honeypot or an account's field.
     pub fn queryable(self) -> bool {
-        matches!(self, Role::SearchQuery | Role::Category | Role::DateOrRange)
+        matches!(
+            self,
+            Role::SearchQuery | Role::Category | Role::Location | Role::DateOrRange
+        )
     }
 }
 
@@ -98,10 +107,11 @@ pub fn roles(form: &Form, kind: FormKind) -> Vec<Role> {
     form.elements.iter().map(|e| role_alone(e, kind)).collect()
 }
 
-/// The role of each control the page shows disabled ([`Form::disabled`]),
-/// in their order: the role it takes once a script enables it.
-pub fn disabled_roles(form: &Form, kind: FormKind) -> Vec<Role> {
-    form.disabled.iter().map(|e| role_alone(e, kind)).collect()
+/// The role of each control a browser does not send as the page stands
+/// ([`Form::unsent`]), in their order: the role it takes once a script
+/// enables it, or the role of the button a script acts on.
+pub fn unsent_roles(form: &Form, kind: FormKind) -> Vec<Role> {
+    form.unsent.iter().map(|e| role_alone(e, kind)).collect()
 }
 
 /// The texts an element is known by: its name, label, placeholder,
@@ -120,10 +130,13 @@ fn role_alone(e: &Element, kind: FormKind) -> Role {
     let text = said(e);
     let name = normalized(&e.name);
     match &e.kind {
-        ElementKind::Submit { value, .. } => {
+        ElementKind::Submit { value, .. } | ElementKind::Button { value } => {
             let text = normalized(&format!("{text} {value}"));
-            // "Reset password" submits a recovery form; "Reset" alone clears.
-            if says(&text, words::CANCEL) && !says(&text, words::PASSWORD) {
+            // "Reset password" submits a recovery form, as "Reset" does in
+            // one; elsewhere "Reset" alone clears.
+            let resets_password =
+                kind == FormKind::PasswordRecovery || says(&text, words::PASSWORD);
+            if says(&text, words::CANCEL) || (says(&text, words::RESET) && !resets_password) {
                 Role::Other
             } else {
                 Role::Submit
@@ -171,6 +184,13 @@ fn role_alone(e: &Element, kind: FormKind) -> Role {
                 && c.iter()
                     .all(|c| !c.value.is_empty() && c.value.chars().all(|d| d.is_ascii_digit()))
                 && c.iter().all(|c| c.value.len() <= 3);
+            // A page size is a count: most choices show a number ("20",
+            // "50 per page"); "Show threads / Show posts" is no page size.
+            let counts = 2 * c
+                .iter()
+                .filter(|c| c.label.chars().any(|d| d.is_ascii_digit()))
+                .count()
+                >= c.len();
             if says(&text, words::SORT) || says(&choices, words::SORT_CHOICES) {
                 Role::Sort
             } else if says(&text, words::JUMP) {
@@ -179,11 +199,14 @@ fn role_alone(e: &Element, kind: FormKind) -> Role {
             } else if says(&name, words::DISPLAY_NAME) || name.trim() == "group" {
                 Role::Display
             } else if says(&text, words::PAGE_SIZE)
+                && counts
                 && (numbers || !matches!(e.kind, ElementKind::Checkbox { .. }))
             {
                 Role::PageSize
             } else if says(&name, words::BOUND) {
                 Role::DateOrRange
+            } else if kind == FormKind::Search && names_a_place(&name, c) {
+                Role::Location
             } else if kind == FormKind::Search {
                 Role::Category
             } else {
@@ -191,6 +214,22 @@ fn role_alone(e: &Element, kind: FormKind) -> Role {
             }
         }
     }
+}
+
+/// Whether a choice names a place: its name, or its first choice ("Any
+/// city", "Toutes régions", "State: all states"), says country, region,
+/// town… — word by word, so that "estate" or "capacity" do not. A name's
+/// "state" may be a record's state (`review_state`), so only the first
+/// choice's counts.
+fn names_a_place(name: &str, choices: &[Choice]) -> bool {
+    let first = choices
+        .first()
+        .map(|c| normalized(&c.label))
+        .unwrap_or_default();
+    let by_name = words::tokens(name)
+        .any(|t| words::PLACE.contains(&t) && !words::PLACE_OR_STATUS.contains(&t));
+    let by_first = words::tokens(&first).any(|t| words::PLACE.contains(&t));
+    by_name || by_first
 }
 
 #[cfg(test)]
@@ -274,22 +313,68 @@ mod tests {
         let recovery = form(
             r#"<form action="/pw" method="post"><input name="login">
             <input type="submit" name="commit" value="Reset Password">
-            <input type="submit" name="back" value="Reset"></form>"#,
+            <input type="submit" name="go" value="Reset!">
+            <input type="submit" name="back" value="Return to login"></form>"#,
         );
         assert_eq!(
             form_roles(&recovery, FormKind::PasswordRecovery),
             [
                 ("login", Role::Username),
                 ("commit", Role::Submit),
+                ("go", Role::Submit),
                 ("back", Role::Other),
-            ]
+            ],
+            "in a recovery form, \"Reset\" submits the request"
+        );
+        let search = form(
+            r#"<form action="/find"><input name="q">
+            <input type="submit" name="go" value="Search">
+            <input type="submit" name="clear" value="Reset"></form>"#,
+        );
+        assert_eq!(
+            form_roles(&search, FormKind::Search),
+            [
+                ("q", Role::SearchQuery),
+                ("go", Role::Submit),
+                ("clear", Role::Other),
+            ],
+            "elsewhere \"Reset\" clears the form"
+        );
+        let terms = form(
+            r#"<form action="/join" method="post">
+            <input type="submit" name="agreed" value="I agree to these terms">
+            <input type="submit" name="not_agreed" value="I do not agree"></form>"#,
+        );
+        assert_eq!(
+            form_roles(&terms, FormKind::Registration),
+            [("agreed", Role::Submit), ("not_agreed", Role::Other)],
+            "a button that declines is no submit"
+        );
+        let scripted = form(
+            r#"<form action="/find"><input name="q">
+            <input type="button" name="go" value="Search" onclick="find()">
+            <button type="button" name="close">Close</button></form>"#,
+        );
+        assert_eq!(
+            scripted
+                .elements
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect::<Vec<_>>(),
+            ["q"],
+            "a script button is never sent"
+        );
+        assert_eq!(
+            unsent_roles(&scripted, FormKind::Search),
+            [Role::Submit, Role::Submit],
+            "but a script acts on it as on a submit button"
         );
         let dependent = form(
             r#"<form action="/find"><select name="year"><option>2020<option>2021</select>
             <select name="model" disabled><option value="">Select a model</select></form>"#,
         );
         assert_eq!(
-            disabled_roles(&dependent, FormKind::Search),
+            unsent_roles(&dependent, FormKind::Search),
             [Role::Category],
             "a select the page's script enables keeps its role"
         );
@@ -312,6 +397,38 @@ mod tests {
                 ("f", Role::Other),
                 ("cat", Role::Category),
             ]
+        );
+    }
+
+    #[test]
+    fn a_choice_of_places_is_a_location_and_a_page_size_is_a_count() {
+        let f = form(
+            r#"<form action="/find"><input name="q">
+            <select name="state"><option value="">State: all states</option><option>Ohio</option></select>
+            <select name="dealer"><option value="">Any city</option><option value="7">Akron</option></select>
+            <select name="review_state"><option>published</option><option>private</option></select>
+            <select name="realestate"><option value="">Any type</option><option>Flat</option></select>
+            <label>Show <select name="n"><option>10</option><option>50</option><option>100</option></select></label>
+            <label>Show <select name="as"><option value="0">Threads</option><option value="1">Posts</option></select></label>
+            </form>"#,
+        );
+        assert_eq!(
+            form_roles(&f, FormKind::Search),
+            [
+                ("q", Role::SearchQuery),
+                ("state", Role::Location),
+                ("dealer", Role::Location),
+                ("review_state", Role::Category),
+                ("realestate", Role::Category),
+                ("n", Role::PageSize),
+                ("as", Role::Category),
+            ],
+            "a place is said by the name or the first choice, word by word; \
+             a record's state is no place; a page size shows numbers"
+        );
+        assert!(
+            Role::Location.queryable(),
+            "a location partitions as a category does"
         );
     }
 }

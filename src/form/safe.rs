@@ -20,7 +20,7 @@ use std::fmt;
 use super::kind::{self, FormKind, Judged};
 use super::role::{roles, Role};
 use super::words::{self, normalized, says};
-use super::{ElementKind, Form};
+use super::{Element, ElementKind, Form};
 use crate::fetch::Method;
 use crate::page::Page;
 
@@ -83,17 +83,13 @@ pub fn refusal(page: &Page, form: &Form, judged: &Judged) -> Option<Refusal> {
         if let Some(what) = asks {
             return Some(Refusal::Asks(what, e.name.clone()));
         }
-        if let ElementKind::Submit { value, .. } = &e.kind {
-            for text in [
-                value.as_str(),
-                e.hints.text.as_str(),
-                e.hints.title.as_str(),
-            ] {
-                if says(&normalized(text), words::ACTING_SUBMIT) {
-                    return Some(Refusal::Acts(text.to_string()));
-                }
-            }
+        if let Some(acts) = acting_button(e) {
+            return Some(acts);
         }
+    }
+    // A button a script acts on speaks for the form as a submit button does.
+    if let Some(acts) = form.unsent.iter().find_map(acting_button) {
+        return Some(acts);
     }
     if kind::form_node(page, form).is_some_and(|n| kind::file_inputs(page, n) > 0) {
         return Some(Refusal::Asks("a file", String::new()));
@@ -105,6 +101,22 @@ pub fn refusal(page: &Page, form: &Form, judged: &Judged) -> Option<Refusal> {
         return Some(Refusal::Post(*judged));
     }
     None
+}
+
+/// A submit or script button whose text says it acts (send, subscribe,
+/// order, delete, …).
+fn acting_button(e: &Element) -> Option<Refusal> {
+    let (ElementKind::Submit { value, .. } | ElementKind::Button { value }) = &e.kind else {
+        return None;
+    };
+    [
+        value.as_str(),
+        e.hints.text.as_str(),
+        e.hints.title.as_str(),
+    ]
+    .into_iter()
+    .find(|text| says(&normalized(text), words::ACTING_SUBMIT))
+    .map(|text| Refusal::Acts(text.to_string()))
 }
 
 /// Whether a form is the one the operator named: its position on the
@@ -225,5 +237,18 @@ mod tests {
             Some(Refusal::Asks("a captcha", _))
         ));
         assert!(refusal(&page, &all[2], &judged[2]).is_some());
+    }
+
+    #[test]
+    fn a_script_button_that_acts_speaks_for_its_form() {
+        let (page, all) = page_forms(
+            r#"<form action="/search"><input name="q">
+            <input type="button" name="go" value="Subscribe" onclick="post(this.form)"></form>"#,
+        );
+        let judged = kind::kinds(&page, &all);
+        assert!(
+            matches!(refusal(&page, &all[0], &judged[0]), Some(Refusal::Acts(t)) if t == "Subscribe"),
+            "a button only a script sends still says what the form does"
+        );
     }
 }

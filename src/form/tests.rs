@@ -114,7 +114,7 @@ fn elements_with_names_domains_defaults_and_labels() {
         f.element("off").is_none(),
         "disabled controls are not submitted"
     );
-    let off: Vec<&str> = f.disabled.iter().map(|e| e.name.as_str()).collect();
+    let off: Vec<&str> = f.unsent.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(
         off,
         ["off"],
@@ -159,4 +159,24 @@ fn single_select_without_selection_defaults_to_its_first_option() {
     assert!(f.element("r").unwrap().default_values().is_empty());
     assert_eq!(f.element("c").unwrap().default_values(), ["on"]);
     assert_eq!(f.action, page(), "an empty action submits to the page");
+}
+
+#[test]
+fn script_buttons_are_kept_apart_and_only_inside_their_form() {
+    let html = r#"<form action="/find"><input name="q">
+        <input type="button" name="go" value="Search" onclick="find()"></form>
+        <div class="header"><input type="button" name="login" value="Sign in" onclick="open()"></div>"#;
+    let f = &forms(&Page::parse(html), &page(), UTF_8).unwrap()[0];
+    let sent: Vec<&str> = f.elements.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(sent, ["q"], "a script button is never sent");
+    let kept: Vec<(&str, &str)> = f
+        .unsent
+        .iter()
+        .map(|e| (e.name.as_str(), e.kind_name()))
+        .collect();
+    assert_eq!(
+        kept,
+        [("go", "script button")],
+        "the form's own is kept apart; the page's \"Sign in\" after the form is not the form's"
+    );
 }

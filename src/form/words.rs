@@ -543,13 +543,62 @@ pub const DATE: &[&str] = &[
     "месяц",
 ];
 
+/// A place a choice picks (a word of its own, singular or plural).
+pub const PLACE: &[&str] = &[
+    "country",
+    "countries",
+    "state",
+    "states",
+    "region",
+    "regions",
+    "province",
+    "provinces",
+    "county",
+    "counties",
+    "city",
+    "cities",
+    "town",
+    "towns",
+    "land",
+    "länder",
+    "bundesland",
+    "stadt",
+    "pays",
+    "ville",
+    "villes",
+    "région",
+    "régions",
+    "département",
+    "país",
+    "países",
+    "ciudad",
+    "provincia",
+    "región",
+    "città",
+    "regione",
+    "paese",
+    "stad",
+    "provincie",
+    "plaats",
+    "страна",
+    "регион",
+    "область",
+    "город",
+    "kraj",
+    "miasto",
+    "województwo",
+    "cidade",
+];
+
+/// The words of [`PLACE`] that a name may use for a record's status.
+pub const PLACE_OR_STATUS: &[&str] = &["state", "states"];
+
 /// A bound of a range.
 pub const BOUND: &[&str] = &[
     "from", "to", "since", "until", "min", "max", "minimum", "maximum", "lower", "upper", "von",
     "bis", "depuis", "jusqu", "desde", "hasta", "vanaf", "tot", "от", "до",
 ];
 
-/// A button that cancels, resets or goes back.
 /// A password named in a button's text ("Reset password").
 pub const PASSWORD: &[&str] = &[
     "password",
@@ -562,10 +611,20 @@ pub const PASSWORD: &[&str] = &[
     "пароль",
 ];
 
+/// A button that cancels, goes back or declines.
 pub const CANCEL: &[&str] = &[
     "cancel",
-    "reset",
     "go back",
+    "return to",
+    "back to",
+    "continue shopping",
+    "disagree",
+    "do not agree",
+    "decline",
+    "nicht einverstanden",
+    "ablehnen",
+    "refuser",
+    "не согласен",
     "abbrechen",
     "zurück",
     "annuler",
@@ -579,6 +638,18 @@ pub const CANCEL: &[&str] = &[
     "terug",
     "отмена",
     "назад",
+];
+
+/// A button that clears the form.
+pub const RESET: &[&str] = &[
+    "reset",
+    "zurücksetzen",
+    "réinitialiser",
+    "effacer",
+    "restablecer",
+    "limpiar",
+    "сбросить",
+    "очистить",
 ];
 
 /// Hidden inputs that carry a server's state or a request forgery token.

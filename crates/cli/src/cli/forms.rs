@@ -10,9 +10,9 @@ use url::Url;
 
 use gather::fetch::{FetchConfig, Fetcher};
 use gather::form::kind::kinds;
-use gather::form::role::{disabled_roles, roles};
+use gather::form::role::{roles, unsent_roles};
 use gather::form::safe::{describe, refusal};
-use gather::form::{forms, Form};
+use gather::form::{forms, ElementKind, Form};
 use gather::page::Page;
 
 #[derive(Debug, clap::Args)]
@@ -79,7 +79,7 @@ pub fn run_forms(args: &FormsArgs) -> ExitCode {
     let judged = kinds(&page, &all);
     for (form, j) in all.iter().zip(&judged) {
         let form_roles = roles(form, j.kind);
-        let off_roles = disabled_roles(form, j.kind);
+        let off_roles = unsent_roles(form, j.kind);
         let why_not = refusal(&page, form, j).map(|r| r.to_string());
         if args.json {
             println!(
@@ -108,19 +108,23 @@ pub fn run_forms(args: &FormsArgs) -> ExitCode {
             .zip(&form_roles)
             .map(|(e, r)| (e, r, false));
         let off = form
-            .disabled
+            .unsent
             .iter()
             .zip(&off_roles)
             .map(|(e, r)| (e, r, true));
-        for (e, role, disabled) in inputs.chain(off) {
+        for (e, role, unsent) in inputs.chain(off) {
             let domain = match e.domain() {
                 Some(d) => format!("[{}]", d.join(", ")),
                 None => "undetermined".into(),
             };
-            let domain = if disabled {
-                format!("{domain} (disabled: a script of the page enables it; not sent)")
-            } else {
-                domain
+            let domain = match (unsent, &e.kind) {
+                (false, _) => domain,
+                (true, ElementKind::Button { .. }) => {
+                    format!("{domain} (a script acts on it; not sent)")
+                }
+                (true, _) => {
+                    format!("{domain} (disabled: a script of the page enables it; not sent)")
+                }
             };
             println!(
                 "  {:<20} {:<14} {:<20} {domain}",
@@ -149,21 +153,18 @@ fn json(
         .iter()
         .zip(form_roles)
         .map(|(e, r)| (e, r, false));
-    let off = form
-        .disabled
-        .iter()
-        .zip(off_roles)
-        .map(|(e, r)| (e, r, true));
+    let off = form.unsent.iter().zip(off_roles).map(|(e, r)| (e, r, true));
     let inputs: Vec<serde_json::Value> = inputs
         .chain(off)
-        .map(|(e, role, disabled)| {
+        .map(|(e, role, unsent)| {
             serde_json::json!({
                 "name": e.name,
                 "type": e.kind_name(),
                 "role": role,
                 "label": e.label,
                 "domain": e.domain(),
-                "disabled": disabled,
+                "disabled": unsent && !matches!(e.kind, ElementKind::Button { .. }),
+                "sent": !unsent,
             })
         })
         .collect();

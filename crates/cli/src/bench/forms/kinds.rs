@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use gather::form::kind::{features, FormKind, Judged, Model};
-use gather::form::role::{disabled_roles, roles, Role};
+use gather::form::role::{roles, unsent_roles, Role};
 use gather::form::safe::refusal;
 
 use super::{corpus, CorpusPage};
@@ -214,14 +214,15 @@ fn role_table(pages: &[CorpusPage], judged: &[(Example, Judged)]) {
         let page = &pages[e.page];
         let form = &page.forms[e.form];
         let fields = &page.fields[e.form];
-        // The disabled controls count too: the annotators name them.
+        // The unsent controls count too (disabled ones, script buttons):
+        // the annotators name them.
         let mut got = roles(form, j.kind);
-        got.extend(disabled_roles(form, j.kind));
+        got.extend(unsent_roles(form, j.kind));
         for (w, (_, codes, as_roles, _)) in wanted.iter().enumerate() {
             let mut mine: Vec<&str> = form
                 .elements
                 .iter()
-                .chain(&form.disabled)
+                .chain(&form.unsent)
                 .zip(&got)
                 .filter(|(el, r)| {
                     as_roles.contains(r) && fields.get(&el.name).is_some_and(|t| t.as_str() != "XX")
