@@ -358,11 +358,11 @@ fn text_field(
     let words = match working.split_at(of_page) {
         (page, []) => format!("the words {} of the form page", shown(page)),
         ([], site) => format!(
-            "no word of the form page; the words {} of the site's pages",
+            "no word of the form page; the words {} of the site's pages or of the rows found",
             shown(site)
         ),
         (page, site) => format!(
-            "the words {} of the form page and {} of the site's pages",
+            "the words {} of the form page and {} of the site's pages or of the rows found",
             shown(page),
             shown(site)
         ),

@@ -506,29 +506,44 @@ fn whole_spec(
     }
 }
 
-/// Whether an answer's records were brought by a prefix search: most
-/// records hold a word that starts with `prefix`, and not every record
-/// holds the probe's text `literal` as it was typed (a search that takes
-/// `S%` literally brings the rows that contain "S%").
-pub(super) fn prefix_rows(page: &Page, url: &Url, prefix: &str, literal: &str) -> Option<bool> {
+/// The text of every record an answer lists, read as one page; `None`
+/// when it shows no list.
+pub(super) fn record_texts(page: &Page, url: &Url) -> Option<Vec<String>> {
     let listing = Listing::read(page, url);
     let region = listing.main()?;
-    let texts: Vec<String> = (0..region.records.len())
-        .map(|r| region.record_text(page, r).to_lowercase())
+    Some(
+        (0..region.records.len())
+            .map(|r| region.record_text(page, r))
+            .collect(),
+    )
+}
+
+/// Whether an answer's records were brought by a prefix search: most
+/// records hold a word that starts with `prefix`, not every record holds
+/// the probe's text `literal` as it was typed (a search that takes `S%`
+/// literally brings the rows that contain "S%"), and not every record
+/// holds `prefix` as a word of its own (a keyword search that drops the
+/// wildcard brings, for `S%`, the rows with the word "s": "chevy s-10").
+pub(super) fn prefix_rows(page: &Page, url: &Url, prefix: &str, literal: &str) -> Option<bool> {
+    let texts: Vec<String> = record_texts(page, url)?
+        .iter()
+        .map(|t| t.to_lowercase())
         .collect();
     if texts.is_empty() {
         return None;
     }
     let (prefix, literal) = (prefix.to_lowercase(), literal.to_lowercase());
-    if texts.iter().all(|t| t.contains(&literal)) {
+    fn words(t: &str) -> impl Iterator<Item = &str> {
+        t.split(|c: char| !c.is_alphanumeric())
+    }
+    if texts.iter().all(|t| t.contains(&literal))
+        || texts.iter().all(|t| words(t).any(|w| w == prefix))
+    {
         return Some(false);
     }
     let fits = texts
         .iter()
-        .filter(|t| {
-            t.split(|c: char| !c.is_alphanumeric())
-                .any(|w| w.starts_with(&prefix))
-        })
+        .filter(|t| words(t).any(|w| w.starts_with(&prefix)))
         .count();
     Some(fits * 2 >= texts.len())
 }
@@ -560,5 +575,26 @@ mod tests {
         );
         let other = [u("http://h/t?p=2"), u("http://h/u?p=3")];
         assert_eq!(navigation_pattern(&other), None);
+    }
+
+    #[test]
+    fn rows_that_hold_the_letter_as_a_word_show_no_prefix_search() {
+        let answer = |titles: &[&str]| {
+            let items: String = titles
+                .iter()
+                .enumerate()
+                .map(|(i, t)| format!("<li><h4><a href=\"/c{i}/\">{t}</a></h4> USA, 197{i}</li>"))
+                .collect();
+            Page::parse(&format!(
+                "<html><body><h1>Search</h1><ul>{items}</ul></body></html>"
+            ))
+        };
+        let url = Url::parse("http://h/search/?query=S%25").unwrap();
+        // A keyword search that dropped the wildcard: the word "s".
+        let keyword = answer(&["chevy s-10", "chevrolet monte carlo s", "amc s 2"]);
+        assert_eq!(prefix_rows(&keyword, &url, "S", "S%"), Some(false));
+        // A prefix search: words that start with "s".
+        let prefix = answer(&["saab 99e", "subaru dl", "chevy s-10"]);
+        assert_eq!(prefix_rows(&prefix, &url, "S", "S%"), Some(true));
     }
 }

@@ -21,11 +21,13 @@
 //!    other values (spread over its choices; one more while its answers
 //!    and the default hold fewer than two sets of rows), a text field with
 //!    a first letter and each wildcard (`S%`, `S*`); with a wildcard that
-//!    works (its rows start with the letter or hold a word that does, and
-//!    do not all hold the probe as typed) a second letter and a digit
+//!    works (its rows start with the letter or hold a word that does, do
+//!    not all hold the probe as typed, and do not all hold the letter as
+//!    a word of its own) a second letter and a digit
 //!    (more letters while no two answers show rows); unless a wildcard
 //!    works, the most frequent words of the form page
-//!    ([`crate::words::page_words`]). The others
+//!    ([`crate::words::page_words`]); when answers hold rows but no two
+//!    different ones, words of those rows. The others
 //!    keep their defaults. A select without an "any" choice that brought
 //!    nothing while the text fields were empty is probed again with the
 //!    field filled. Every probe's answer is kept: a query of the

@@ -23,8 +23,9 @@ use crate::spec::{Spec, Values};
 /// letter of the text fields with each wildcard; then, for a wildcard
 /// that brought rows, a second letter and a digit with it (a wildcard
 /// whose first letter brought nothing is judged and not tried again); the
-/// words of the form page only when none of those brought a row; last the
-/// selects again beside the text field. Returns every probe sent and the
+/// words of the form page only when none of those brought a row; the
+/// selects again beside the text field; last, when answers hold rows but
+/// no two hold different ones, words of those rows. Returns every probe sent and the
 /// rows of their answers by the rules induced on them.
 pub(super) async fn send_all_probes(
     fetcher: &Fetcher,
@@ -95,6 +96,7 @@ pub(super) async fn send_all_probes(
             }
             3 => Vec::new(),
             4 => selects_beside_text(inputs, &sent, rows),
+            5 => answer_word_probes(inputs, &sent, rows, form_page),
             _ => break,
         };
     }
@@ -248,6 +250,70 @@ async fn site_word_probes(
         .take(PROBE_WORDS)
         .map(|w| (Some(t), vec![(name.clone(), w)]))
         .collect())
+}
+
+/// Words of the rows found that a keyword search is probed with when its
+/// answers hold rows but no two hold different ones.
+const ANSWER_WORDS: usize = 3;
+
+/// When answers hold rows but all the same ones (a keyword search that
+/// took `S%` for the word "s" and found the two titles holding it; the
+/// form page's own words found nothing), the first text field is probed
+/// with the most frequent words of those rows: they are in the database,
+/// and their answers give the rules other rows to compare. Words already
+/// sent and the form page's own words are left out.
+fn answer_word_probes(
+    inputs: &[Input],
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+    form_page: &Page,
+) -> Vec<(Option<usize>, Pairs)> {
+    let Some(t) = inputs.iter().position(|i| i.text) else {
+        return Vec::new();
+    };
+    let found: BTreeSet<&BTreeSet<String>> = rows.iter().filter(|r| !r.is_empty()).collect();
+    if found.len() != 1 {
+        return Vec::new();
+    }
+    // The records as the answer lists them, every field of each: the rule
+    // that told the rows apart may read only one.
+    let found: Vec<String> = sent
+        .iter()
+        .zip(rows)
+        .find(|(_, r)| !r.is_empty())
+        .and_then(|(s, _)| {
+            let (_, answer) = s.answer.as_ref()?;
+            super::default::record_texts(&s.page, &answer.url)
+        })
+        .unwrap_or_else(|| found.into_iter().flatten().cloned().collect());
+    // How many rows hold each word (the first spelling seen).
+    let mut held: std::collections::BTreeMap<String, (usize, String)> = Default::default();
+    for row in &found {
+        let words: BTreeSet<String> = crate::words::words(row).collect();
+        for w in words {
+            held.entry(w.to_lowercase()).or_insert((0, w)).0 += 1;
+        }
+    }
+    let form_words: BTreeSet<String> =
+        crate::words::page_words(&form_page.text(), super::SEED_WORDS)
+            .into_iter()
+            .map(|w| w.to_lowercase())
+            .collect();
+    // A word some of the rows hold and others not brings other rows than
+    // these if the search finds it at all; one that every row holds is
+    // as often their template (a label, a unit) as their data: last.
+    let mut ranked: Vec<(bool, std::cmp::Reverse<usize>, String)> = held
+        .into_iter()
+        .filter(|(key, (_, w))| !form_words.contains(key) && !sent_value(sent, t, w))
+        .map(|(_, (n, w))| (n == found.len(), std::cmp::Reverse(n), w))
+        .collect();
+    ranked.sort();
+    let name = &inputs[t].name;
+    ranked
+        .into_iter()
+        .take(ANSWER_WORDS)
+        .map(|(_, _, w)| (Some(t), vec![(name.clone(), w)]))
+        .collect()
 }
 
 /// Sends a round of probes (each input's values, the others at their
