@@ -33,10 +33,14 @@
 //!   is an *outsider* and the structure is checked without it (§4.3).
 //!   A navigation or an outsider is a menu.
 //!
-//! Pagination is what [`crate::navigate`] reads from link texts: a group
-//! whose links are mostly page numbers or next/previous words (in the
-//! languages the navigator knows), or a single link saying "next" or
-//! "more" (a "load more" link), is a pager; the thesis leaves pagers out.
+//! Pagination is what [`crate::navigate`] reads from link texts (or, for
+//! a link without text, its title or class): a group whose links are
+//! mostly page numbers or next/previous words (in the languages the
+//! navigator knows and a few more), or a single link saying "next" or
+//! "more" (a "load more" link), is a pager, unless its numbers count no
+//! pages (see `is_pager`); a next link outside the pager's group joins
+//! it when it leads where the pager leads or on from the page's address;
+//! the thesis leaves pagers out.
 //!
 //! Decisions where the seed leaves a choice open: the *domain* is the
 //! page's origin (scheme, host, port), as for the crawl. A neighbour
@@ -116,12 +120,35 @@ pub struct PageLink {
     /// Whether it leads to the next page of a pager (its words, or
     /// `rel="next"`).
     pub next: bool,
+    /// What a link without text says through its `title`, its
+    /// `aria-label`, its image's `alt` or its `class` (an arrow image whose
+    /// class is `next`); empty for links with text.
+    pub hint: String,
+    /// Whether it says `rel="prev"`.
+    pub previous: bool,
+    /// What its reading says as a pager's ([`pager_label`]).
+    label: Label,
     /// A hash of the path description (Definition 9): only its equality
     /// with other links' matters.
     path: u64,
 }
 
 impl PageLink {
+    /// What a reader takes the link to say: its text, or where it has none,
+    /// its [`PageLink::hint`].
+    pub fn reading(&self) -> &str {
+        if self.text.trim().is_empty() {
+            &self.hint
+        } else {
+            &self.text
+        }
+    }
+
+    /// What it says as a pager's link ([`pager_label`] of its reading).
+    pub fn label(&self) -> Label {
+        self.label
+    }
+
     /// The document it leads to (its v-ID).
     fn document(&self) -> String {
         self.target
@@ -200,6 +227,29 @@ fn path_hash(page: &Page, a: NodeId) -> u64 {
     h.finish()
 }
 
+/// What a link without text says through its attributes: its `title`,
+/// its `aria-label`, its image's `alt`, else its `class` (`go-next-link`
+/// reads "go next link").
+fn hint(page: &Page, a: NodeId) -> String {
+    let said = |node: NodeId, name: &str| {
+        page.attribute(node, name)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let alt = || {
+        let img = page.label_id("img")?;
+        page.descendants_with_label(a, img)
+            .iter()
+            .find_map(|&i| said(i, "alt"))
+    };
+    said(a, "title")
+        .or_else(|| said(a, "aria-label"))
+        .or_else(alt)
+        .or_else(|| said(a, "class").map(|c| c.replace(['-', '_'], " ")))
+        .unwrap_or_default()
+}
+
 /// The `<a href>` elements of a page, in document order.
 fn anchors(page: &Page) -> Vec<NodeId> {
     page.with_label(A)
@@ -250,17 +300,29 @@ impl PageLinks {
                         t.set_fragment(None);
                         t
                     });
-                let next = page
-                    .attribute(a, "rel")
-                    .is_some_and(|r| r.split_whitespace().any(|w| w.eq_ignore_ascii_case("next")));
-                PageLink {
+                let rel = |want: &str| {
+                    page.attribute(a, "rel")
+                        .is_some_and(|r| r.split_whitespace().any(|w| w.eq_ignore_ascii_case(want)))
+                };
+                let text = page.text_of(a);
+                let hint = if text.trim().is_empty() {
+                    hint(page, a)
+                } else {
+                    String::new()
+                };
+                let mut link = PageLink {
                     href,
-                    text: page.text_of(a),
+                    text,
                     target,
                     index: 0,
-                    next,
+                    next: rel("next"),
+                    hint,
+                    previous: rel("prev") || rel("previous"),
+                    label: Label::Other,
                     path: path_hash(page, a),
-                }
+                };
+                link.label = pager_label(link.reading());
+                link
             })
             .collect();
         let mut links = links;
@@ -293,12 +355,12 @@ impl PageLinks {
             ));
         }
         out_groups.sort_by_key(|(first, _)| *first);
-        let ungrouped = links
+        let mut ungrouped: Vec<(PageLink, LinkKind)> = links
             .into_iter()
             .zip(grouped)
             .filter(|(_, g)| !g)
             .map(|(link, _)| {
-                let kind = if same_origin(url, &link) && is_more_link(&link.text) {
+                let kind = if same_site(url, &link) && is_more_link(url, &link) {
                     LinkKind::Pagination
                 } else {
                     LinkKind::Content
@@ -306,9 +368,11 @@ impl PageLinks {
                 (link, kind)
             })
             .collect();
+        let mut groups: Vec<LinkGroup> = out_groups.into_iter().map(|(_, g)| g).collect();
+        take_stray_pager_links(url, &mut groups, &mut ungrouped);
         PageLinks {
             url: url.clone(),
-            groups: out_groups.into_iter().map(|(_, g)| g).collect(),
+            groups,
             ungrouped,
         }
     }
@@ -497,37 +561,76 @@ fn same_origin(url: &Url, link: &PageLink) -> bool {
         .is_some_and(|t| t.origin() == url.origin())
 }
 
-/// A pager: at least two links labelled as a pager's, half of the group;
-/// at most two next and two previous links (a "Read more" under every
-/// teaser is no pager); and page numbers that count pages: fewer than
-/// [`MAX_PAGE_NUMBERS`] (a calendar's days are more), not all years (a
-/// date archive), mostly ascending (reply counts are not), and two of them
-/// at most two apart where there is no next or previous link (links to
-/// 20, 40 or 100 results per page are no pages).
+/// A host without its `www.`.
+fn site(url: &Url) -> Option<&str> {
+    url.host_str().map(|h| h.strip_prefix("www.").unwrap_or(h))
+}
+
+/// Whether a link stays on the page's site: the same host, with or
+/// without `www.`, over `http` or `https` (a page saved from `https` whose
+/// pager says `http://`).
+fn same_site(url: &Url, link: &PageLink) -> bool {
+    link.target
+        .as_ref()
+        .is_some_and(|t| site(t).is_some() && site(t) == site(url))
+}
+
+/// A pager: at least two links labelled as a pager's, half of the group's
+/// links that lead anywhere (a `javascript:` "go to page" link leads
+/// nowhere); at most two next and two previous links, besides those to
+/// the last and the first page (a "Read more" under
+/// every teaser is no pager, nor two "more" links to two places, nor a
+/// calendar's links to the months before and after); and
+/// page numbers that count pages: not the days of a month (a calendar:
+/// links to the dates of those days, or many numbers none above 31 and no
+/// next or previous link), not all years (a date archive), mostly
+/// ascending (reply counts are not), leading to addresses alike but for
+/// their numbers (the comment counts of articles lead to each its own
+/// article), and two of them at most two apart where there is no next or
+/// previous link (links to 20, 40 or 100 results per page are no pages).
 fn is_pager(url: &Url, links: &[PageLink]) -> bool {
-    let labels: Vec<Label> = links
-        .iter()
-        .filter(|l| same_origin(url, l))
-        .map(|l| pager_label(&l.text))
-        .filter(|l| *l != Label::Other)
-        .collect();
-    let pager = labels.len();
-    if pager < 2 || pager * 2 < links.len() {
+    let read = pager_readings(url, links);
+    let pager = read.len();
+    let leading = links.iter().filter(|l| l.target.is_some()).count();
+    if pager < 2 || pager * 2 < leading {
         return false;
     }
-    let count = |want: Label| labels.iter().filter(|l| **l == want).count();
+    // "Last »" and "« First" lead to the ends, not to the next page.
+    let count = |want: Label| {
+        read.iter()
+            .filter(|(link, l)| *l == want && pager_end(link.reading()).is_none())
+            .count()
+    };
     let (next, previous) = (count(Label::Next), count(Label::Previous));
     if next > 2 || previous > 2 {
         return false;
     }
-    let numbers: Vec<u64> = labels
-        .iter()
-        .filter_map(|l| match l {
-            Label::Page(n) => Some(*n),
-            _ => None,
-        })
-        .collect();
-    if numbers.len() >= MAX_PAGE_NUMBERS {
+    let numbered = numbered(&read);
+    let numbers: Vec<u64> = numbered.iter().map(|(_, n)| *n).collect();
+    if numbers.is_empty() && next >= 2 {
+        // Two "more" links to different places: each of its item.
+        let places: HashSet<String> = read
+            .iter()
+            .filter(|(_, l)| *l == Label::Next)
+            .map(|(l, _)| l.document())
+            .collect();
+        if places.len() >= 2 {
+            return false;
+        }
+    }
+    if numbers.is_empty()
+        && read
+            .iter()
+            .all(|(l, _)| l.target.as_ref().is_some_and(names_month))
+    {
+        // "« February 2016 · April 2016 »": a calendar's months.
+        return false;
+    }
+    if numbers.len() >= MAX_PAGE_NUMBERS && numbers.iter().all(|&n| n <= 31) && next + previous == 0
+    {
+        return false;
+    }
+    if is_calendar(&numbered) {
         return false;
     }
     if numbers.len() >= 2 && numbers.iter().all(|n| (1900..=2100).contains(n)) {
@@ -538,6 +641,23 @@ fn is_pager(url: &Url, links: &[PageLink]) -> bool {
     if pairs >= 2 && ascending * 10 < pairs * 7 {
         return false;
     }
+    let targets: Vec<&Url> = numbered
+        .iter()
+        .filter_map(|(l, _)| l.target.as_ref())
+        .collect();
+    let alike = targets
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| {
+            targets
+                .iter()
+                .enumerate()
+                .any(|(j, u)| *i != j && addresses_alike(t, u))
+        })
+        .count();
+    if targets.len() >= 2 && alike * 2 < targets.len() {
+        return false;
+    }
     let close = numbers.windows(2).any(|w| w[1] > w[0] && w[1] - w[0] <= 2);
     if numbers.len() >= 2 && !close && next + previous == 0 {
         return false;
@@ -545,13 +665,304 @@ fn is_pager(url: &Url, links: &[PageLink]) -> bool {
     true
 }
 
-/// A group with this many page numbers or more is no pager (a calendar).
+/// An address's path and query.
+fn path_and_query(url: &Url) -> String {
+    let mut s = String::from(url.path());
+    if let Some(q) = url.query() {
+        s.push('?');
+        s.push_str(q);
+    }
+    s
+}
+
+/// An address with its numbers taken out, each with the sign before it
+/// (`/question-2.html` and `/question.html` are one template).
+fn template(url: &Url) -> String {
+    let s = path_and_query(url);
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        let digit_follows = chars.peek().is_some_and(char::is_ascii_digit);
+        if c.is_ascii_digit() || (digit_follows && !c.is_alphanumeric()) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The numbers of an address in order, each with whether it follows the
+/// one before it by a single sign (`2016-03-01`, `2016/03/01`); a
+/// run of eight or six digits that can be is read as a date (`20160301`)
+/// or a month (`201603`).
+fn numbers_of(url: &Url) -> Vec<(u64, bool)> {
+    let mut out: Vec<(u64, bool)> = Vec::new();
+    let push = |out: &mut Vec<(u64, bool)>, run: &str, gap: usize| {
+        let joined = !out.is_empty() && gap == 1;
+        let parse = |r: &str| r.parse::<u64>().unwrap_or(0);
+        let year_month = |r: &str| {
+            (1900..=2100).contains(&parse(&r[..4])) && (1..=12).contains(&parse(&r[4..6]))
+        };
+        if run.len() == 8 && year_month(run) {
+            out.push((parse(&run[..4]), joined));
+            out.push((parse(&run[4..6]), true));
+            out.push((parse(&run[6..]), true));
+        } else if run.len() == 6 && year_month(run) {
+            out.push((parse(&run[..4]), joined));
+            out.push((parse(&run[4..]), true));
+        } else {
+            out.push((run.parse().unwrap_or(u64::MAX), joined));
+        }
+    };
+    // The runs of digits of a text, each with the signs before it.
+    let runs = |out: &mut Vec<(u64, bool)>, text: &str, mut gap: usize| {
+        for piece in text.split_inclusive(|c: char| !c.is_ascii_digit()) {
+            let run = piece.trim_end_matches(|c: char| !c.is_ascii_digit());
+            if !run.is_empty() {
+                push(out, run, gap);
+                gap = 0;
+            }
+            gap += piece.len() - run.len();
+        }
+    };
+    runs(&mut out, url.path(), 0);
+    // In a query, the values one after the other (`year=2016&month=3`).
+    for (_, value) in url.query_pairs() {
+        runs(&mut out, &value, 1);
+    }
+    out
+}
+
+/// The path without its last `/`.
+fn trimmed_path(url: &Url) -> &str {
+    let p = url.path();
+    p.strip_suffix('/').unwrap_or(p)
+}
+
+/// Two addresses of one list's pages: alike but for their digits, of one
+/// path (`/news/` and `/news/?page=3`), or one the other's path with more
+/// after it (page 1 is often the list's bare
+/// address: `/news/` beside `/news/page/2/`).
+fn addresses_alike(a: &Url, b: &Url) -> bool {
+    if site(a) != site(b) {
+        return false;
+    }
+    if template(a) == template(b) {
+        return true;
+    }
+    let (pa, pb) = (trimmed_path(a), trimmed_path(b));
+    if pa == pb {
+        return true;
+    }
+    let under = |short: &str, long: &str| {
+        long.len() > short.len() && long.starts_with(short) && long[short.len()..].starts_with('/')
+    };
+    under(pa, pb) || under(pb, pa)
+}
+
+/// Whether an address names a date whose day is `day`: a year, a month
+/// and that day one after the other (`/2016/03/01/`, `?m=20160301`,
+/// `?year=2016&month=3&day=1`, `/day/2016-03-01`).
+fn is_calendar_day(url: &Url, day: u64) -> bool {
+    (1..=31).contains(&day)
+        && numbers_of(url).windows(3).any(|w| {
+            (1900..=2100).contains(&w[0].0)
+                && (1..=12).contains(&w[1].0)
+                && w[2].0 == day
+                && w[1].1
+                && w[2].1
+        })
+}
+
+/// Whether an address ends in a year and a month (`/2016/02/`,
+/// `?year=2016&month=4`, `?mini=2016-04`): a calendar's month.
+fn names_month(url: &Url) -> bool {
+    let numbers = numbers_of(url);
+    numbers.len() >= 2 && {
+        let (year, month) = (numbers[numbers.len() - 2], numbers[numbers.len() - 1]);
+        (1900..=2100).contains(&year.0) && (1..=12).contains(&month.0) && month.1
+    }
+}
+
+/// A calendar: most of its numbered links lead to the dates of their days.
+fn is_calendar(numbered: &[(&PageLink, u64)]) -> bool {
+    let days = numbered
+        .iter()
+        .filter(|(l, n)| l.target.as_ref().is_some_and(|t| is_calendar_day(t, *n)))
+        .count();
+    days >= 1 && days * 2 > numbered.len()
+}
+
+/// The links of a group read as a pager's, with what they say: those that
+/// stay on the site and lead to another place than a spot of this page
+/// (`#top`, footnotes `[1]`).
+fn pager_readings<'l>(url: &Url, links: &'l [PageLink]) -> Vec<(&'l PageLink, Label)> {
+    links
+        .iter()
+        .filter(|l| same_site(url, l) && !l.href.starts_with('#'))
+        .map(|l| (l, l.label))
+        .filter(|(_, l)| *l != Label::Other)
+        .collect()
+}
+
+/// The numbered links among readings.
+fn numbered<'l>(read: &[(&'l PageLink, Label)]) -> Vec<(&'l PageLink, u64)> {
+    read.iter()
+        .filter_map(|(link, l)| match l {
+            Label::Page(n) => Some((*link, *n)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a link's address continues the page's: the same list with
+/// another number (`/news/page/4/` on `/news/page/3/`, `?start=20` on
+/// `?start=10`), or the page's path with a page number after it
+/// (`/page/2/` on `/`, `/news/2` on `/news`; not `/2016/a-story/`).
+fn continues(page: &Url, target: &Url) -> bool {
+    if site(page) != site(target) || document_key(page) == document_key(target) {
+        return false;
+    }
+    if template(page) == template(target) {
+        return true;
+    }
+    if page.path() == target.path() {
+        // The same path: the parameters that differ hold numbers.
+        let pairs = |u: &Url| -> HashSet<(String, String)> {
+            u.query_pairs()
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect()
+        };
+        let (mine, theirs) = (pairs(page), pairs(target));
+        let changed: Vec<&(String, String)> = theirs.difference(&mine).collect();
+        return !changed.is_empty()
+            && changed
+                .iter()
+                .all(|(_, v)| v.chars().any(|c| c.is_ascii_digit()));
+    }
+    let (pp, tp) = (trimmed_path(page), trimmed_path(target));
+    let Some(rest) = tp.strip_prefix(pp).and_then(|r| r.strip_prefix('/')) else {
+        return false;
+    };
+    let segments: Vec<&str> = rest.split('/').collect();
+    // The last segment a page number: "2", "page2", "seite-2", "p_2".
+    let last = segments.last().copied().unwrap_or("");
+    let letters = last.trim_end_matches(|c: char| c.is_ascii_digit());
+    segments.len() <= 2
+        && letters.len() < last.len()
+        && letters.len() <= 6
+        && letters
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_')
+}
+
+/// The links outside a pager group that a reader still takes for the
+/// pager's: a next or previous link, or a page number, that leads where a
+/// link of a pager leads (the "»" beside the numbers, laid out in another
+/// box), a link marked `rel="next"` or `rel="prev"`, and a next or previous
+/// link of a group of other links whose address continues the page's
+/// ("Older posts" beside a "Home" link) and whose words the page does not
+/// repeat under every teaser. Never a spot of the page itself (`#top`),
+/// nor a calendar's "April »" (a link to a month). They leave their group (a group
+/// left with links to fewer than two documents is none) and are
+/// pagination.
+fn take_stray_pager_links(
+    url: &Url,
+    groups: &mut Vec<LinkGroup>,
+    ungrouped: &mut Vec<(PageLink, LinkKind)>,
+) {
+    let pager_targets: HashSet<String> = groups
+        .iter()
+        .filter(|g| g.kind == LinkKind::Pagination)
+        .flat_map(|g| g.links.iter())
+        .chain(
+            ungrouped
+                .iter()
+                .filter(|(_, k)| *k == LinkKind::Pagination)
+                .map(|(l, _)| l),
+        )
+        .filter(|l| same_site(url, l))
+        .filter_map(|l| l.target.as_ref().map(document_key))
+        .collect();
+    // How often each reading occurs: a "Details »" under every teaser is
+    // no pager's, whatever its address.
+    let mut said: HashMap<String, usize> = HashMap::new();
+    for l in groups
+        .iter()
+        .flat_map(|g| g.links.iter())
+        .chain(ungrouped.iter().map(|(l, _)| l))
+        .filter(|l| matches!(l.label, Label::Next | Label::Previous))
+    {
+        *said.entry(l.reading().trim().to_lowercase()).or_default() += 1;
+    }
+    let own = document_key(url);
+    let stray = |l: &PageLink| -> bool {
+        let Some(target) = l.target.as_ref() else {
+            return false;
+        };
+        if !same_site(url, l) || l.href.starts_with('#') || document_key(target) == own {
+            return false;
+        }
+        if l.next || l.previous {
+            return true;
+        }
+        let label = l.label;
+        if label == Label::Other {
+            return false;
+        }
+        let once_or_twice = said
+            .get(&l.reading().trim().to_lowercase())
+            .is_some_and(|&n| n <= 2);
+        pager_targets.contains(&document_key(target))
+            || (matches!(label, Label::Next | Label::Previous)
+                && once_or_twice
+                && continues(url, target)
+                && !names_month(target))
+    };
+    for (l, kind) in ungrouped.iter_mut() {
+        if *kind == LinkKind::Content && stray(l) {
+            *kind = LinkKind::Pagination;
+        }
+    }
+    let mut kept = Vec::new();
+    for mut g in std::mem::take(groups) {
+        // A calendar's "April »" is no pager's.
+        if g.kind == LinkKind::Pagination || is_calendar(&numbered(&pager_readings(url, &g.links)))
+        {
+            kept.push(g);
+            continue;
+        }
+        let (out, stay): (Vec<PageLink>, Vec<PageLink>) =
+            g.links.into_iter().partition(|l| stray(l));
+        ungrouped.extend(out.into_iter().map(|l| (l, LinkKind::Pagination)));
+        let documents: HashSet<String> = stay.iter().map(PageLink::document).collect();
+        if documents.len() >= 2 {
+            g.links = stay;
+            kept.push(g);
+        } else {
+            ungrouped.extend(stay.into_iter().map(|l| (l, g.kind)));
+        }
+    }
+    ungrouped.sort_by_key(|(l, _)| l.index);
+    *groups = kept;
+}
+
+/// A group with this many page numbers or more, none above 31, and no next
+/// or previous link is no pager (a calendar).
 pub const MAX_PAGE_NUMBERS: usize = 20;
 
 /// Words of links that lead to one item, not to the next page, though
 /// they say "next" or "more": "Read more", "More info", "Next thread".
 const ITEM_WORDS: &[&str] = &[
     "read",
+    "reading",
+    "continue",
+    "continua",
+    "leggere",
+    "lire",
+    "leer",
+    "leyendo",
+    "подробнее",
     "learn",
     "info",
     "details",
@@ -628,6 +1039,79 @@ const MORE_PREVIOUS: &[&str] = &[
     "neuere",
 ];
 
+/// Words of a link to the last page.
+const LAST: &[&str] = &[
+    "last",
+    "letzte",
+    "ende",
+    "última",
+    "ultima",
+    "último",
+    "ultimo",
+    "dernière",
+    "dernier",
+    "ostatnia",
+    "последняя",
+    "laatste",
+    "sista",
+    "sidste",
+    "siste",
+    "poslední",
+    "最後",
+    "最后",
+    "末页",
+    "尾页",
+    "마지막",
+];
+
+/// Words of a link to the first page.
+const FIRST: &[&str] = &[
+    "first",
+    "erste",
+    "anfang",
+    "primera",
+    "primero",
+    "première",
+    "premier",
+    "prima",
+    "primo",
+    "pierwsza",
+    "первая",
+    "eerste",
+    "första",
+    "første",
+    "první",
+    "最初",
+    "首页",
+    "처음",
+];
+
+/// The end of a pager a link leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    First,
+    Last,
+}
+
+/// Whether a pager link's words lead to its first or its last page: "Last
+/// »", "Última", "« First", or an arrow against a bar, ">|", "|<". Such a
+/// link reads as next or previous ([`pager_label`]) but is neither.
+pub fn pager_end(text: &str) -> Option<End> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let signs: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+    if words.iter().any(|w| LAST.contains(w)) || signs.ends_with('|') {
+        Some(End::Last)
+    } else if words.iter().any(|w| FIRST.contains(w)) || signs.starts_with('|') {
+        Some(End::First)
+    } else {
+        None
+    }
+}
+
 /// What a link's text says as a pager's: the navigator's reading
 /// ([`crate::navigate`]), except for texts of more than four words (a
 /// title that ends in "»"), links to one item ("Read more »", "Next
@@ -677,9 +1161,32 @@ pub fn pager_label(text: &str) -> Label {
     label
 }
 
-/// A single link to the next page or to more results.
-fn is_more_link(text: &str) -> bool {
-    pager_label(text) != Label::Other && !text.chars().any(|c| c.is_ascii_digit())
+/// Words of a link to more results that may as well lead to more of
+/// something else ("mehr" under a product: its page).
+const MORE_WORDS: &[&str] = &["more", "mehr", "weitere", "plus", "más", "altri"];
+
+/// A single link to the next page or to more results: its words, without
+/// a number, leading off the page (not `#`); one that says only "more" must lead on from the page's own
+/// address ("load more": `?offset=20`).
+fn is_more_link(url: &Url, link: &PageLink) -> bool {
+    let text = link.reading();
+    if link.href.starts_with('#')
+        || link.label == Label::Other
+        || text.chars().any(|c| c.is_ascii_digit())
+    {
+        return false;
+    }
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let only_more = !words.is_empty()
+        && words.iter().any(|w| MORE_WORDS.contains(w))
+        && !words
+            .iter()
+            .any(|w| !MORE_WORDS.contains(w) && pager_label(w) != Label::Other);
+    !only_more || link.target.as_ref().is_some_and(|t| continues(url, t))
 }
 
 /// Algorithm 2: the groups, as lists of link indexes in document order.

@@ -130,3 +130,154 @@ fn base_href_resolves_links_and_numbered_groups_that_count_no_pages_are_no_pager
     assert_eq!(pager_label("Newer posts"), Label::Previous);
     assert_eq!(pager_label("1,390"), Label::Page(1390));
 }
+
+/// The kinds of a page's links by their texts (a link without text by its
+/// href), in document order.
+fn kinds(html: &str, at: &str) -> Vec<(String, LinkKind)> {
+    PageLinks::of(&Page::parse(html), &url(at))
+        .classified()
+        .into_iter()
+        .map(|(l, k)| {
+            let name = if l.text.trim().is_empty() {
+                l.href.clone()
+            } else {
+                l.text.trim().to_string()
+            };
+            (name, k)
+        })
+        .collect()
+}
+
+fn pagination(html: &str, at: &str) -> Vec<String> {
+    kinds(html, at)
+        .into_iter()
+        .filter(|(_, k)| *k == LinkKind::Pagination)
+        .map(|(t, _)| t)
+        .collect()
+}
+
+#[test]
+fn a_calendar_of_the_days_with_posts_is_no_pager_nor_its_months() {
+    // WordPress's calendar: the days that have posts link to their dates,
+    // the months before and after in the table's foot.
+    let html = "<body><table id=wp-calendar><caption>March 2016</caption>\
+        <tr><td><a href='http://blog.example/?m=20160301'>1</a></td>\
+        <td><a href='http://blog.example/?m=20160302'>2</a></td><td>3</td>\
+        <td><a href='http://blog.example/?m=20160304'>4</a></td></tr>\
+        <tr><td><a href='http://blog.example/?m=20160307'>7</a></td>\
+        <td><a href='http://blog.example/?m=20160308'>8</a></td></tr></table>\
+        <table class=nav><tr><td><a href='http://blog.example/?m=201602'>« Feb</a></td>\
+        <td><a href='http://blog.example/?m=201604'>Apr »</a></td></tr></table>\
+        <div class=pages><a href='/page/2/'>2</a> <a href='/page/3/'>3</a> \
+        <a href='/page/2/'>Next »</a></div></body>";
+    assert_eq!(
+        pagination(html, "http://blog.example/"),
+        ["2", "3", "Next »"]
+    );
+    // Days linked by path, and a forum's calendar by its query.
+    for day in [
+        "/blog/2016/01/04/",
+        "/calendar/day/2016-01-04",
+        "/cal?year=2016&month=1&day=4",
+    ] {
+        assert!(is_calendar_day(&url(&format!("http://h{day}")), 4), "{day}");
+    }
+    assert!(!is_calendar_day(&url("http://h/2014/11/page/4/"), 4));
+    assert!(!is_calendar_day(&url("http://h/list?page=4"), 4));
+}
+
+#[test]
+fn a_pager_of_arrow_images_reads_their_titles_and_classes() {
+    // Arrows without text: the title says "Next", the class "next", and
+    // rel="next" stands alone beside the list.
+    let html = "<body><div class=pages><a href='?p=1'>1</a> <b>2</b> <a href='?p=3'>3</a> \
+        <a href='?p=4'>4</a> <a class='next i-next' href='?p=3' title='Next'><img src=r.gif></a></div>\
+        <ol><li><a href='?p=3' class='go-next-link'><div class=go-next></div></a></li></ol>\
+        <p><a href='/shop/x.html?page=3' rel='follow next' class='btn'><i></i></a></p></body>";
+    let page = Page::parse(html);
+    let links = PageLinks::of(&page, &url("http://h/shop/x.html?p=2"));
+    let kinds: Vec<LinkKind> = links.classified().iter().map(|(_, k)| *k).collect();
+    assert_eq!(kinds, [LinkKind::Pagination; 6]);
+    let all = links.classified();
+    assert_eq!(all[3].0.reading(), "Next");
+    assert_eq!(all[4].0.reading(), "go next link");
+    assert!(all[5].0.next);
+}
+
+#[test]
+fn a_next_link_laid_out_apart_from_the_numbers_is_the_pagers() {
+    // "»" in the header beside the site's name, leading where "2" leads;
+    // "Older Articles" beside a "Home" link. A "বিস্তারিত »" ("details")
+    // under every teaser, though its address continues the page's, is no
+    // pager's.
+    let html = "<body><div><a href='/'>DarkVeins</a> <span><a href='page/2/'>»</a></span></div>\
+        <ul><li><a href='/?p=101'>Story</a> <a href='/?p=101'>বিস্তারিত »</a></li>\
+        <li><a href='/?p=102'>Story</a> <a href='/?p=102'>বিস্তারিত »</a></li>\
+        <li><a href='/?p=103'>Story</a> <a href='/?p=103'>বিস্তারিত »</a></li></ul>\
+        <div class=pages><a href='page/2/'>2</a> <a href='page/3/'>3</a></div></body>";
+    assert_eq!(pagination(html, "http://h/"), ["»", "2", "3"]);
+    let blog = "<body><div><a href='/blog/page/2'>Older Articles</a> \
+        <a href='/'><img alt=''></a></div></body>";
+    assert_eq!(pagination(blog, "http://h/blog"), ["Older Articles"]);
+    assert_eq!(pagination(blog, "http://h/shop"), Vec::<String>::new());
+}
+
+#[test]
+fn numbers_that_are_no_pages_are_no_pager() {
+    // Comment counts of three articles; footnotes; two "mehr" under
+    // products; vBulletin's "go to page" link leads nowhere and does not
+    // count against its pager.
+    let html = "<body><ul><li><a href='/2016/a-story/#comments'>2</a></li>\
+        <li><a href='/2016/b-story/#comments'>3</a></li>\
+        <li><a href='/2016/c-story/#comments'>24</a></li></ul>\
+        <p>Text<a href='#_ftn1'>[1]</a> and <a href='#_ftn2'>[2]</a></p>\
+        <div><a href='/p/1.html'>mehr</a> <a href='/kategorie/detail.html'>mehr</a></div>\
+        <div class=pagenav><a href='javascript://'>Page 3 of 3</a> <a href='t.php?t=5'>First</a> \
+        <a href='t.php?t=5&page=2'><img alt=''></a> <a href='t.php?t=5'>1</a> \
+        <a href='t.php?t=5&page=2'>2</a> <a href='javascript://'>3</a></div></body>";
+    assert_eq!(
+        pagination(html, "http://h/t.php?t=5&page=3"),
+        ["Page 3 of 3", "First", "t.php?t=5&page=2", "1", "2", "3"]
+    );
+}
+
+#[test]
+fn a_pager_stays_on_its_site_over_http_or_https_with_or_without_www() {
+    let html = "<body><div class=nav><a href='http://playrust.com/page/2/'>2</a> \
+        <a href='http://playrust.com/page/3/'>3</a> \
+        <a href='http://playrust.com/page/2/'>Next »</a></div></body>";
+    assert_eq!(
+        pagination(html, "https://www.playrust.com/"),
+        ["2", "3", "Next »"]
+    );
+}
+
+#[test]
+fn the_next_page_continues_the_pages_address() {
+    let page = |s: &str| url(&format!("http://h{s}"));
+    assert!(continues(&page("/news/"), &page("/news/page/2/")));
+    assert!(continues(&page("/"), &page("/page/2/")));
+    assert!(continues(&page("/news/page/3/"), &page("/news/page/4/")));
+    assert!(continues(
+        &page("/list?q=a&start=10"),
+        &page("/list?q=a&start=20")
+    ));
+    assert!(!continues(&page("/"), &page("/2016/a-story/")));
+    assert!(!continues(&page("/list?q=a"), &page("/list?q=b")));
+    assert!(!continues(
+        &page("/"),
+        &page("/onion/binary/ox14939_23default")
+    ));
+    assert!(addresses_alike(
+        &page("/t/68425-memes.html"),
+        &page("/t/68425-memes-2.html")
+    ));
+    assert!(addresses_alike(
+        &page("/magazin/"),
+        &page("/magazin/?seite=3")
+    ));
+    assert!(!addresses_alike(
+        &page("/2016/a-story/"),
+        &page("/2016/b-story/")
+    ));
+}

@@ -5,7 +5,7 @@
 
 use url::Url;
 
-use crate::links::{pager_label, Label};
+use crate::links::{pager_end, End, Label};
 use crate::links::{LinkKind, PageLink, PageLinks};
 
 /// What a pager link leads to.
@@ -16,7 +16,11 @@ pub enum PagerRole {
     Previous,
     /// A numbered page.
     Page(u64),
-    /// Any other link of the pager ("last", "load more" …).
+    /// The first page ("« First", "|<").
+    First,
+    /// The last page ("Last »", "Última", ">|").
+    Last,
+    /// Any other link of the pager ("load more" …).
     Other,
 }
 
@@ -66,12 +70,26 @@ impl Pager {
     }
 }
 
-/// What a link of a pager leads to, by its words or its `rel`.
+/// What a link of a pager leads to, by its words (its title or class
+/// where it has no text: an arrow image), or its `rel`. "Last »" leads to
+/// the last page, not the next, and "« First" to the first, not the
+/// previous; so do the arrows against a bar, ">|" and "|<".
 pub fn role(link: &PageLink) -> PagerRole {
     if link.next {
         return PagerRole::Next;
     }
-    match pager_label(&link.text) {
+    if link.previous {
+        return PagerRole::Previous;
+    }
+    let label = link.label();
+    if label != Label::Other && !matches!(label, Label::Page(_)) {
+        match pager_end(link.reading()) {
+            Some(End::Last) => return PagerRole::Last,
+            Some(End::First) => return PagerRole::First,
+            None => {}
+        }
+    }
+    match label {
         Label::Next => PagerRole::Next,
         Label::Previous => PagerRole::Previous,
         Label::Page(n) => PagerRole::Page(n),

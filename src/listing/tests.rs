@@ -273,3 +273,28 @@ fn headings_each_followed_by_a_snippet_are_records_of_one_field_and_the_snippets
         rules.to_yaml()
     );
 }
+
+#[test]
+fn the_last_and_the_first_page_are_neither_next_nor_previous() {
+    let html = "<html><body><div class=pages><a href='/page/1/'>« First</a> \
+        <a href='/page/2/'>‹</a> <a href='/page/2/'>2</a> <b>3</b> <a href='/page/4/'>4</a> \
+        <a href='/page/4/'>Next »</a> <a href='/page/65/'>Última »</a> \
+        <a href='/page/66/'>&gt;|</a></div></body></html>";
+    let page = Page::parse(html);
+    let links = crate::links::PageLinks::of(&page, &Url::parse("http://h/page/3/").unwrap());
+    let pager = Pager::of(&links);
+    let roles: Vec<PagerRole> = pager.links.iter().map(|l| l.role).collect();
+    assert_eq!(
+        roles,
+        [
+            PagerRole::First,
+            PagerRole::Previous,
+            PagerRole::Page(2),
+            PagerRole::Page(4),
+            PagerRole::Next,
+            PagerRole::Last,
+            PagerRole::Last
+        ]
+    );
+    assert_eq!(pager.next.unwrap().as_str(), "http://h/page/4/");
+}

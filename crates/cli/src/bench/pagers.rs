@@ -4,7 +4,11 @@
 //! links are labelled as CSS selectors). Scored as the issue's anchor is:
 //! precision, recall and F1 of the next and page links (the links labelled
 //! PREV count neither way), and whether the next link is named where the
-//! page has one. The pages marked `failed` are left out.
+//! page has one. The pages marked `failed` are left out. Two scores: as
+//! labelled (the FIRST and LAST links are no pager links), and with
+//! autopager's own label map (FIRST and LAST are PAGE, as its classifier
+//! was trained and measured); each over all pages and over the pages of
+//! even and of odd number (a fixed split for a held-out check).
 //!
 //! The selectors are matched over gather's own page tree by a small
 //! matcher of what the labels use: tags, classes, ids, `:nth-child(n)`,
@@ -28,9 +32,13 @@ pub struct PagersBenchArgs {
     /// (autopager's `autopager/data`).
     #[arg(value_name = "DIR")]
     pub corpus: PathBuf,
-    /// Print each page's figures.
+    /// Print each page's figures, its wrong and its missed links.
     #[arg(long)]
     pub pages: bool,
+    /// Print the link groups of the page of this number (its file name)
+    /// with their kinds and the labels of their links.
+    #[arg(long, value_name = "N")]
+    pub groups: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,7 +202,7 @@ fn selected(page: &Page, anchors: &[NodeId], selectors: &str) -> HashSet<usize> 
     out
 }
 
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Score {
     tp: usize,
     predicted: usize,
@@ -202,9 +210,27 @@ struct Score {
 }
 
 impl Score {
+    fn add(&mut self, predicted: &HashSet<usize>, truth: &HashSet<usize>) -> usize {
+        let tp = predicted.intersection(truth).count();
+        self.tp += tp;
+        self.predicted += predicted.len();
+        self.truth += truth.len();
+        tp
+    }
+
     fn line(&self, name: &str) -> String {
         super::prf_line(name, self.tp, self.predicted, self.truth)
     }
+}
+
+/// The two ways the corpus is scored: as labelled (the PREV links count
+/// neither way, the FIRST and LAST links are no pager links), and with
+/// autopager's own label map (its `storage.py`: FIRST and LAST are PAGE),
+/// the one its classifier was trained and measured with.
+#[derive(Default, Clone, Copy)]
+struct Scores {
+    labelled: Score,
+    label_map: Score,
 }
 
 pub fn run(args: &PagersBenchArgs) -> ExitCode {
@@ -219,7 +245,11 @@ pub fn run(args: &PagersBenchArgs) -> ExitCode {
             return crate::cli::exit(crate::cli::BAD_INPUT);
         }
     };
-    let mut score = Score::default();
+    // All pages, then by the parity of the page's number (its file name):
+    // [even, odd].
+    let mut all_scores = Scores::default();
+    let mut halves = [Scores::default(); 2];
+    let mut half_pages = [0usize; 2];
     let (mut pages, mut with_next, mut next_named, mut next_wrong) = (0, 0, 0, 0);
     for row in reader.records() {
         let Ok(row) = row else { continue };
@@ -237,6 +267,8 @@ pub fn run(args: &PagersBenchArgs) -> ExitCode {
             continue;
         };
         pages += 1;
+        let half = file.parse::<usize>().map_or(0, |n| n % 2);
+        half_pages[half] += 1;
         let page = Page::from_bytes(&bytes, Some(&format!("text/html; charset={encoding}")));
         let anchors: Vec<NodeId> = page
             .with_label(A)
@@ -251,62 +283,87 @@ pub fn run(args: &PagersBenchArgs) -> ExitCode {
             .copied()
             .filter(|k| !prev.contains(k))
             .collect();
-        let links = PageLinks::of(&page, &url);
-        let pager = Pager::of(&links);
-        let predicted: HashSet<usize> = links
-            .classified()
-            .into_iter()
-            .filter(|(l, kind)| {
-                *kind == LinkKind::Pagination
-                    && !prev.contains(&l.index)
-                    && matches!(
-                        gather::listing::pager::role(l),
-                        PagerRole::Next | PagerRole::Page(_)
-                    )
-            })
-            .map(|(l, _)| l.index)
+        let first_last: HashSet<usize> = selected(&page, &anchors, &field(6))
+            .union(&selected(&page, &anchors, &field(7)))
+            .copied()
+            .filter(|k| !prev.contains(k))
             .collect();
-        let tp = predicted.intersection(&truth).count();
-        score.tp += tp;
-        score.predicted += predicted.len();
-        score.truth += truth.len();
+        let mapped_truth: HashSet<usize> = truth.union(&first_last).copied().collect();
+        let links = PageLinks::of(&page, &url);
+        if args.groups.as_deref() == Some(file.as_str()) {
+            print_groups(&links, &mapped_truth);
+        }
+        let pager = Pager::of(&links);
         let all: Vec<_> = links.classified();
+        let in_pager = |want: fn(PagerRole) -> bool| -> HashSet<usize> {
+            all.iter()
+                .filter(|(l, kind)| {
+                    *kind == LinkKind::Pagination
+                        && l.target.is_some()
+                        && !prev.contains(&l.index)
+                        && want(gather::listing::pager::role(l))
+                })
+                .map(|(l, _)| l.index)
+                .collect()
+        };
+        let predicted = in_pager(|r| matches!(r, PagerRole::Next | PagerRole::Page(_)));
+        let mapped_predicted = in_pager(|r| r != PagerRole::Previous);
+        let tp = all_scores.labelled.add(&predicted, &truth);
+        halves[half].labelled.add(&predicted, &truth);
+        all_scores.label_map.add(&mapped_predicted, &mapped_truth);
+        halves[half].label_map.add(&mapped_predicted, &mapped_truth);
         let next_targets: HashSet<String> = all
             .iter()
             .filter(|(l, _)| next.contains(&l.index))
             .filter_map(|(l, _)| l.target.as_ref().map(document_key))
             .collect();
+        let mut next_state = "";
         if !next_targets.is_empty() {
             with_next += 1;
             match &pager.next {
                 Some(n) if next_targets.contains(&document_key(n)) => next_named += 1,
-                Some(_) => next_wrong += 1,
-                None => {}
+                Some(_) => {
+                    next_wrong += 1;
+                    next_state = " (named wrong)";
+                }
+                None => next_state = " (not named)",
             }
         }
         if args.pages {
-            let wrong: Vec<&str> = all
-                .iter()
-                .filter(|(l, _)| predicted.contains(&l.index) && !truth.contains(&l.index))
-                .map(|(l, _)| l.text.as_str())
-                .take(12)
-                .collect();
-            let missed: Vec<&str> = all
-                .iter()
-                .filter(|(l, _)| !predicted.contains(&l.index) && truth.contains(&l.index))
-                .map(|(l, _)| l.text.as_str())
-                .take(8)
-                .collect();
+            let shown = |want: &dyn Fn(usize) -> bool| -> Vec<String> {
+                all.iter()
+                    .filter(|(l, _)| want(l.index))
+                    .map(|(l, _)| format!("{:?} <{}>", l.text, l.href))
+                    .take(12)
+                    .collect()
+            };
+            let wrong = shown(&|k| predicted.contains(&k) && !truth.contains(&k));
+            let missed = shown(&|k| !predicted.contains(&k) && truth.contains(&k));
             println!(
-                "{file}: {tp} of {} predicted, {} true; next {:?}; wrong {wrong:?}; missed {missed:?}",
+                "{file}: {tp} of {} predicted, {} true; next {:?}{next_state}",
                 predicted.len(),
                 truth.len(),
                 pager.next.as_ref().map(Url::as_str)
             );
+            for w in wrong {
+                println!("  wrong  {w}");
+            }
+            for m in missed {
+                println!("  missed {m}");
+            }
         }
     }
     println!("autopager pagers, {pages} pages (those marked failed left out)");
-    println!("{}", score.line("gather (next and page links)"));
+    let lines = |name: &str, s: &Scores| {
+        println!("{}", s.labelled.line(&format!("{name}, as labelled")));
+        println!(
+            "{}",
+            s.label_map.line(&format!("{name}, FIRST/LAST as PAGE"))
+        );
+    };
+    lines("all pages", &all_scores);
+    lines(&format!("{} even pages", half_pages[0]), &halves[0]);
+    lines(&format!("{} odd pages", half_pages[1]), &halves[1]);
     println!(
         "next link named on {next_named} of {with_next} pages that have one ({next_wrong} named wrong)"
     );
@@ -315,4 +372,39 @@ pub fn run(args: &PagersBenchArgs) -> ExitCode {
          (P 0.868, R 0.933), next found on 96 of 112 pages"
     );
     crate::cli::exit(crate::cli::OK)
+}
+
+fn print_groups(links: &PageLinks, truth: &HashSet<usize>) {
+    // The pagers, and the groups that hold a labelled link; `*` marks the
+    // labelled links.
+    let mark = |k: usize| if truth.contains(&k) { "*" } else { " " };
+    for (g, group) in links.groups.iter().enumerate() {
+        if group.kind != LinkKind::Pagination
+            && !group.links.iter().any(|l| truth.contains(&l.index))
+        {
+            continue;
+        }
+        println!("group {g}: {}", group.kind);
+        for l in &group.links {
+            println!(
+                " {}#{} {:?} <{}> {:?}",
+                mark(l.index),
+                l.index,
+                l.text,
+                l.href,
+                gather::listing::pager::role(l)
+            );
+        }
+    }
+    for (l, kind) in &links.ungrouped {
+        if *kind == LinkKind::Pagination || truth.contains(&l.index) {
+            println!(
+                "{}ungrouped #{} {:?} <{}> {kind}",
+                mark(l.index),
+                l.index,
+                l.text,
+                l.href
+            );
+        }
+    }
 }
