@@ -269,11 +269,22 @@ async fn walk(
         }
         nexts.push(at.clone());
         let request = Request::get(at.clone());
-        let response = fetcher.fetch(&request).await?;
-        if !(200..300).contains(&response.status) {
-            cut = true;
-            break;
-        }
+        // A page of the pager that cannot be read (a 404, a timeout after
+        // the retries) cuts the walk short: the answer is not taken whole,
+        // and the inputs are probed for the rest.
+        let response = match fetcher.fetch(&request).await {
+            Ok(r) if (200..300).contains(&r.status) => r,
+            Ok(r) => {
+                tracing::info!("{at}: HTTP {}: the walk of the pager stops here", r.status);
+                cut = true;
+                break;
+            }
+            Err(e) => {
+                tracing::info!("{e}: the walk of the pager stops here");
+                cut = true;
+                break;
+            }
+        };
         let page = Page::from_bytes(&response.body, response.content_type.as_deref());
         let found = reader.rows(&page, response.url.as_str());
         let before = seen_rows.len();

@@ -10,7 +10,10 @@
 //!    that lists records with a pager or a stated total, whose pager walk
 //!    reaches every row: the page itself is the plan (a script without
 //!    form fields, its next links as the navigation pattern); no form is
-//!    sent.
+//!    sent. Only where the search answers on the page itself (a search
+//!    form's action is the page), or no form may be searched: a page's
+//!    listing beside a site search box that answers elsewhere is one page
+//!    of the site, not the search's default answer.
 //! 0. **The default answer first** ([`default`]). The form as it stands,
 //!    read as one page ([`crate::listing`]): when it lists records, no
 //!    select without an "any" choice moves them, and walking its pager
@@ -283,8 +286,19 @@ pub async fn induce_spec_from(
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
     let seeds = crate::words::page_words(&page.text(), SEED_WORDS);
     // The listing the form page itself shows, when its pager reaches every
-    // row: no form is sent at all (unless the operator named one).
-    if named.is_empty() {
+    // row: no form is sent at all (unless the operator named one). It
+    // stands for the search's default answer only when the page is where
+    // the search answers (a table browser's filter, an issue tracker's
+    // query page), or when no form may be searched: a shop's category
+    // page with the site's search box in its header lists one category,
+    // not what the search reaches.
+    let allowed = crate::form::safe::submittable(&page, &all, named);
+    let answers_here = allowed.as_ref().map_or(true, |forms| {
+        forms.iter().any(|f| {
+            f.action.host_str() == resp.url.host_str() && f.action.path() == resp.url.path()
+        })
+    });
+    if named.is_empty() && answers_here {
         let base = Spec {
             url: resp.url.to_string(),
             ..Spec::default()
@@ -293,11 +307,7 @@ pub async fn induce_spec_from(
             return Ok(induced);
         }
     }
-    let allowed: Vec<Form> = crate::form::safe::submittable(&page, &all, named)
-        .map_err(form_error)?
-        .into_iter()
-        .cloned()
-        .collect();
+    let allowed: Vec<Form> = allowed.map_err(form_error)?.into_iter().cloned().collect();
     let (form, mut inputs) = surfaced_form(&allowed)
         .map(|f| (f, inputs_of(f, per_input.max(1), &seeds)))
         .ok_or_else(|| {

@@ -231,7 +231,14 @@ async fn site_word_probes(
     }
     let mut text = String::new();
     for target in targets {
-        let answer = fetcher.fetch(&crate::fetch::Request::get(target)).await?;
+        // A page that cannot be read gives no words; the others still do.
+        let answer = match fetcher.fetch(&crate::fetch::Request::get(target)).await {
+            Ok(answer) => answer,
+            Err(e) => {
+                tracing::info!("{e}: read for words, left out");
+                continue;
+            }
+        };
         if (200..300).contains(&answer.status) {
             let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
             text.push_str(&page.text());

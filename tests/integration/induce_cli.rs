@@ -850,3 +850,99 @@ async fn a_keyword_search_that_drops_the_wildcard_is_probed_with_the_words_of_it
         "no gathered attribute holds exactly the titles\n{err}\n{stored:?}"
     );
 }
+
+/// A car's line as the search lists it.
+fn car_line(i: usize) -> String {
+    format!(
+        "<li><h4><a href=\"/car-{i}/\">{}</a></h4> USA, {}: 6 cylinders</li>",
+        TITLES[i],
+        1970 + i % 12
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pages_own_listing_beside_a_search_that_answers_elsewhere_is_not_the_whole_database() {
+    // A make's page lists its nine cars in two pages; the site's search
+    // box in its header answers at /search/ and reaches every car.
+    let make = |q: axum::extract::Query<BTreeMap<String, String>>| async move {
+        let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+        let shown: Vec<usize> = if page == 1 {
+            (0..5).collect()
+        } else {
+            (5..9).collect()
+        };
+        let mut html = String::from(
+            "<html><head><title>Chevrolet</title></head><body>\
+             <form action=\"/search/\" method=\"get\"><input type=\"text\" name=\"query\">\
+             <input type=\"submit\" value=\"Search\"></form><h1>Chevrolet</h1><ul>",
+        );
+        for i in shown {
+            html.push_str(&car_line(i));
+        }
+        html.push_str("</ul>");
+        if page == 1 {
+            html.push_str("<a href=\"/cars/chevrolet/?page=2\">Next</a>");
+        }
+        html.push_str("</body></html>");
+        axum::response::Html(html)
+    };
+    let search = |q: axum::extract::Query<BTreeMap<String, String>>| async move {
+        let query = q.get("query").cloned().unwrap_or_default();
+        let page = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+        axum::response::Html(car_search(&query, page))
+    };
+    let router = axum::Router::new()
+        .route("/cars/chevrolet/", axum::routing::get(make))
+        .route("/search/", axum::routing::get(search));
+    let addr = crate::support::serve(router).await;
+    let url = crate::support::url(addr, "/cars/chevrolet/");
+    let (out, _dir, db) = gather_fresh(&url, 200).await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("the form page itself lists"), "{err}");
+    let stored = gathering::stored_values(&db, url.as_str());
+    let titles: BTreeSet<String> = TITLES.iter().map(|t| t.to_string()).collect();
+    assert!(
+        stored.values().any(|got| *got == titles),
+        "the search reaches every car, not only the make's nine\n{err}\n{stored:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_default_listing_whose_next_page_cannot_be_read_is_searched_for_the_rest() {
+    // The search page lists its first ten cars when nothing is asked;
+    // the "Next" page of that list answers 404.
+    let search = |q: axum::extract::Query<BTreeMap<String, String>>| async move {
+        let query = q.get("query").cloned().unwrap_or_default();
+        let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+        if !query.is_empty() {
+            return axum::response::Html(car_search(&query, page)).into_response();
+        }
+        if page > 1 {
+            return axum::http::StatusCode::NOT_FOUND.into_response();
+        }
+        let mut html = String::from(
+            "<html><head><title>Search</title></head><body><h1>Search</h1>\
+             <form action=\"/search/\" method=\"get\"><input type=\"text\" name=\"query\">\
+             <input type=\"submit\" value=\"Search\"></form><ul>",
+        );
+        for i in 0..10 {
+            html.push_str(&car_line(i));
+        }
+        html.push_str("</ul><a href=\"/search/?page=2\">Next</a></body></html>");
+        axum::response::Html(html).into_response()
+    };
+    use axum::response::IntoResponse;
+    let router = axum::Router::new().route("/search/", axum::routing::get(search));
+    let addr = crate::support::serve(router).await;
+    let url = crate::support::url(addr, "/search/");
+    let (out, _dir, db) = gather_fresh(&url, 200).await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let stored = gathering::stored_values(&db, url.as_str());
+    let titles: BTreeSet<String> = TITLES.iter().map(|t| t.to_string()).collect();
+    assert!(
+        stored.values().any(|got| *got == titles),
+        "a walk cut short by a 404 leaves the search to reach every car\n{err}\n{stored:?}"
+    );
+}

@@ -206,6 +206,8 @@ pub(super) fn bench(dir: &Path) -> Result<(), String> {
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut counts: BTreeMap<String, KindCount> = BTreeMap::new();
     let mut wrong: Vec<String> = Vec::new();
+    // Pages with an annotated search form, and those where one was sent.
+    let (mut search_pages, mut searched_pages) = (0usize, 0usize);
     for (n, CorpusPage { file, kinds, .. }) in corpus.iter().enumerate() {
         *served.current.lock().expect("the page index") = n;
         let url = url::Url::parse(&format!("{base}p/{n}")).map_err(|e| e.to_string())?;
@@ -252,6 +254,15 @@ pub(super) fn bench(dir: &Path) -> Result<(), String> {
                 per_form[f.index] += 1;
             }
         }
+        if kinds.iter().any(|k| k == "s") {
+            search_pages += 1;
+            searched_pages += usize::from(
+                kinds
+                    .iter()
+                    .zip(&per_form)
+                    .any(|(k, &sent)| k == "s" && sent > 0),
+            );
+        }
         for (i, kind) in kinds.iter().enumerate() {
             let count = counts.entry(kind.clone()).or_default();
             count.forms += 1;
@@ -291,6 +302,7 @@ pub(super) fn bench(dir: &Path) -> Result<(), String> {
         .map(|(_, c)| c.submitted)
         .sum();
     println!("\nForms annotated as another kind than search submitted: {others} (forms not annotated, X, or skipped, -, are not counted).");
+    println!("Pages with a form annotated as search: {search_pages}; one of them submitted on {searched_pages}.");
     for line in &wrong {
         println!("- {line}");
     }
