@@ -310,46 +310,46 @@ mod tests {
             ]
         );
         assert!(!Role::Sort.queryable() && !Role::PageSize.queryable());
-        let recovery = form(
-            r#"<form action="/pw" method="post"><input name="login">
-            <input type="submit" name="commit" value="Reset Password">
-            <input type="submit" name="go" value="Reset!">
-            <input type="submit" name="back" value="Return to login"></form>"#,
-        );
-        assert_eq!(
-            form_roles(&recovery, FormKind::PasswordRecovery),
-            [
-                ("login", Role::Username),
-                ("commit", Role::Submit),
-                ("go", Role::Submit),
-                ("back", Role::Other),
-            ],
-            "in a recovery form, \"Reset\" submits the request"
-        );
-        let search = form(
-            r#"<form action="/find"><input name="q">
-            <input type="submit" name="go" value="Search">
-            <input type="submit" name="clear" value="Reset"></form>"#,
-        );
-        assert_eq!(
-            form_roles(&search, FormKind::Search),
-            [
-                ("q", Role::SearchQuery),
-                ("go", Role::Submit),
-                ("clear", Role::Other),
-            ],
-            "elsewhere \"Reset\" clears the form"
-        );
-        let terms = form(
-            r#"<form action="/join" method="post">
-            <input type="submit" name="agreed" value="I agree to these terms">
-            <input type="submit" name="not_agreed" value="I do not agree"></form>"#,
-        );
-        assert_eq!(
-            form_roles(&terms, FormKind::Registration),
-            [("agreed", Role::Submit), ("not_agreed", Role::Other)],
-            "a button that declines is no submit"
-        );
+        // (form, its kind, the roles, why)
+        let cases: [(&str, FormKind, &[(&str, Role)], &str); 3] = [
+            (
+                r#"<form action="/pw" method="post"><input name="login">
+                <input type="submit" name="commit" value="Reset Password">
+                <input type="submit" name="go" value="Reset!">
+                <input type="submit" name="back" value="Return to login"></form>"#,
+                FormKind::PasswordRecovery,
+                &[
+                    ("login", Role::Username),
+                    ("commit", Role::Submit),
+                    ("go", Role::Submit),
+                    ("back", Role::Other),
+                ],
+                "in a recovery form, \"Reset\" submits the request",
+            ),
+            (
+                r#"<form action="/find"><input name="q">
+                <input type="submit" name="go" value="Search">
+                <input type="submit" name="clear" value="Reset"></form>"#,
+                FormKind::Search,
+                &[
+                    ("q", Role::SearchQuery),
+                    ("go", Role::Submit),
+                    ("clear", Role::Other),
+                ],
+                "elsewhere \"Reset\" clears the form",
+            ),
+            (
+                r#"<form action="/join" method="post">
+                <input type="submit" name="agreed" value="I agree to these terms">
+                <input type="submit" name="not_agreed" value="I do not agree"></form>"#,
+                FormKind::Registration,
+                &[("agreed", Role::Submit), ("not_agreed", Role::Other)],
+                "a button that declines is no submit",
+            ),
+        ];
+        for (html, kind, want, why) in cases {
+            assert_eq!(form_roles(&form(html), kind), want, "{why}");
+        }
         let scripted = form(
             r#"<form action="/find"><input name="q">
             <input type="button" name="go" value="Search" onclick="find()">
