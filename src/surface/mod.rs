@@ -65,12 +65,16 @@
 //!    slot starts with the same words (a heading "Films filed under
 //!    Drama", a label "Company: Acme"), those words are template: the rule
 //!    cuts them off (`, match/^Films filed under (.+?)$/`). A common end of
-//!    two words or more is cut too; a unit ("50 EUR") stays.
+//!    two words or more is cut too; a unit ("50 EUR") stays. In a rule
+//!    over rows only a label ("Company:") is cut, and no end: the probes'
+//!    rows are a sample, and words every sampled row starts or ends with
+//!    may be a value they share ("USA, …"), which the rows beyond the
+//!    sample do not hold.
 //! 5. **Names from the page.** A slot that shows the value a probe sent is
 //!    named after that input; else after the form field whose choices hold
 //!    all its values; else the column header over it, the definition-list
 //!    term before it, a label before it ("Preis:"), or the last
-//!    capitalised word of the template words cut off ("…im Landkreis X");
+//!    capitalised word of a phrase cut off in front ("…im Landkreis X");
 //!    else `slot_N`.
 //!
 //! Nothing is silent: when no probe brings a row, or no rule is found, the
@@ -654,6 +658,143 @@ mod tests {
         let values = owned(&["1987", "1995"]);
         let refs: Vec<&String> = values.iter().collect();
         assert_eq!(common_words(&refs), None);
+    }
+
+    /// An answer of a search over cars laid out as Wagtail's project
+    /// template lays out its search results: a title, then the page's
+    /// search description as the text of the list item.
+    fn cars_answer(cars: &[(&str, &str)]) -> Page {
+        let items: String = cars
+            .iter()
+            .map(|(title, description)| {
+                format!(
+                    "<li>\n<h4><a href=\"/{}/\">{title}</a></h4>\n\n{description}\n\n</li>\n",
+                    title.replace(' ', "-")
+                )
+            })
+            .collect();
+        Page::parse(&format!(
+            "<html><body><h1>Search</h1><form action=\"/search/\" method=\"get\">\
+             <input type=\"text\" name=\"query\"><input type=\"submit\" value=\"Search\"></form>\
+             <ul>\n{items}</ul>\n<p>Page 1 of 1.</p></body></html>"
+        ))
+    }
+
+    /// The slot of the induction over `pages` whose values hold `word`.
+    fn slot_holding(pages: &[Page], word: &str) -> Slot {
+        let induction = induce(pages, Algorithm::Approximate).unwrap();
+        induction
+            .slots
+            .iter()
+            .find(|s| s.values.iter().flatten().any(|v| v.contains(word)))
+            .unwrap_or_else(|| panic!("no slot holds {word:?}: {:?}", induction.slots))
+            .clone()
+    }
+
+    #[test]
+    fn a_value_every_sampled_row_starts_with_is_data_not_template() {
+        // Every row of the probes' answers is an American car: every
+        // description starts "USA, ".
+        let pages = [
+            cars_answer(&[
+                ("chevy s-10", "USA, 1982: 4 cylinders, 31 mpg"),
+                ("chevrolet monte carlo s", "USA, 1973: 8 cylinders, 15 mpg"),
+            ]),
+            cars_answer(&[
+                ("chevrolet impala", "USA, 1970: 8 cylinders, 14 mpg"),
+                ("chevrolet vega", "USA, 1971: 4 cylinders, 22 mpg"),
+                (
+                    "chevrolet chevelle malibu",
+                    "USA, 1970: 8 cylinders, 18 mpg",
+                ),
+            ]),
+        ];
+        let slot = slot_holding(&pages, "cylinders");
+        assert!(slot.rule.contains("[*]"), "{}", slot.rule);
+        let (kept, cut) = without_template_words(&slot, &pages);
+        assert_eq!(cut, None, "{}", kept.rule);
+        assert!(!kept.rule.contains("match/"), "{}", kept.rule);
+        // The rule read on an answer the probes did not bring keeps every
+        // description, the Japanese cars' too.
+        let later = cars_answer(&[
+            ("toyota corona", "Japan, 1974: 4 cylinders, 31 mpg"),
+            ("chevrolet nova", "USA, 1975: 6 cylinders, 18 mpg"),
+        ]);
+        let rule = crate::hel::Rule::parse(&kept.rule).unwrap();
+        assert_eq!(
+            rule.eval(&later).flatten(),
+            [
+                "Japan, 1974: 4 cylinders, 31 mpg",
+                "USA, 1975: 6 cylinders, 18 mpg"
+            ]
+        );
+        // Nor is the attribute named after the words in front.
+        assert_eq!(name_of_words("USA,"), None);
+    }
+
+    #[test]
+    fn a_label_in_front_of_every_row_is_cut_and_names_the_attribute_but_its_end_stays() {
+        // Every sampled company ends "& Co. KG": the label in front is
+        // template, the words at the end are the sample's.
+        let card = |company: &str, title: &str| {
+            format!("<article><h3>{title}</h3><div><span>Company: {company}</span></div></article>")
+        };
+        let page = |cards: &[(&str, &str)]| {
+            let cards: String = cards.iter().map(|(c, t)| card(c, t)).collect();
+            Page::parse(&format!("<html><body><main>{cards}</main></body></html>"))
+        };
+        let pages = [
+            page(&[
+                ("Acme & Co. KG", "Analyst"),
+                ("Initech & Co. KG", "Engineer"),
+            ]),
+            page(&[
+                ("Globex & Co. KG", "Nurse"),
+                ("Umbrella & Co. KG", "Chemist"),
+                ("Hooli & Co. KG", "Clerk"),
+            ]),
+        ];
+        let slot = slot_holding(&pages, "Globex");
+        let (cut_slot, cut) = without_template_words(&slot, &pages);
+        assert_eq!(cut.as_deref(), Some("Company:"));
+        assert!(
+            cut_slot.rule.contains("match/^Company: (.+?)$/"),
+            "{}",
+            cut_slot.rule
+        );
+        assert_eq!(
+            cut_slot.values.concat(),
+            [
+                "Acme & Co. KG",
+                "Initech & Co. KG",
+                "Globex & Co. KG",
+                "Umbrella & Co. KG",
+                "Hooli & Co. KG"
+            ]
+        );
+        assert_eq!(name_of_words("Company:").as_deref(), Some("Company"));
+    }
+
+    #[test]
+    fn words_in_front_of_a_heading_on_every_answer_are_cut() {
+        let page = |genre: &str, films: &[&str]| {
+            let rows: String = films
+                .iter()
+                .map(|f| format!("<tr><td>{f}</td></tr>"))
+                .collect();
+            Page::parse(&format!(
+                "<html><body><h2>Films filed under {genre}</h2><table>{rows}</table></body></html>"
+            ))
+        };
+        let pages = [
+            page("Drama", &["Vertigo", "Rebecca"]),
+            page("Comedy", &["Playtime", "Mon Oncle", "Trafic"]),
+            page("Western", &["Rio Bravo"]),
+        ];
+        let slot = slot_holding(&pages, "Films filed under");
+        let (cut_slot, cut) = without_template_words(&slot, &pages);
+        assert_eq!(cut.as_deref(), Some("Films filed under"));
+        assert_eq!(cut_slot.values.concat(), ["Drama", "Comedy", "Western"]);
     }
 
     #[test]

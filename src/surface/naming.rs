@@ -17,7 +17,7 @@ use crate::page::{Page, PCDATA};
 /// a line is new on every answer, and would make every query look as if
 /// it found something.
 pub(super) fn echoes_query(slot: &Slot, sent: &[&Sent], inputs: &[Input]) -> bool {
-    if slot.rule.contains("[*]") || slot.rule.contains(":*]") {
+    if over_rows(slot) {
         return false;
     }
     let mut seen = false;
@@ -102,18 +102,29 @@ pub(super) fn without_template_words(slot: &Slot, pages: &[Page]) -> (Slot, Opti
     let Some((prefix, suffix)) = common_words(&values) else {
         return (slot.clone(), None);
     };
-    // Two values that happen to share their first word are no evidence;
-    // a label, three values or two words in front are.
+    // A label ("Preis:") splits template from data wherever it stands.
     let labelled = prefix.trim_end().ends_with(':');
+    // Every row of the probes' answers starting with the same words is no
+    // evidence: the probes' rows are a sample of the data, and a sample
+    // may share a value ("USA, 1970: 6 cylinders" on every row of a
+    // search for Chevrolets). Cut, the rows the gathering reads beyond
+    // the sample lose their value ("Japan, …" matches nothing); kept
+    // whole, the value loses nothing.
+    if over_rows(slot) && !labelled {
+        return (slot.clone(), None);
+    }
+    // One value an answer (a heading): the same words in front on answers
+    // to different queries are template. Two values that happen to share
+    // their first word are no evidence; a label, three values or two
+    // words in front are.
     if distinct.len() < 3 && !labelled && prefix.split_whitespace().count() < 2 {
         return (slot.clone(), None);
     }
-    let pattern = format!(
-        "^{}(.+?){}$",
-        regex::escape(&prefix),
-        regex::escape(&suffix)
-    )
-    .replace('/', "\\x2F");
+    // The label is evidence for the front only: the words every sampled
+    // row ends with stay (a row's end is as much a sample as its front).
+    let suffix = if over_rows(slot) { "" } else { suffix.as_str() };
+    let pattern =
+        format!("^{}(.+?){}$", regex::escape(&prefix), regex::escape(suffix)).replace('/', "\\x2F");
     // The refinement follows the property, before any condition.
     let (path, conditions) = match slot.rule.find(" WHERE ") {
         Some(at) => slot.rule.split_at(at),
@@ -133,6 +144,12 @@ pub(super) fn without_template_words(slot: &Slot, pages: &[Page]) -> (Slot, Opti
         ..slot.clone()
     };
     (cut_slot, Some(prefix.trim().to_string()))
+}
+
+/// Whether a slot's rule reads the rows of an answer (a `[*]` rule), not
+/// one value per answer.
+fn over_rows(slot: &Slot) -> bool {
+    slot.rule.contains("[*]") || slot.rule.contains(":*]")
 }
 
 /// The words every value starts with (up to a space) and the words of
@@ -253,15 +270,18 @@ pub(super) fn name_on_page(pages: &[Page], slot: &Slot) -> Option<String> {
 }
 
 /// A name from the words in front of a value: a label before a colon, or
-/// the last capitalised word ("…im Landkreis").
+/// the last capitalised word of a phrase ("…im Landkreis"). A word alone,
+/// or one that ends in a comma or a full stop ("USA, 1970"), is a value
+/// of its own, not the name of what follows.
 pub(super) fn name_of_words(words: &str) -> Option<String> {
     if let Some(label) = words.trim().strip_suffix(':') {
         return Some(label.trim().to_string());
     }
-    let last = words.split_whitespace().last()?;
-    last.chars()
-        .next()
-        .is_some_and(char::is_uppercase)
+    let words: Vec<&str> = words.split_whitespace().collect();
+    let [.., _, last] = words[..] else {
+        return None;
+    };
+    (last.chars().next().is_some_and(char::is_uppercase) && last.chars().all(char::is_alphabetic))
         .then(|| last.to_string())
 }
 
@@ -321,8 +341,7 @@ pub(super) fn does_not_vary(slot: &Slot) -> bool {
     {
         return true;
     }
-    let over_rows = slot.rule.contains("[*]") || slot.rule.contains(":*]");
-    !over_rows
+    !over_rows(slot)
         && slot.values.len() >= 3
         && slot.values.iter().all(|v| v.len() == 1)
         && all.windows(2).all(|w| w[0] == w[1])

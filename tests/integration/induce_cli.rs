@@ -763,6 +763,17 @@ const TITLES: [&str; 36] = [
     "mazda glc wagon",
 ];
 
+/// The description the search lists under a car's title: its origin
+/// ("USA" for every car the first probes find), year and cylinders.
+fn car_description(i: usize) -> String {
+    let origin = if (21..29).contains(&i) || i >= 34 {
+        "Japan"
+    } else {
+        "USA"
+    };
+    format!("{origin}, {}: {} cylinders", 1970 + i % 12, 4 + 2 * (i % 3))
+}
+
 fn car_search(query: &str, page: usize) -> String {
     let words: Vec<String> = query
         .split(|c: char| !c.is_alphanumeric())
@@ -794,15 +805,9 @@ fn car_search(query: &str, page: usize) -> String {
     if !hits.is_empty() {
         html.push_str("<ul>");
         for &(i, title) in hits.iter().skip((page - 1) * 10).take(10) {
-            let origin = if (21..29).contains(&i) || i >= 34 {
-                "Japan"
-            } else {
-                "USA"
-            };
             html.push_str(&format!(
-                "<li><h4><a href=\"/car-{i}/\">{title}</a></h4> {origin}, {}: {} cylinders</li>",
-                1970 + i % 12,
-                4 + 2 * (i % 3)
+                "<li><h4><a href=\"/car-{i}/\">{title}</a></h4> {}</li>",
+                car_description(i)
             ));
         }
         html.push_str("</ul>");
@@ -849,6 +854,16 @@ async fn a_keyword_search_that_drops_the_wildcard_is_probed_with_the_words_of_it
         stored.values().any(|got| *got == titles),
         "no gathered attribute holds exactly the titles\n{err}\n{stored:?}"
     );
+    // Every row the probes brought is an American car: "USA, " in front
+    // of every description they showed is data, not template. Every
+    // description is kept whole, the Japanese cars' too, and no attribute
+    // is named after it.
+    let descriptions: BTreeSet<String> = (0..TITLES.len()).map(car_description).collect();
+    assert!(
+        stored.values().any(|got| *got == descriptions),
+        "no gathered attribute holds exactly the descriptions\n{err}\n{stored:?}"
+    );
+    assert!(!stored.contains_key("usa"), "{stored:?}");
 }
 
 /// A car's line as the search lists it.
