@@ -311,7 +311,8 @@ mod tests {
         );
         assert!(!Role::Sort.queryable() && !Role::PageSize.queryable());
         // (form, its kind, the roles, why)
-        let cases: [(&str, FormKind, &[(&str, Role)], &str); 3] = [
+        type Case<'a> = (&'a str, FormKind, &'a [(&'a str, Role)], &'a str);
+        let cases: [Case<'_>; 3] = [
             (
                 r#"<form action="/pw" method="post"><input name="login">
                 <input type="submit" name="commit" value="Reset Password">
