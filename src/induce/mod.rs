@@ -547,9 +547,8 @@ impl Induction {
             judged
                 .into_iter()
                 .max_by(|(sa, a), (sb, b)| {
-                    sa.cmp(sb)
-                        .then(a.0 .1.cmp(&b.0 .1))
-                        .then(label_anchored(&a.1.rule).cmp(&label_anchored(&b.1.rule)))
+                    judged_rank(a.0 .1, *sa, &a.1.rule)
+                        .cmp(&judged_rank(b.0 .1, *sb, &b.1.rule))
                         .then(training_order(a, b))
                 })
                 .map(|(_, f)| f)
@@ -603,6 +602,15 @@ type Scored<'a> = ((usize, usize), &'a Candidate);
 
 /// How many of the best rules on the named pages are tried on the others.
 const MAX_FINALISTS: usize = 40;
+
+/// How a finalist ranks once judged on the other pages (higher is
+/// better): first how many named texts it gives as whole values — one
+/// that only holds them in a longer text ("Read all questions for
+/// \"Title\"") reads that text on the other pages —, then how well it
+/// generalises (`score`), then whether a label anchors it.
+fn judged_rank(exact: usize, score: u32, rule: &str) -> (usize, u32, bool) {
+    (exact, score, label_anchored(rule))
+}
 
 /// A value not much longer than the text it holds.
 fn tight(value: &str, text: &str) -> bool {

@@ -295,3 +295,35 @@ fn a_named_field_is_read_by_its_label_on_pages_laid_out_otherwise() {
         assert!(got[0].ends_with(&format!("978{:010}", i * 7919)));
     }
 }
+
+#[test]
+fn a_rule_that_gives_the_named_texts_whole_outranks_one_that_quotes_them() {
+    // Found under the label "Product Q&A", it reads "Read all questions
+    // for \"Title\"": it holds the three named titles, gives none whole,
+    // and reads one value on every other page.
+    let quoting = super::judged_rank(
+        0,
+        50,
+        "html->pcdata[v]->div[1].txt WHERE html->pcdata[v].txt = 'Product Q&A'",
+    );
+    // The title's own cell: whole on the three pages, on fewer others.
+    let whole = super::judged_rank(3, 40, "html->table[0].tr[0].td[1].div.div[0].txt");
+    assert!(whole > quoting);
+    // Among rules that give as many whole, the one that generalises wins,
+    // then the one a label anchors.
+    assert!(
+        super::judged_rank(3, 45, "html->table[0].tr[0].td[1].div.div[0].txt")
+            > super::judged_rank(
+                3,
+                40,
+                "html->pcdata[v]->div[0].txt WHERE html->pcdata[v].txt = 'Title:'"
+            )
+    );
+    assert!(
+        super::judged_rank(
+            3,
+            40,
+            "html->pcdata[v]->div[0].txt WHERE html->pcdata[v].txt = 'Title:'"
+        ) > super::judged_rank(3, 40, "html->table[0].tr[0].td[1].div.div[0].txt")
+    );
+}

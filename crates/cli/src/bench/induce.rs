@@ -45,6 +45,11 @@ pub struct InduceBenchArgs {
     /// How many pages to induce on (spread evenly over the pages).
     #[arg(long, default_value_t = 3)]
     pub train: usize,
+    /// With --swde: instead of the pages spread evenly, this many draws of
+    /// `--train` pages at random (the same draws in every run), and each
+    /// attribute's F1 over the draws: mean and worst.
+    #[arg(long, value_name = "N", requires = "swde")]
+    pub draws: Option<usize>,
     /// Runs per timing; medians are reported.
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
@@ -87,7 +92,7 @@ pub fn run(args: &InduceBenchArgs) -> ExitCode {
         };
     }
     if let Some(corpus) = &args.swde {
-        return match super::swde::measure(corpus, args.pages, args.train) {
+        return match super::swde::measure(corpus, args.pages, args.train, args.draws) {
             Ok(()) => crate::cli::exit(crate::cli::OK),
             Err(e) => {
                 eprintln!("gather bench induce: {e}");

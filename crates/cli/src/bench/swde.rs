@@ -3,7 +3,9 @@
 //! values a person marked on each page).
 //!
 //! For each site with pages in DIR, the first `--pages` pages in name order
-//! are taken; `--train` of them, spread evenly, are the training pages. Each
+//! are taken; `--train` of them, spread evenly, are the training pages (or,
+//! with `--draws N`, N draws of them at random, the same in every run: the
+//! rules must hold whichever pages a user names). Each
 //! attribute is named on them by its ground-truth values (up to three per
 //! page, as `gather induce --name` takes them) and its rule is applied with
 //! HEL to every other page. The score is SWDE's own, per page: a page counts
@@ -37,7 +39,43 @@ struct Site {
     truth: BTreeMap<String, Truth>,
 }
 
-pub fn measure(corpus: &Path, max_pages: usize, train: usize) -> Result<(), String> {
+/// One attribute's figures in one draw: (site, attribute, F1, ranked on the
+/// training pages alone, anchor).
+type Figure = (String, String, f64, f64, f64);
+
+/// SplitMix64's output function.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `train` distinct pages of `n`, drawn at random by a fixed generator
+/// (SplitMix64, its start mixed from the draw's number, so that no draw's
+/// sequence is another's shifted): the same in every run.
+fn drawn(n: usize, train: usize, draw: usize) -> Vec<usize> {
+    let mut state = mix(0x5157_4445_0000_0000 ^ draw as u64);
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        mix(state)
+    };
+    let mut chosen: Vec<usize> = Vec::new();
+    while chosen.len() < train.min(n) {
+        let i = (next() % n as u64) as usize;
+        if !chosen.contains(&i) {
+            chosen.push(i);
+        }
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+pub fn measure(
+    corpus: &Path,
+    max_pages: usize,
+    train: usize,
+    draws: Option<usize>,
+) -> Result<(), String> {
     if train < 2 {
         return Err(format!("--train {train}: induction needs at least 2 pages"));
     }
@@ -48,7 +86,8 @@ pub fn measure(corpus: &Path, max_pages: usize, train: usize) -> Result<(), Stri
             corpus.display()
         ));
     }
-    let mut all: Vec<(String, String, f64, f64, f64)> = Vec::new();
+    // Per draw, every attribute's figures.
+    let mut all: Vec<Vec<Figure>> = Vec::new();
     for site in &sites {
         let mut names: Vec<String> = std::fs::read_dir(&site.pages)
             .map_err(|e| format!("cannot read {}: {e}", site.pages.display()))?
@@ -73,134 +112,194 @@ pub fn measure(corpus: &Path, max_pages: usize, train: usize) -> Result<(), Stri
                 names.len()
             ));
         }
-        let mut pages = Vec::new();
-        for n in &names {
+        let read = |n: &String| {
             let path = site.pages.join(n);
-            let bytes =
-                std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            pages.push(Page::from_bytes(&bytes, None));
-        }
+            std::fs::read(&path)
+                .map(|bytes| Page::from_bytes(&bytes, None))
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))
+        };
+        let pages = names.iter().map(read).collect::<Result<Vec<Page>, _>>()?;
+        let spare = spare.iter().map(read).collect::<Result<Vec<Page>, _>>()?;
         let ids: Vec<String> = names
             .iter()
             .map(|n| n.split('.').next().unwrap_or(n).to_string())
             .collect();
-        let chosen: Vec<usize> = (0..train).map(|i| i * names.len() / train).collect();
-        let training: Vec<Page> = chosen.iter().map(|&i| pages[i].clone()).collect();
-        let test: Vec<usize> = (0..names.len()).filter(|i| !chosen.contains(i)).collect();
-        let unlabelled: Vec<Page> = if spare.is_empty() {
-            test.iter().map(|&i| pages[i].clone()).collect()
-        } else {
-            let mut u = Vec::new();
-            for n in &spare {
-                let path = site.pages.join(n);
-                let bytes = std::fs::read(&path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                u.push(Page::from_bytes(&bytes, None));
-            }
-            u
+        let choices: Vec<Vec<usize>> = match draws {
+            Some(d) => (0..d).map(|k| drawn(names.len(), train, k)).collect(),
+            None => vec![(0..train).map(|i| i * names.len() / train).collect()],
         };
-        println!(
-            "\n{}-{}: {} pages, induced on {} ({}), tested on {}; rules judged on {} {}",
-            site.vertical,
-            site.name,
-            names.len(),
-            training.len(),
-            chosen
-                .iter()
-                .map(|&i| names[i].as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            test.len(),
-            unlabelled.len(),
-            if spare.is_empty() {
-                "of the test pages, without their values"
-            } else {
-                "further pages without their values"
+        for (k, chosen) in choices.iter().enumerate() {
+            let figures = measure_draw(site, &names, &ids, &pages, &spare, chosen)?;
+            if all.len() <= k {
+                all.push(Vec::new());
             }
-        );
-        let started = Instant::now();
-        let mut induction = match induce::induce(&training, Algorithm::Approximate) {
-            Ok(i) => i,
-            Err(e) => {
-                println!("  induction failed: {e}");
-                continue;
-            }
-        };
-        println!(
-            "  template and {} unnamed slots in {:.0} ms",
-            induction.slots.len(),
-            started.elapsed().as_secs_f64() * 1e3
-        );
-        println!(
-            "  {:<17} {:>6} {:>6} {:>6}   {:>8} {:>6}   rule",
-            "attribute", "prec.", "recall", "F1", "trained", "anchor"
-        );
-        for (attribute, truth) in &site.truth {
-            let texts: Vec<String> = chosen
-                .iter()
-                .flat_map(|&i| truth.get(&ids[i]).into_iter().flatten().take(3))
-                .map(|t| clean(t))
-                .filter(|t| !t.is_empty())
-                .collect();
-            let anchor = absolute_path(&training, &texts)
-                .map(|r| score(&r, &pages, &ids, &test, truth).2)
-                .unwrap_or(0.0);
-            let trained = induction
-                .name(&training, attribute, &texts)
-                .ok()
-                .and_then(|s| Rule::parse(&s.rule).ok())
-                .map(|r| score(&r, &pages, &ids, &test, truth).2)
-                .unwrap_or(0.0);
-            let named = induction.name_generalising(&training, &unlabelled, attribute, &texts);
-            match named {
-                Ok(slot) => {
-                    let rule = Rule::parse(&slot.rule).map_err(|e| e.to_string())?;
-                    let (p, r, f) = score(&rule, &pages, &ids, &test, truth);
-                    println!(
-                        "  {attribute:<17} {p:>6.3} {r:>6.3} {f:>6.3}   {trained:>8.3} {anchor:>6.3}   {}",
-                        slot.rule
-                    );
-                    all.push((
-                        format!("{}-{}", site.vertical, site.name),
-                        attribute.clone(),
-                        f,
-                        trained,
-                        anchor,
-                    ));
-                }
-                Err(e) => {
-                    println!(
-                        "  {attribute:<17} {:>6} {:>6} {:>6.3}   {trained:>8.3} {anchor:>6.3}   ({e})",
-                        "-", "0.000", 0.0
-                    );
-                    all.push((
-                        format!("{}-{}", site.vertical, site.name),
-                        attribute.clone(),
-                        0.0,
-                        trained,
-                        anchor,
-                    ));
-                }
-            }
+            all[k].extend(figures);
         }
     }
-    if !all.is_empty() {
-        let n = all.len() as f64;
-        let mean = all.iter().map(|a| a.2).sum::<f64>() / n;
-        let trained = all.iter().map(|a| a.3).sum::<f64>() / n;
-        let anchor = all.iter().map(|a| a.4).sum::<f64>() / n;
-        let (worst_site, worst_attr, worst, _, _) = all
+    let flat: Vec<&Figure> = all.iter().flatten().collect();
+    if flat.is_empty() {
+        return Ok(());
+    }
+    let n = flat.len() as f64;
+    let mean = flat.iter().map(|a| a.2).sum::<f64>() / n;
+    let trained = flat.iter().map(|a| a.3).sum::<f64>() / n;
+    let anchor = flat.iter().map(|a| a.4).sum::<f64>() / n;
+    let (worst_site, worst_attr, worst, _, _) = flat
+        .iter()
+        .min_by(|a, b| a.2.total_cmp(&b.2))
+        .map(|a| (*a).clone())
+        .unwrap_or_default();
+    println!(
+        "\n{} attributes on {} sites{}: mean F1 {mean:.3} (ranked on the training pages alone {trained:.3}, anchor {anchor:.3}); lowest {worst:.3} ({worst_site} {worst_attr})",
+        all.first().map_or(0, Vec::len),
+        sites.len(),
+        match draws {
+            Some(d) => format!(", {d} draws of {train} named pages"),
+            None => String::new(),
+        }
+    );
+    if let Some(d) = draws {
+        // Each attribute over the draws, and each draw's mean.
+        let mut per: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+        for f in &flat {
+            per.entry((f.0.clone(), f.1.clone())).or_default().push(f.2);
+        }
+        println!("\n| site | attribute | F1 per draw | mean | worst |\n|---|---|---|---|---|");
+        for ((site, attribute), f) in &per {
+            let shown: Vec<String> = f.iter().map(|x| format!("{x:.2}")).collect();
+            println!(
+                "| {site} | {attribute} | {} | {:.3} | {:.3} |",
+                shown.join(" "),
+                f.iter().sum::<f64>() / f.len() as f64,
+                f.iter().copied().fold(f64::INFINITY, f64::min)
+            );
+        }
+        let draw_means: Vec<f64> = all
             .iter()
-            .min_by(|a, b| a.2.total_cmp(&b.2))
-            .cloned()
-            .unwrap_or_default();
+            .map(|figs| figs.iter().map(|f| f.2).sum::<f64>() / figs.len().max(1) as f64)
+            .collect();
         println!(
-            "\n{} attributes on {} sites: mean F1 {mean:.3} (ranked on the training pages alone {trained:.3}, anchor {anchor:.3}); lowest {worst:.3} ({worst_site} {worst_attr})",
-            all.len(),
-            sites.len()
+            "\nmean F1 of each of the {d} draws: {}",
+            draw_means
+                .iter()
+                .map(|x| format!("{x:.3}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     Ok(())
+}
+
+/// Induces on the pages `chosen` of one site, names every attribute on
+/// them, and scores its rule on the site's other pages.
+fn measure_draw(
+    site: &Site,
+    names: &[String],
+    ids: &[String],
+    pages: &[Page],
+    spare: &[Page],
+    chosen: &[usize],
+) -> Result<Vec<Figure>, String> {
+    let training: Vec<Page> = chosen.iter().map(|&i| pages[i].clone()).collect();
+    let test: Vec<usize> = (0..names.len()).filter(|i| !chosen.contains(i)).collect();
+    let unlabelled: Vec<Page> = if spare.is_empty() {
+        test.iter().map(|&i| pages[i].clone()).collect()
+    } else {
+        spare.to_vec()
+    };
+    println!(
+        "\n{}-{}: {} pages, induced on {} ({}), tested on {}; rules judged on {} {}",
+        site.vertical,
+        site.name,
+        names.len(),
+        training.len(),
+        chosen
+            .iter()
+            .map(|&i| names[i].as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        test.len(),
+        unlabelled.len(),
+        if spare.is_empty() {
+            "of the test pages, without their values"
+        } else {
+            "further pages without their values"
+        }
+    );
+    let started = Instant::now();
+    let mut induction = match induce::induce(&training, Algorithm::Approximate) {
+        Ok(i) => i,
+        Err(e) => {
+            println!("  induction failed: {e}");
+            return Ok(site
+                .truth
+                .keys()
+                .map(|a| {
+                    (
+                        format!("{}-{}", site.vertical, site.name),
+                        a.clone(),
+                        0.0,
+                        0.0,
+                        0.0,
+                    )
+                })
+                .collect());
+        }
+    };
+    println!(
+        "  template and {} unnamed slots in {:.0} ms",
+        induction.slots.len(),
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    println!(
+        "  {:<17} {:>6} {:>6} {:>6}   {:>8} {:>6}   rule",
+        "attribute", "prec.", "recall", "F1", "trained", "anchor"
+    );
+    let mut figures = Vec::new();
+    for (attribute, truth) in &site.truth {
+        let texts: Vec<String> = chosen
+            .iter()
+            .flat_map(|&i| truth.get(&ids[i]).into_iter().flatten().take(3))
+            .map(|t| clean(t))
+            .filter(|t| !t.is_empty())
+            .collect();
+        let anchor = absolute_path(&training, &texts)
+            .map(|r| score(&r, pages, ids, &test, truth).2)
+            .unwrap_or(0.0);
+        let trained = induction
+            .name(&training, attribute, &texts)
+            .ok()
+            .and_then(|s| Rule::parse(&s.rule).ok())
+            .map(|r| score(&r, pages, ids, &test, truth).2)
+            .unwrap_or(0.0);
+        let named = induction.name_generalising(&training, &unlabelled, attribute, &texts);
+        let f = match named {
+            Ok(slot) => {
+                let rule = Rule::parse(&slot.rule).map_err(|e| e.to_string())?;
+                let (p, r, f) = score(&rule, pages, ids, &test, truth);
+                println!(
+                    "  {attribute:<17} {p:>6.3} {r:>6.3} {f:>6.3}   {trained:>8.3} {anchor:>6.3}   {}",
+                    slot.rule
+                );
+                f
+            }
+            Err(e) => {
+                println!(
+                    "  {attribute:<17} {:>6} {:>6} {:>6.3}   {trained:>8.3} {anchor:>6.3}   ({e})",
+                    "-", "0.000", 0.0
+                );
+                0.0
+            }
+        };
+        figures.push((
+            format!("{}-{}", site.vertical, site.name),
+            attribute.clone(),
+            f,
+            trained,
+            anchor,
+        ));
+    }
+    Ok(figures)
 }
 
 /// SWDE's per-page precision, recall and F1 of a rule on the test pages.
@@ -361,5 +460,30 @@ fn collect_dirs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
                 collect_dirs(&e.path(), depth - 1, out);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drawn;
+
+    #[test]
+    fn draws_are_distinct_pages_the_same_in_every_run_and_differ_between_draws() {
+        let draws: Vec<Vec<usize>> = (0..5).map(|k| drawn(303, 3, k)).collect();
+        for d in &draws {
+            assert_eq!(d.len(), 3);
+            assert!(d.windows(2).all(|w| w[0] < w[1]) && d[2] < 303, "{d:?}");
+        }
+        assert_eq!(draws, (0..5).map(|k| drawn(303, 3, k)).collect::<Vec<_>>());
+        // No page is named in every draw, as a shifted sequence would do.
+        assert!(
+            (0..303).all(|p| draws.iter().any(|d| !d.contains(&p))),
+            "{draws:?}"
+        );
+        assert_eq!(
+            drawn(4, 10, 0),
+            vec![0, 1, 2, 3],
+            "no more pages than there are"
+        );
     }
 }
