@@ -29,8 +29,58 @@ use crate::metadata::{Domain, Metadata};
 use crate::words::words;
 
 /// Consecutive learned queries without a new value after which learning
-/// stops: new words stopped paying.
+/// stops whatever the estimates say: new words stopped paying.
 pub const UNPROFITABLE_RUN: usize = 25;
+
+/// Consecutive learned queries without a new value after which learning
+/// stops when, besides, no word left is expected to bring [`MIN_EXPECTED`]
+/// new rows and their answers showed again at least as many values as are
+/// gathered (the stopping rule of Ntoulas, Zerfos & Cho 2005, the
+/// expected gain of the next query below a threshold, with a check of the
+/// estimate). The estimates alone do not stop: a sample of whole answers
+/// holds every row its words reach, so the words not sent yet are
+/// expected to bring nothing until one does. Answers that went over the
+/// whole of what is gathered again and found nothing new are the evidence
+/// that what the words reach is gathered.
+pub const UNPROMISING_RUN: usize = 10;
+
+/// New rows the best word left must be expected to bring for learning to
+/// go on past [`UNPROMISING_RUN`] queries without a new value.
+pub const MIN_EXPECTED: f64 = 1.0;
+
+/// The learning so far, as the stopping rule weighs it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Progress {
+    /// Learned queries in a row that found no new value.
+    pub unprofitable: usize,
+    /// The values their answers showed, all known before (`None`: not
+    /// told, as on a shared plan).
+    pub shown_again: Option<u64>,
+    /// The values gathered.
+    pub gathered: u64,
+    /// The new rows the best word left was expected to bring (`None`: no
+    /// estimate).
+    pub best: Option<f64>,
+}
+
+/// Why learning stops after a query that brought no new value, if it does
+/// ([`UNPROFITABLE_RUN`], [`UNPROMISING_RUN`]).
+pub fn stop_reason(progress: Progress) -> Option<String> {
+    let n = progress.unprofitable;
+    if n >= UNPROFITABLE_RUN {
+        return Some(format!(
+            "new words stopped paying ({UNPROFITABLE_RUN} queries in a row without a new value)"
+        ));
+    }
+    let (best, again) = (progress.best?, progress.shown_again?);
+    (n >= UNPROMISING_RUN && best < MIN_EXPECTED && again >= progress.gathered.max(1)).then(|| {
+        format!(
+            "new words stopped paying ({n} queries in a row without a new value showed \
+             {again} values again, as many as were gathered, and no word left is \
+             expected to bring a new row)"
+        )
+    })
+}
 
 /// The query element whose values are learned, when the source has one: a
 /// text field (or a query element without a form) whose domain is a list
@@ -82,6 +132,9 @@ pub struct WordRanking {
     combines: Option<bool>,
     /// The probe is sent.
     probed: bool,
+    /// The new rows the best candidate was expected to bring when
+    /// [`Self::next`] last ranked them (`None`: no candidate then).
+    best: Option<f64>,
     /// Queries sent (lower case) whose new rows are still to be told: the
     /// kind of query and the new rows it was expected to bring.
     promised: BTreeMap<String, (Kind, u32, f64)>,
@@ -471,7 +524,9 @@ impl WordRanking {
                 out.push(probe);
             }
         }
-        for c in self.candidates(tried).into_iter().take(n - out.len()) {
+        let candidates = self.candidates(tried);
+        self.best = candidates.first().map(|c| c.expected);
+        for c in candidates.into_iter().take(n - out.len()) {
             self.promised.insert(c.text.to_lowercase(), {
                 let band = self.band_of(&c.text);
                 (c.kind, band, c.expected / self.correction(c.kind, band))
@@ -479,6 +534,17 @@ impl WordRanking {
             out.push(c.text);
         }
         out
+    }
+
+    /// The gathered values that hold a word.
+    pub fn gathered(&self) -> u64 {
+        self.values
+    }
+
+    /// The new rows the best word was expected to bring when the last
+    /// queries were chosen ([`Self::next`]).
+    pub fn best_expected(&self) -> Option<f64> {
+        self.best
     }
 
     /// Tells how many new rows (values that hold a word) a query sent by
@@ -760,5 +826,45 @@ mod tests {
             .candidates(&tried)
             .iter()
             .any(|c| c.text.contains(' ')));
+    }
+
+    #[test]
+    fn learning_stops_early_only_when_the_answers_went_over_what_is_gathered() {
+        let dry = |unprofitable, shown_again, best| Progress {
+            unprofitable,
+            shown_again,
+            gathered: 60,
+            best,
+        };
+        // Ten queries without a new value that showed the 60 values
+        // gathered again, and no word expected to bring a row: stop.
+        let why = stop_reason(dry(10, Some(60), Some(0.2))).unwrap();
+        assert!(why.contains("10 queries in a row"), "{why}");
+        // Fewer queries, fewer values shown again, a word still promising,
+        // no estimate, or values not told: go on.
+        assert_eq!(stop_reason(dry(9, Some(90), Some(0.0))), None);
+        assert_eq!(stop_reason(dry(12, Some(59), Some(0.0))), None);
+        assert_eq!(stop_reason(dry(12, Some(90), Some(1.0))), None);
+        assert_eq!(stop_reason(dry(12, Some(90), None)), None);
+        assert_eq!(stop_reason(dry(12, None, Some(0.0))), None);
+        // Twenty-five in a row stop whatever the estimates say.
+        let why = stop_reason(dry(UNPROFITABLE_RUN, None, Some(50.0))).unwrap();
+        assert!(why.contains("25 queries in a row"), "{why}");
+    }
+
+    #[test]
+    fn the_best_expectation_is_that_of_the_last_ranking() {
+        let mut ranking = WordRanking::new(["Alpha Beta", "Alpha Gamma", "Beta"]);
+        assert_eq!(ranking.best_expected(), None);
+        ranking.sent("Alpha");
+        ranking.answered("Alpha", Some(2), 2);
+        let tried: HashSet<String> = ["alpha".to_string()].into();
+        // Whole answers the sample holds: nothing new is expected.
+        assert_eq!(ranking.next(&tried, 1), ["Beta"]);
+        assert_eq!(ranking.best_expected(), Some(0.0));
+        assert_eq!(ranking.gathered(), 3);
+        let all: HashSet<String> = ["alpha", "beta", "gamma"].map(String::from).into();
+        assert!(ranking.next(&all, 1).is_empty());
+        assert_eq!(ranking.best_expected(), None);
     }
 }

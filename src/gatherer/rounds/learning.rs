@@ -36,6 +36,7 @@ impl Rounds<'_> {
             tried: HashSet::new(),
             ranking,
             unprofitable: 0,
+            shown_again: Some(0),
             sent: Vec::new(),
             words: HashMap::new(),
         }))
@@ -51,6 +52,9 @@ pub(super) struct Learning {
     pub(super) ranking: learn::WordRanking,
     /// Learned queries in a row that found no new value.
     pub(super) unprofitable: usize,
+    /// The values those queries showed, all known before (`None` once a
+    /// round's values were not told).
+    pub(super) shown_again: Option<u64>,
     /// The keys of the round in flight.
     pub(super) sent: Vec<String>,
     /// The words of the round in flight, by key.

@@ -177,16 +177,19 @@ impl<'s> Rounds<'s> {
         for (key, _) in &found {
             *by_key.entry(key.as_str()).or_default() += 1;
         }
-        let gains: Vec<u64> = learning
-            .sent
-            .iter()
-            .map(|key| by_key.get(key.as_str()).copied().unwrap_or(0))
-            .collect();
-        for gain in gains {
-            learning.unprofitable = if gain == 0 {
-                learning.unprofitable + 1
+        for key in &learning.sent {
+            let gain = by_key.get(key.as_str()).copied().unwrap_or(0);
+            // The values a query without a new one showed again (known
+            // only where this process ran the round).
+            let again = self
+                .seen
+                .as_ref()
+                .map(|seen| seen.get(key).map_or(0, |s| s.len() as u64));
+            (learning.unprofitable, learning.shown_again) = if gain == 0 {
+                let sum = learning.shown_again.zip(again).map(|(a, b)| a + b);
+                (learning.unprofitable + 1, sum)
             } else {
-                0
+                (0, again.map(|_| 0))
             };
         }
         // What each word brought, in rows (values that hold a word): its
@@ -206,11 +209,15 @@ impl<'s> Rounds<'s> {
         learning
             .ranking
             .add(found.iter().map(|(_, value)| value.as_str()));
-        if learning.unprofitable >= learn::UNPROFITABLE_RUN {
-            self.learning_stopped = Some(format!(
-                "new words stopped paying ({} queries in a row without a new value)",
-                learn::UNPROFITABLE_RUN
-            ));
+        let progress = learn::Progress {
+            unprofitable: learning.unprofitable,
+            shown_again: learning.shown_again,
+            gathered: learning.ranking.gathered(),
+            best: learning.ranking.best_expected(),
+        };
+        tracing::debug!(?progress, "learning");
+        if let Some(why) = learn::stop_reason(progress) {
+            self.learning_stopped = Some(why);
             self.stage = Stage::Done;
         }
         Ok(())
