@@ -29,7 +29,14 @@
 //! - **Cleaning inside it**: lists, tables, `div`s and `section`s with
 //!   fewer than 10 commas are dropped when their link density says they are
 //!   link lists (over 0.2, or over 0.5 where their name says content), or
-//!   when they hold more list items than paragraphs and little text.
+//!   when they hold more list items than paragraphs and little text; and
+//!   those whose score is negative (a name such as `widget`, `scroll` or
+//!   `meta`, a list's tag) unless they are the article all the same: a
+//!   wrapper holding most of its part's text, a list whose items are
+//!   paragraphs, or prose (3 paragraphs, 500 characters, few links) where
+//!   most of the part's text has such names (a page builder calls every
+//!   block `elementor-widget`). A name that says "not the article"
+//!   outright (`comment`, `share`, …) is dropped whatever it holds.
 //!
 //! The scores are those of Arc90's Readability (as in Mozilla's
 //! Readability.js), with two changes measured on the article-extraction
@@ -48,6 +55,10 @@ const MIN_CLOSE_CANDIDATES: usize = 3;
 /// A main text shorter than this is looked for again without leaving out
 /// elements by their names.
 const RETRY_BELOW_BYTES: usize = 500;
+/// A wrapper inside the article that holds most of its part's text is kept
+/// when its name does not count against it, or when it holds at least this
+/// many characters (a builder's `…-bg-attachment-scroll` row).
+const WRAPPER_MIN_CHARS: u32 = 500;
 /// How far up a paragraph's score is handed.
 const SCORE_LEVELS: usize = 5;
 
@@ -336,6 +347,12 @@ impl<'p> Scorer<'p> {
         if !self.strict || matches!(name, "body" | "a" | "article" | "main") {
             return false;
         }
+        self.unlikely(n)
+    }
+
+    /// Whether the element's `class` or `id` names a part that is not the
+    /// article (and not the article as well).
+    fn unlikely(&self, n: NodeId) -> bool {
         let (class, id) = self.class_and_id(n);
         let names = format!("{class} {id}");
         has_any(&names, UNLIKELY) && !has_any(&names, MAYBE)
@@ -608,7 +625,11 @@ impl<'p> Scorer<'p> {
     }
 
     /// Whether an element inside the article is dropped (see the module docs).
-    fn cleaned(&self, n: NodeId) -> bool {
+    /// `part_chars` is the text of the part of the article `n` is in: a
+    /// wrapper that holds most of it is the article, whatever its name.
+    /// `names_say_little`: most of the part's text is in elements whose
+    /// names count against them.
+    fn cleaned(&self, n: NodeId, part_chars: u32, names_say_little: bool) -> bool {
         let name = self.page.label_name(n);
         if !matches!(
             name,
@@ -619,24 +640,63 @@ impl<'p> Scorer<'p> {
         let at = self.at(n);
         let c = self.all[at];
         let weight = self.weight(n);
+        let ld = c.link_density();
+        // A wrapper that holds most of its part is the article, whatever
+        // its name says, unless it says "not the article" outright; and so
+        // are paragraphs of prose where the names count against most of the
+        // part's text (a page builder calls every block a `widget`).
+        let holds_part =
+            c.chars * 2 > part_chars && (weight >= 0.0 || c.chars >= WRAPPER_MIN_CHARS);
+        let prose = names_say_little
+            && self.paragraphs[at] >= 3
+            && c.chars >= WRAPPER_MIN_CHARS
+            && ld < 0.2;
+        // A list whose items are paragraphs is the article's list.
+        let paragraph_list = matches!(name, "ul" | "ol")
+            && self.paragraphs[at] >= self.items[at]
+            && self.items[at] >= 2
+            && ld < 0.2;
+        let kept = (holds_part || prose || paragraph_list) && !self.unlikely(n);
         // Its paragraphs can outweigh what its name says.
         let score = if self.scored[at] {
             self.score[at]
         } else {
             weight
         };
-        if score < 0.0 {
+        if score < 0.0 && !kept {
             return true;
         }
         if c.commas >= 10 {
             return false;
         }
-        let ld = c.link_density();
         if (weight < 25.0 && ld > 0.2) || (weight >= 25.0 && ld > 0.5) {
             return true;
         }
         let (p, li) = (self.paragraphs[at], self.items[at]);
         !matches!(name, "ul" | "ol") && li > p + 1 && c.chars < 500
+    }
+
+    /// The characters below `node` in elements whose `class` or `id` count
+    /// against them.
+    fn negative_chars(&self, node: NodeId) -> u32 {
+        let page = self.page;
+        let end = page.subtree_end(node);
+        let mut chars = 0;
+        let mut i = node.next();
+        while i < end {
+            let at = self.at(i);
+            if page.label_of(i) == PCDATA || self.removed[at] {
+                i = page.subtree_end(i);
+                continue;
+            }
+            if self.weight(i) < 0.0 {
+                chars += self.all[at].chars;
+                i = page.subtree_end(i);
+                continue;
+            }
+            i = i.next();
+        }
+        chars
     }
 
     fn text(&self) -> String {
@@ -654,6 +714,8 @@ impl<'p> Scorer<'p> {
     fn write(&self, node: NodeId, out: &mut Writer) {
         let page = self.page;
         let end = page.subtree_end(node);
+        let part_chars = self.all[self.at(node)].chars;
+        let names_say_little = self.negative_chars(node) * 2 > part_chars;
         let mut blocks: Vec<NodeId> = Vec::new();
         let mut i = node;
         while i < end {
@@ -670,7 +732,7 @@ impl<'p> Scorer<'p> {
                 continue;
             }
             let at = self.at(i);
-            if self.removed[at] || (i != node && self.cleaned(i)) {
+            if self.removed[at] || (i != node && self.cleaned(i, part_chars, names_say_little)) {
                 i = page.subtree_end(i);
                 out.space();
                 continue;
@@ -796,5 +858,84 @@ mod tests {
     fn empty_and_textless_pages_give_no_text() {
         assert_eq!(text(""), "");
         assert_eq!(text("<html><body><img src=a.png></body></html>"), "");
+    }
+
+    /// A page builder's row named for its background (`…-attachment-scroll`,
+    /// a negative word) that holds the whole article is the article.
+    #[test]
+    fn a_wrapper_holding_the_article_is_kept_whatever_its_name() {
+        let html = format!(
+            "<html><body><header><nav><a href=/>Home</a></nav></header>\
+             <div id=main class=vamtam-main><div class=page-wrapper>\
+             <div class=\"fl-row fl-row-bg-attachment-scroll\"><div class=fl-row-content-wrap>\
+             <div class=fl-col><div class=fl-col-content><div class=fl-module><div class=fl-module-content>\
+             <div class=fl-rich-text><p>{STORY}</p><p>{STORY} Again.</p><p>{STORY} Once more.</p>\
+             <p>{STORY} And a fourth time, with feeling.</p></div></div></div></div></div></div></div>\
+             </div></div><footer>Copyright 2026</footer></body></html>"
+        );
+        let t = text(&html);
+        assert!(t.contains("fourth time"), "{t}");
+        assert!(!t.contains("Copyright"), "{t}");
+    }
+
+    /// Elementor calls every block `elementor-widget`: where such names
+    /// cover most of the article, its paragraphs are kept; a side box
+    /// named `widget` beside an article named otherwise is still dropped.
+    #[test]
+    fn builder_widgets_of_prose_are_kept_a_lone_widget_box_is_not() {
+        let widget = |s: &str| {
+            format!(
+                "<div class=\"elementor-element elementor-widget elementor-widget-text-editor\">\
+                 <div class=elementor-widget-container><p>{s} One.</p><p>{s} Two.</p>\
+                 <p>{s} Three.</p><p>{s} Four.</p></div></div>"
+            )
+        };
+        let html = format!(
+            "<html><body><div class=\"elementor elementor-70938\"><div class=e-con-inner>\
+             <h2>Mobile apps</h2>{}{}{}{}</div></div></body></html>",
+            widget(STORY),
+            widget("We build apps for phones and tablets, in Swift, Kotlin and React Native, and test them on real devices."),
+            widget("Our designers draw every screen first, and the users we ask tell us what to change before a line is written."),
+            widget("Once the app is out, we watch its crashes, answer its reviews, and ship a fix within the week, every week.")
+        );
+        let t = text(&html);
+        assert!(
+            t.contains("harbour wall")
+                && t.contains("React Native")
+                && t.contains("within the week"),
+            "{t}"
+        );
+        let boxed = format!(
+            "<html><body><div class=content><p>{STORY}</p><p>{STORY} Two.</p><p>{STORY} Three.</p>\
+             <p>{STORY} Four.</p><p>{STORY} Five.</p><p>{STORY} Six.</p>\
+             <div class=\"zone-widget cta-letter\"><p>Support us and make a difference, today.</p>\
+             <p>We do this work every day at no cost to you, but it is far from free.</p>\
+             <p>Support us so we continue to pursue the facts, for you and everyone.</p>\
+             <p>Every gift, however small, keeps the newsroom open, and thank you.</p>\
+             </div></div></body></html>"
+        );
+        let t = text(&boxed);
+        assert!(t.contains("Six."), "{t}");
+        assert!(!t.contains("Support us"), "{t}");
+    }
+
+    /// A numbered list whose items are paragraphs (a Squarespace post's
+    /// "ten things") is the article's, though lists score against.
+    #[test]
+    fn a_list_of_paragraphs_is_kept() {
+        let items: String = (1..=4)
+            .map(|k| {
+                format!("<li><p>Step {k}: open the valve slowly and let the water run.</p></li>")
+            })
+            .collect();
+        let html = format!(
+            "<html><body><article class=entry><div class=entry-content><div class=sqs-layout>\
+             <p>{STORY}</p><ol>{items}</ol><p>{STORY} The end.</p></div></div></article>\
+             <ul class=links><li><a href=/a>Archive</a></li><li><a href=/b>About us</a></li></ul>\
+             </body></html>"
+        );
+        let t = text(&html);
+        assert!(t.contains("Step 4: open the valve"), "{t}");
+        assert!(!t.contains("Archive"), "{t}");
     }
 }

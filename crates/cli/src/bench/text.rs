@@ -1,11 +1,23 @@
-//! `gather bench text`: the main text of single pages on the public
-//! article-extraction benchmark (Scrapinghub/Zyte,
-//! github.com/scrapinghub/article-extraction-benchmark: 181 news and blog
-//! articles of 181 sites, `html/*.html.gz` and `ground-truth.json`), scored
-//! with the benchmark's own metric (its `evaluate.py`: F1 of the 4-word
-//! shingles of `\w+` tokens, precision and recall averaged over pages), side
-//! by side with trafilatura and readability-lxml run on the same pages in
-//! the same run when Python has them.
+//! `gather bench text`: the main text of single pages on public collections
+//! of real pages whose main text others wrote down, recognised by their
+//! layout:
+//!
+//! - the article-extraction benchmark (Scrapinghub/Zyte,
+//!   github.com/scrapinghub/article-extraction-benchmark: 181 news and blog
+//!   articles of 181 sites, `html/*.html.gz` and `ground-truth.json`);
+//! - Mozilla Readability's test pages (github.com/mozilla/readability,
+//!   `test/test-pages/NAME/source.html` and `expected.html`, the text of
+//!   `expected.html` being the truth);
+//! - the web content extraction benchmark of 2025 pages
+//!   (github.com/Murrough-Foley/web-content-extraction-benchmark, a split
+//!   such as `test/`: `html/ID.html.gz` and `ground-truth/ID.json`, whose
+//!   `ground_truth.main_content` is the truth).
+//!
+//! Every collection is scored with the article-extraction benchmark's own
+//! metric (its `evaluate.py`: F1 of the 4-word shingles of `\w+` tokens,
+//! precision and recall averaged over pages), side by side with trafilatura
+//! and readability-lxml run on the same pages in the same run when Python
+//! has them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,8 +30,11 @@ use super::pages::timed;
 
 #[derive(Debug, clap::Args)]
 pub struct TextBenchArgs {
-    /// The benchmark's directory (holding `ground-truth.json` and `html/`):
-    /// `git clone https://github.com/scrapinghub/article-extraction-benchmark`.
+    /// The collection's directory: the article-extraction benchmark's
+    /// (`ground-truth.json` and `html/`), Readability's `test/test-pages`
+    /// (`NAME/source.html` and `NAME/expected.html`), or a split of the web
+    /// content extraction benchmark (`ground-truth/ID.json` and
+    /// `html/ID.html.gz`).
     #[arg(value_name = "DIR")]
     pub corpus: PathBuf,
     /// Runs per method; the median time is reported.
@@ -34,37 +49,140 @@ pub struct TextBenchArgs {
     pub show_worst: usize,
 }
 
-/// One page of the corpus: its key, its HTML and its true article body.
+/// One page of the corpus: its key, its file, its HTML and its true text.
 struct Article {
     key: String,
+    path: PathBuf,
     html: Vec<u8>,
     truth: String,
 }
 
-fn load(dir: &Path) -> Result<Vec<Article>, String> {
-    let gt_path = dir.join("ground-truth.json");
-    let gt: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(&gt_path).map_err(|e| format!("cannot read {}: {e}", gt_path.display()))?,
+/// The layouts `gather bench text` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Collection {
+    /// `ground-truth.json` and `html/KEY.html.gz`.
+    ArticleBenchmark,
+    /// `NAME/source.html` and `NAME/expected.html`.
+    Readability,
+    /// `ground-truth/ID.json` and `html/ID.html.gz`.
+    Wceb,
+}
+
+impl Collection {
+    fn detect(dir: &Path) -> Result<Collection, String> {
+        if dir.join("ground-truth.json").is_file() {
+            return Ok(Collection::ArticleBenchmark);
+        }
+        if dir.join("ground-truth").is_dir() && dir.join("html").is_dir() {
+            return Ok(Collection::Wceb);
+        }
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        if entries
+            .flatten()
+            .any(|e| e.path().join("expected.html").is_file())
+        {
+            return Ok(Collection::Readability);
+        }
+        Err(format!(
+            "{}: no collection found (ground-truth.json, ground-truth/ and html/, or NAME/expected.html)",
+            dir.display()
+        ))
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Collection::ArticleBenchmark => "article-extraction benchmark",
+            Collection::Readability => "Readability test pages",
+            Collection::Wceb => "web content extraction benchmark",
+        }
+    }
+}
+
+fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    serde_json::from_slice(
+        &std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?,
     )
-    .map_err(|e| format!("{}: {e}", gt_path.display()))?;
-    let gt = gt
-        .as_object()
-        .ok_or_else(|| format!("{}: not a JSON object", gt_path.display()))?;
-    let mut keys: Vec<&String> = gt.keys().collect();
-    keys.sort();
-    keys.into_iter()
-        .map(|key| {
-            let path = dir.join("html").join(format!("{key}.html.gz"));
-            let html = gather::fetch::read_saved_page(&path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let truth = gt[key]["articleBody"].as_str().unwrap_or("").to_string();
-            Ok(Article {
-                key: key.clone(),
-                html,
-                truth,
+    .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn saved_article(key: String, path: PathBuf, truth: String) -> Result<Article, String> {
+    let html = gather::fetch::read_saved_page(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(Article {
+        key,
+        path,
+        html,
+        truth,
+    })
+}
+
+/// The names of the entries of `dir` (sorted) that `keep` keeps.
+fn sorted_entries(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .flatten()
+        .filter(|e| keep(&e.path()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+fn load(dir: &Path, collection: Collection) -> Result<Vec<Article>, String> {
+    match collection {
+        Collection::ArticleBenchmark => {
+            let gt_path = dir.join("ground-truth.json");
+            let gt = read_json(&gt_path)?;
+            let gt = gt
+                .as_object()
+                .ok_or_else(|| format!("{}: not a JSON object", gt_path.display()))?;
+            let mut keys: Vec<&String> = gt.keys().collect();
+            keys.sort();
+            keys.into_iter()
+                .map(|key| {
+                    let path = dir.join("html").join(format!("{key}.html.gz"));
+                    let truth = gt[key]["articleBody"].as_str().unwrap_or("").to_string();
+                    saved_article(key.clone(), path, truth)
+                })
+                .collect()
+        }
+        Collection::Readability => sorted_entries(dir, |p| p.join("expected.html").is_file())?
+            .into_iter()
+            .map(|name| {
+                let expected = dir.join(&name).join("expected.html");
+                let bytes = std::fs::read(&expected)
+                    .map_err(|e| format!("cannot read {}: {e}", expected.display()))?;
+                let truth = Page::from_bytes(&bytes, Some("text/html; charset=utf-8")).text();
+                saved_article(name.clone(), dir.join(&name).join("source.html"), truth)
             })
-        })
-        .collect()
+            .collect(),
+        Collection::Wceb => {
+            let mut pages = Vec::new();
+            for name in sorted_entries(&dir.join("ground-truth"), |p| {
+                p.extension().is_some_and(|e| e == "json")
+            })? {
+                let gt_path = dir.join("ground-truth").join(&name);
+                let gt = read_json(&gt_path)?;
+                // A page the annotators marked unextractable (rendered by
+                // scripts) has no main content and is left out.
+                let truth = match &gt["ground_truth"]["main_content"] {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Null => continue,
+                    _ => {
+                        return Err(format!(
+                            "{}: no ground_truth.main_content",
+                            gt_path.display()
+                        ))
+                    }
+                };
+                let key = name.trim_end_matches(".json").to_string();
+                let path = dir.join("html").join(format!("{key}.html.gz"));
+                pages.push(saved_article(key, path, truth)?);
+            }
+            Ok(pages)
+        }
+    }
 }
 
 /// True positives, false positives and false negatives of one page,
@@ -179,10 +297,10 @@ fn report(articles: &[Article], run: &Run) -> Vec<Matching> {
 const ANCHORS_PY: &str = r#"
 import gzip, json, sys, time
 from importlib.metadata import version
-corpus, keys = sys.argv[1], json.load(sys.stdin)
+keys = json.load(sys.stdin)
 pages = {}
 for k in keys:
-    with gzip.open(f"{corpus}/html/{k}.html.gz", "rt", encoding="utf8") as f:
+    with (gzip.open if k.endswith(".gz") else open)(k, "rt", encoding="utf8", errors="replace") as f:
         pages[k] = f.read()
 out = {}
 try:
@@ -205,14 +323,17 @@ except ImportError as e:
 json.dump(out, sys.stdout)
 "#;
 
-fn anchors(python: &str, corpus: &Path, articles: &[Article]) -> Result<Vec<Run>, String> {
-    let keys: Vec<&str> = articles.iter().map(|a| a.key.as_str()).collect();
-    let v = super::run_python(python, ANCHORS_PY, &corpus.display().to_string(), &keys)?;
+fn anchors(python: &str, articles: &[Article]) -> Result<Vec<Run>, String> {
+    let keys: Vec<String> = articles
+        .iter()
+        .map(|a| a.path.display().to_string())
+        .collect();
+    let v = super::run_python(python, ANCHORS_PY, "", &keys)?;
     let mut runs = Vec::new();
     for (name, r) in v.as_object().ok_or("anchors' output is no object")? {
         let texts = keys
             .iter()
-            .map(|k| r["texts"][*k].as_str().unwrap_or("").to_string())
+            .map(|k| r["texts"][k.as_str()].as_str().unwrap_or("").to_string())
             .collect();
         runs.push(Run {
             name: name.clone(),
@@ -241,11 +362,12 @@ fn ours(name: &str, articles: &[Article], runs: usize, f: impl Fn(&Page) -> Stri
 }
 
 pub fn run(args: &TextBenchArgs) -> ExitCode {
-    let articles = match load(&args.corpus) {
-        Ok(a) if !a.is_empty() => a,
+    let loaded = Collection::detect(&args.corpus).and_then(|c| Ok((c, load(&args.corpus, c)?)));
+    let (collection, articles) = match loaded {
+        Ok((c, a)) if !a.is_empty() => (c, a),
         Ok(_) => {
             eprintln!(
-                "gather bench text: {}: no articles in ground-truth.json",
+                "gather bench text: {}: no pages in the collection",
                 args.corpus.display()
             );
             return crate::cli::exit(crate::cli::BAD_INPUT);
@@ -256,7 +378,8 @@ pub fn run(args: &TextBenchArgs) -> ExitCode {
         }
     };
     println!(
-        "article-extraction benchmark: {} pages of {} ({} MB of HTML); F1 of 4-word shingles as evaluate.py; halves: pages in key order, even and odd",
+        "{}: {} pages of {} ({} MB of HTML); F1 of 4-word shingles as the article-extraction benchmark's evaluate.py; halves: pages in key order, even and odd",
+        collection.name(),
         articles.len(),
         args.corpus.display(),
         articles.iter().map(|a| a.html.len()).sum::<usize>() / 1_000_000
@@ -273,7 +396,7 @@ pub fn run(args: &TextBenchArgs) -> ExitCode {
         }),
     ];
     if let Some(python) = &args.anchors {
-        match anchors(python, &args.corpus, &articles) {
+        match anchors(python, &articles) {
             Ok(a) => runs.extend(a),
             Err(e) => {
                 eprintln!("gather bench text: the anchors did not run: {e}");
@@ -285,21 +408,26 @@ pub fn run(args: &TextBenchArgs) -> ExitCode {
         "{:<22} {:>6} {:>9} {:>7} {:>8} {:>8} {:>12}",
         "method", "F1", "precision", "recall", "F1 even", "F1 odd", "ms per page"
     );
-    let mut first = None;
-    for run in &runs {
-        let m = report(&articles, run);
-        first.get_or_insert(m);
-    }
-    if let Some(m) = first.filter(|_| args.show_worst > 0) {
+    let all: Vec<Vec<Matching>> = runs.iter().map(|run| report(&articles, run)).collect();
+    if args.show_worst > 0 {
+        // gather's lowest pages, each with every method's F1 on it (the
+        // anchors last) and its half.
+        let m = &all[0];
         let mut order: Vec<usize> = (0..articles.len()).collect();
         let f1 = |(tp, fp, fn_): Matching| 2.0 * tp / (2.0 * tp + fp + fn_).max(f64::MIN_POSITIVE);
         order.sort_by(|&a, &b| f1(m[a]).total_cmp(&f1(m[b])));
         for &i in order.iter().take(args.show_worst) {
             let (tp, fp, fn_) = m[i];
+            let others: Vec<String> = all[1..]
+                .iter()
+                .map(|o| format!("{:.3}", f1(o[i])))
+                .collect();
             println!(
-                "{:.3} tp {tp:.2} fp {fp:.2} fn {fn_:.2} {}",
+                "{:.3} tp {tp:.2} fp {fp:.2} fn {fn_:.2} {} ({}; others {})",
                 f1(m[i]),
-                articles[i].key
+                articles[i].key,
+                if i % 2 == 0 { "even" } else { "odd" },
+                others.join(" ")
             );
         }
     }
