@@ -30,6 +30,16 @@ pub fn page_words(text: &str, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// The words of a text, as they are written: split at every character
+/// that is neither a letter nor a digit (apply it to a [`normalized`]
+/// text for lower case and `userName` split).
+///
+/// [`normalized`]: crate::form::words::normalized
+pub fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+}
+
 /// Whether a value holds a word worth a query (a value the ranking
 /// counts).
 pub fn has_words(value: &str) -> bool {

@@ -17,13 +17,7 @@ pub fn says(text: &str, words: &[&str]) -> bool {
     })
 }
 
-/// The words of a text: lower case, split at every character that is
-/// neither a letter nor a digit, and between a lower-case letter and an
-/// upper-case one (`userName`).
-pub fn tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty())
-}
+pub use crate::words::tokens;
 
 /// A text as [`says`] reads it: camel case split, lower case, one space
 /// between words.

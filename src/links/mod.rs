@@ -1098,10 +1098,7 @@ pub enum End {
 /// link reads as next or previous ([`pager_label`]) but is neither.
 pub fn pager_end(text: &str) -> Option<End> {
     let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = crate::words::tokens(&lower).collect();
     let signs: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
     if words.iter().any(|w| LAST.contains(w)) || signs.ends_with('|') {
         Some(End::Last)
@@ -1118,10 +1115,7 @@ pub fn pager_end(text: &str) -> Option<End> {
 /// thread"), and with "Older posts" read as the next page.
 pub fn pager_label(text: &str) -> Label {
     let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = crate::words::tokens(&lower).collect();
     let said = |list: &[&str]| {
         words.iter().any(|w| list.contains(w))
             || list
@@ -1177,10 +1171,7 @@ fn is_more_link(url: &Url, link: &PageLink) -> bool {
         return false;
     }
     let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = crate::words::tokens(&lower).collect();
     let only_more = !words.is_empty()
         && words.iter().any(|w| MORE_WORDS.contains(w))
         && !words

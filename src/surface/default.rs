@@ -544,9 +544,7 @@ pub(super) fn prefix_rows(page: &Page, url: &Url, prefix: &str, literal: &str) -
         return None;
     }
     let (prefix, literal) = (prefix.to_lowercase(), literal.to_lowercase());
-    fn words(t: &str) -> impl Iterator<Item = &str> {
-        t.split(|c: char| !c.is_alphanumeric())
-    }
+    let words = crate::words::tokens;
     if texts.iter().all(|t| t.contains(&literal))
         || texts.iter().all(|t| words(t).any(|w| w == prefix))
     {

@@ -245,11 +245,7 @@ async fn site_word_probes(
             text.push('\n');
         }
     }
-    let form_words: BTreeSet<String> =
-        crate::words::page_words(&form_page.text(), super::SEED_WORDS)
-            .into_iter()
-            .map(|w| w.to_lowercase())
-            .collect();
+    let form_words = form_words(form_page);
     let name = &inputs[t].name;
     Ok(crate::words::page_words(&text, super::SEED_WORDS * 2)
         .into_iter()
@@ -257,6 +253,15 @@ async fn site_word_probes(
         .take(PROBE_WORDS)
         .map(|w| (Some(t), vec![(name.clone(), w)]))
         .collect())
+}
+
+/// The form page's own words (lower case), which other probes leave out:
+/// those the probes of the page's words tried already.
+fn form_words(form_page: &Page) -> BTreeSet<String> {
+    crate::words::page_words(&form_page.text(), super::SEED_WORDS)
+        .into_iter()
+        .map(|w| w.to_lowercase())
+        .collect()
 }
 
 /// Words of the rows found that a keyword search is probed with when its
@@ -301,11 +306,7 @@ fn answer_word_probes(
             held.entry(w.to_lowercase()).or_insert((0, w)).0 += 1;
         }
     }
-    let form_words: BTreeSet<String> =
-        crate::words::page_words(&form_page.text(), super::SEED_WORDS)
-            .into_iter()
-            .map(|w| w.to_lowercase())
-            .collect();
+    let form_words = form_words(form_page);
     // A word some of the rows hold and others not brings other rows than
     // these if the search finds it at all; one that every row holds is
     // as often their template (a label, a unit) as their data: last.

@@ -39,6 +39,13 @@ struct Site {
     truth: BTreeMap<String, Truth>,
 }
 
+impl Site {
+    /// `VERTICAL-SITE`, as the corpus names it.
+    fn label(&self) -> String {
+        format!("{}-{}", self.vertical, self.name)
+    }
+}
+
 /// One attribute's figures in one draw: (site, attribute, F1, ranked on the
 /// training pages alone, anchor).
 type Figure = (String, String, f64, f64, f64);
@@ -208,9 +215,8 @@ fn measure_draw(
         spare.to_vec()
     };
     println!(
-        "\n{}-{}: {} pages, induced on {} ({}), tested on {}; rules judged on {} {}",
-        site.vertical,
-        site.name,
+        "\n{}: {} pages, induced on {} ({}), tested on {}; rules judged on {} {}",
+        site.label(),
         names.len(),
         training.len(),
         chosen
@@ -234,15 +240,7 @@ fn measure_draw(
             return Ok(site
                 .truth
                 .keys()
-                .map(|a| {
-                    (
-                        format!("{}-{}", site.vertical, site.name),
-                        a.clone(),
-                        0.0,
-                        0.0,
-                        0.0,
-                    )
-                })
+                .map(|a| (site.label(), a.clone(), 0.0, 0.0, 0.0))
                 .collect());
         }
     };
@@ -291,13 +289,7 @@ fn measure_draw(
                 0.0
             }
         };
-        figures.push((
-            format!("{}-{}", site.vertical, site.name),
-            attribute.clone(),
-            f,
-            trained,
-            anchor,
-        ));
+        figures.push((site.label(), attribute.clone(), f, trained, anchor));
     }
     Ok(figures)
 }
