@@ -207,7 +207,7 @@ impl QueryJob {
             if answered.is_empty() {
                 None
             } else {
-                answered.remove(&crate::plan::request_key(request))
+                answered.remove(&crate::plan::answer_key(request))
             }
         };
         match early {

@@ -250,8 +250,9 @@ fn hint(page: &Page, a: NodeId) -> String {
         .unwrap_or_default()
 }
 
-/// The `<a href>` elements of a page, in document order.
-fn anchors(page: &Page) -> Vec<NodeId> {
+/// The `<a href>` elements of a page, in document order (the order of
+/// [`PageLink::index`]).
+pub fn anchors(page: &Page) -> Vec<NodeId> {
     page.with_label(A)
         .iter()
         .copied()

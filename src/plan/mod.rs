@@ -171,6 +171,20 @@ pub fn request_key(request: &Request) -> String {
     crate::digest::hex(&h.finalize())
 }
 
+/// The key by which an answer received before the gathering (a probe's,
+/// a listing's first page) is taken again as a query's: [`request_key`],
+/// with a URL that ends in an empty query (`/all?`, as a script without
+/// parameters is asked) the same as without it (`/all`, as a link leads
+/// there): a server reads them as one address.
+pub fn answer_key(request: &Request) -> String {
+    if request.url.query() != Some("") {
+        return request_key(request);
+    }
+    let mut same = request.clone();
+    same.url.set_query(None);
+    request_key(&same)
+}
+
 /// Why no plan can be made.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum PlanError {

@@ -276,3 +276,25 @@ fn six_selects_of_a_hundred_options_are_cut_to_the_default_limit() {
     assert_eq!(plan.len(), DEFAULT_MAX_QUERIES);
     assert_eq!(plan.queries().count() as u64, DEFAULT_MAX_QUERIES);
 }
+
+#[test]
+fn an_answer_is_taken_again_for_its_address_with_or_without_an_empty_query() {
+    let get = |u: &str| Request::get(url::Url::parse(u).unwrap());
+    assert_eq!(
+        answer_key(&get("http://h/all?")),
+        answer_key(&get("http://h/all"))
+    );
+    assert_ne!(
+        answer_key(&get("http://h/all?page=2")),
+        answer_key(&get("http://h/all"))
+    );
+    // The query's own key, stored across runs, is not changed.
+    assert_ne!(
+        request_key(&get("http://h/all?")),
+        request_key(&get("http://h/all"))
+    );
+    assert_eq!(
+        answer_key(&get("http://h/all?page=2")),
+        request_key(&get("http://h/all?page=2"))
+    );
+}

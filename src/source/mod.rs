@@ -94,7 +94,7 @@ pub struct Source {
     /// for `gather spec`.
     pub entries: Vec<Entry>,
     /// Answers already received for some of the plan's requests (the
-    /// probes of a surfaced form, by [`crate::plan::request_key`]): the
+    /// probes of a surfaced form, by [`crate::plan::answer_key`]): the
     /// gatherer takes a query's first page from here instead of asking
     /// again.
     pub answered: Vec<(String, Response)>,
@@ -827,7 +827,7 @@ pub async fn surface(
     source.answered = induced
         .answers
         .iter()
-        .map(|(request, answer)| (crate::plan::request_key(request), answer.clone()))
+        .map(|(request, answer)| (crate::plan::answer_key(request), answer.clone()))
         .collect();
     Ok((source, induced))
 }

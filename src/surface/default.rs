@@ -336,35 +336,58 @@ pub(super) async fn page_listing(
     if rows.len() < 2 || (next.is_none() && listing.total.is_none()) {
         return Ok(None);
     }
+    let first = (Request::get(url), resp.clone(), page.clone());
+    let why = |rows: usize, pages: usize, stated: &str| {
+        format!("the form page itself lists {rows} rows in {pages} pages{stated}: no form is sent")
+    };
+    listing_plan(fetcher, &base.url, first, &listing, &reader, why).await
+}
+
+/// A listing read instead of the form (the form page's own, the site's
+/// index of what the search finds): its pager walked from its first page
+/// while pages bring new rows. When the walk reaches the stated total, or
+/// the pager ends and nothing says the list is cut short, the spec is the
+/// listing's page asked as a script without parameters
+/// (`DB.QueryScript`), its pages walked by the navigator, read by
+/// `reader`; `why` says so from the rows and pages reached and the total
+/// stated. None when the walk was cut short.
+pub(super) async fn listing_plan(
+    fetcher: &Fetcher,
+    base: &str,
+    first: (Request, crate::fetch::Response, Page),
+    listing: &Listing,
+    reader: &RowReader,
+    why: impl FnOnce(usize, usize, &str) -> String,
+) -> Result<Option<InducedSpec>, SurfaceError> {
+    let (request, resp, page) = first;
+    let url = resp.url.clone();
+    let rows = reader.rows(&page, url.as_str());
+    let next = next_page(&page, &url);
     let Walk {
         seen_rows,
         pages,
         nexts,
         short,
-    } = walk(fetcher, &reader, &listing, rows, &url, next).await?;
+    } = walk(fetcher, reader, listing, rows, &url, next).await?;
     if short {
         return Ok(None);
     }
     let pages = answers_of(pages);
-    let why = format!(
-        "the form page itself lists {} rows in {} pages{}: no form is sent",
-        seen_rows.len(),
-        pages.len() + 1,
-        match &listing.total {
-            Some(t) => format!(", the {} it states (\"{}\")", t.count, t.text),
-            None => ", and nothing says the list is cut short".to_string(),
-        }
-    );
+    let stated = match &listing.total {
+        Some(t) => format!(", the {} it states (\"{}\")", t.count, t.text),
+        None => ", and nothing says the list is cut short".to_string(),
+    };
+    let why = why(seen_rows.len(), pages.len() + 1, &stated);
     let spec = Spec {
-        url: base.url.clone(),
+        url: base.to_string(),
         query_script: Some(url.to_string()),
         // The pager walked, and no other link (a column's sort order).
         navigation_url: navigation_pattern(&nexts),
         ..Spec::default()
     };
-    let first = Sent::walked(Request::get(url.clone()), resp.clone(), page.clone());
-    let mut induced = whole_spec(&spec, &[], &Vec::new(), vec![first], pages, &reader, &why);
-    // The form page is no probe: nothing was sent besides its pager.
+    let first = Sent::walked(request, resp, page);
+    let mut induced = whole_spec(&spec, &[], &Vec::new(), vec![first], pages, reader, &why);
+    // The listing's page is no probe: nothing was sent besides its pager.
     induced.probes.clear();
     induced.page_listing = Some(why);
     Ok(Some(induced))

@@ -57,6 +57,11 @@
 //!    A select that answered only with the field filled, with other rows
 //!    than the field alone, is queried together with it. When neither,
 //!    the one informative select that varies most is the query element.
+//!    A keyword field whose records a page of the site lists, every one
+//!    the probes found, from one list (a wiki's page index, an
+//!    encyclopedia's "all articles"), is not queried at all: that list is
+//!    read instead, its pager walked ([`index`]); where the form page links
+//!    to such an index, its words are probed before the form page's own.
 //!    A line of every answer that repeats the query's words around a
 //!    count (the answer's summary) is left out of the rules, and so is a
 //!    line that does not vary with the data (a timing, a pager's "Next",
@@ -83,6 +88,7 @@
 mod choose;
 mod default;
 mod dependent;
+mod index;
 mod naming;
 mod plan_text;
 mod probe;
@@ -332,12 +338,12 @@ pub async fn induce_spec_from(
     // (no request unless a select offers only a placeholder).
     let mut dependent = dependent::probe(fetcher, &resp, form, &inputs).await?;
     inputs.extend(dependent.as_ref().map(|d| d.input()));
-    let (sent, answers, walked) = match dependent.as_mut() {
+    let (sent, answers, walked, mut site) = match dependent.as_mut() {
         Some(d) => {
             let sent = std::mem::take(&mut d.sent);
             let answers = choose::answers_rows(&sent)
                 .map_err(|e| SurfaceError::Induce(e, resp.url.clone()))?;
-            (sent, answers, Vec::new())
+            (sent, answers, Vec::new(), Vec::new())
         }
         None => {
             // 0. The default answer first: when it reaches every row, it
@@ -348,9 +354,9 @@ pub async fn induce_spec_from(
                     DefaultAnswer::Partial(sent, walked) => (sent, walked),
                 };
             // 1. Probes, and 2. the rules with the rows of every answer.
-            let (sent, answers) =
+            let (sent, answers, site) =
                 send_all_probes(fetcher, &plan, form, &inputs, &resp.url, &page, already).await?;
-            (sent, answers, walked)
+            (sent, answers, walked, site)
         }
     };
     let Answers {
@@ -376,6 +382,26 @@ pub async fn induce_spec_from(
     let Some(chosen) = chosen else {
         return Err(nothing("no probe brought a row", &rows));
     };
+    let probes: Vec<ProbeReport> = sent
+        .iter()
+        .zip(&rows)
+        .map(|(s, r)| ProbeReport {
+            values: s.values.clone(),
+            rows: r.len(),
+            status: s.status,
+        })
+        .collect();
+    // A keyword search whose every record found a page of the site lists:
+    // that list is read instead of learning words ([`index`]).
+    if index::keyword_search(&inputs, &chosen) {
+        if let Some(found) = index::site_index(&site, &sent, &rows, &page, &resp.url) {
+            let at = site.swap_remove(found.at);
+            let listed = index::plan(fetcher, &resp.url, at, found, &inputs, probes.clone());
+            if let Some(induced) = listed.await? {
+                return Ok(induced);
+            }
+        }
+    }
     let reports = input_reports(&inputs, &verdicts, &chosen);
     write_template(&mut spec, &inputs, &chosen);
 
@@ -404,15 +430,6 @@ pub async fn induce_spec_from(
     if spec.results.is_empty() {
         return Err(nothing("no rule reads the answers", &rows));
     }
-    let probes = sent
-        .iter()
-        .zip(&rows)
-        .map(|(s, r)| ProbeReport {
-            values: s.values.clone(),
-            rows: r.len(),
-            status: s.status,
-        })
-        .collect();
     let answers = sent
         .into_iter()
         .filter_map(|s| s.answer)

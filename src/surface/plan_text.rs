@@ -11,7 +11,7 @@ impl InducedSpec {
     pub fn plan_text(&self) -> String {
         let mut out = format!("surfacing {} (no metadata):\n", self.spec.url);
         if let Some(why) = &self.page_listing {
-            let _ = writeln!(out, "  the page's own listing: {why}");
+            let _ = writeln!(out, "  the listing read instead of the search: {why}");
         }
         out.push_str("  inputs:\n");
         for i in &self.inputs {

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use url::Url;
 
 use super::choose::{answers_rows, judge, probe_rows};
+use super::index::SitePage;
 use super::{
     Answers, Input, Pairs, Sent, SurfaceError, PROBE_DIGIT, PROBE_LETTERS, PROBE_WORDS, WILDCARDS,
 };
@@ -35,8 +36,13 @@ pub(super) async fn send_all_probes(
     url: &Url,
     form_page: &Page,
     already: Vec<Sent>,
-) -> Result<(Vec<Sent>, Answers), SurfaceError> {
+) -> Result<(Vec<Sent>, Answers, Vec<SitePage>), SurfaceError> {
     let mut sent: Vec<Sent> = already;
+    let mut site: Vec<SitePage> = Vec::new();
+    // Where the form page links to an index of the site's pages, its words
+    // are tried before the form page's own: an index lists what the
+    // search finds.
+    let index_first = links_to_index(form_page, url);
     // The form as it stands: the plan's query element keeps its default too.
     let defaults = super::default::default_values(form, inputs);
     let mut wanted: Vec<(Option<usize>, Pairs)> = vec![(None, Vec::new())];
@@ -85,22 +91,31 @@ pub(super) async fn send_all_probes(
             continue;
         }
         stage += 1;
+        let nothing = rows.iter().all(BTreeSet::is_empty);
+        let words_wanted = nothing || !prefix_search(inputs, &sent, rows);
+        // The site's index first, where the form page links to one; else
+        // the form page's words, then a few pages of the site.
+        let (index, pages) = (Reading::Index, Reading::Pages);
         round = match stage {
             1 => prefix_follow_ups(inputs, &sent, rows),
-            2 if rows.iter().all(BTreeSet::is_empty) || !prefix_search(inputs, &sent, rows) => {
-                std::mem::take(&mut words)
+            2 if words_wanted && index_first => {
+                site_word_probes(fetcher, inputs, &sent, form_page, url, index, &mut site).await?
             }
-            2 => Vec::new(),
-            3 if rows.iter().all(BTreeSet::is_empty) => {
-                site_word_probes(fetcher, inputs, &sent, form_page, url).await?
+            2 if words_wanted => std::mem::take(&mut words),
+            3 if nothing && index_first => std::mem::take(&mut words),
+            3 if nothing => {
+                site_word_probes(fetcher, inputs, &sent, form_page, url, pages, &mut site).await?
             }
-            3 => Vec::new(),
-            4 => selects_beside_text(inputs, &sent, rows),
-            5 => answer_word_probes(inputs, &sent, rows, form_page),
+            4 if nothing && index_first => {
+                site_word_probes(fetcher, inputs, &sent, form_page, url, pages, &mut site).await?
+            }
+            2..=4 => Vec::new(),
+            5 => selects_beside_text(inputs, &sent, rows),
+            6 => answer_word_probes(inputs, &sent, rows, form_page),
             _ => break,
         };
     }
-    Ok((sent, answers))
+    Ok((sent, answers, site))
 }
 
 /// Pages of the site read for words, when neither letters nor the form
@@ -184,18 +199,52 @@ fn read_for_words(target: &Url) -> bool {
             .any(|w| path.contains(w) || query.contains(w))
 }
 
+/// Which pages of the site [`site_word_probes`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Only the index of its pages the form page links to.
+    Index,
+    /// A few pages the form page links to, its root and its index first.
+    Pages,
+}
+
+/// Whether a link leads to a site's index of its pages ([`INDEX_WORDS`]).
+fn is_index_link(link: &crate::links::PageLink) -> bool {
+    let text = format!("{} {}", link.text, link.href).to_lowercase();
+    INDEX_WORDS.iter().any(|w| text.contains(w))
+}
+
+/// Whether the form page links to an index of the site's pages on its own
+/// host, one that may be read.
+fn links_to_index(form_page: &Page, url: &Url) -> bool {
+    let links = crate::links::PageLinks::of(form_page, url);
+    let own = crate::links::document_key(url);
+    links.classified().iter().any(|(link, _)| {
+        link.target.as_ref().is_some_and(|t| {
+            t.host_str() == url.host_str()
+                && read_for_words(t)
+                && crate::links::document_key(t) != own
+                && is_index_link(link)
+        })
+    })
+}
+
 /// When no probe brought a row, a keyword search is probed with the most
 /// frequent words of the site's own pages: a few pages the form page links
-/// to on its host, its root and its index of pages first, read as text. A
-/// wiki's search page holds only its menus; its pages hold the words its
-/// search finds. The first text field gets them, words already sent and
-/// the form page's own words left out.
+/// to on its host, its root and its index of pages first, read as text
+/// (`reading`: only the index, or those pages). A wiki's search page holds
+/// only its menus; its pages hold the words its search finds. The first
+/// text field gets them, words already sent and the form page's own words
+/// left out. The pages read are kept in `site` (each read once): a list of
+/// theirs may hold every record the search finds ([`super::index`]).
 async fn site_word_probes(
     fetcher: &Fetcher,
     inputs: &[Input],
     sent: &[Sent],
     form_page: &Page,
     url: &Url,
+    reading: Reading,
+    site: &mut Vec<SitePage>,
 ) -> Result<Vec<(Option<usize>, Pairs)>, SurfaceError> {
     let Some(t) = inputs.iter().position(|i| i.text) else {
         return Ok(Vec::new());
@@ -205,11 +254,10 @@ async fn site_word_probes(
     // The root and an index of pages hold the site's content's words, where
     // an "about" or "help" page holds the software's.
     let mut candidates = links.classified();
+    candidates.retain(|(link, _)| reading == Reading::Pages || is_index_link(link));
     candidates.sort_by_key(|(link, _)| {
-        let text = format!("{} {}", link.text, link.href).to_lowercase();
         let root = link.target.as_ref().is_some_and(|t| t.path() == "/");
-        let index = INDEX_WORDS.iter().any(|w| text.contains(w));
-        (!root, !index)
+        (!root, !is_index_link(link))
     });
     let mut targets: Vec<Url> = Vec::new();
     for (link, _) in candidates {
@@ -229,21 +277,34 @@ async fn site_word_probes(
             break;
         }
     }
-    let mut text = String::new();
     for target in targets {
+        let key = crate::links::document_key(&target);
+        let read = |p: &SitePage| crate::links::document_key(&p.request.url) == key;
+        if site.iter().any(read) {
+            continue;
+        }
         // A page that cannot be read gives no words; the others still do.
-        let answer = match fetcher.fetch(&crate::fetch::Request::get(target)).await {
+        let request = crate::fetch::Request::get(target);
+        let response = match fetcher.fetch(&request).await {
             Ok(answer) => answer,
             Err(e) => {
                 tracing::info!("{e}: read for words, left out");
                 continue;
             }
         };
-        if (200..300).contains(&answer.status) {
-            let page = Page::from_bytes(&answer.body, answer.content_type.as_deref());
-            text.push_str(&page.text());
-            text.push('\n');
+        if (200..300).contains(&response.status) {
+            let page = Page::from_bytes(&response.body, response.content_type.as_deref());
+            site.push(SitePage {
+                request,
+                response,
+                page,
+            });
         }
+    }
+    let mut text = String::new();
+    for p in site.iter() {
+        text.push_str(&p.page.text());
+        text.push('\n');
     }
     let form_words = form_words(form_page);
     let name = &inputs[t].name;

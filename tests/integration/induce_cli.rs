@@ -695,21 +695,33 @@ async fn a_search_that_takes_wildcards_literally_is_a_keyword_search() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_keyword_search_whose_page_names_no_word_is_probed_with_the_sites_words() {
+async fn a_keyword_search_whose_site_lists_every_record_is_read_from_that_list() {
     let site = site().await;
     let bare = site.base_url().join("/surface/lexikon/").unwrap();
     let (code, err, stored, _) = gather_counted(&site, &bare, "/surface/lexikon/").await;
     assert_eq!(code, Some(0), "{err}");
-    // No word of the form page finds an article: the index of the
-    // articles, linked from the menu, gave the words.
-    assert!(err.contains("no word of the form page; the words"), "{err}");
+    // No word of the form page finds an article; the index of the
+    // articles, linked from the menu, gives the words, and it links to
+    // every article their answers found: the index is read, no word is
+    // learned.
     assert!(
-        site.requests()
-            .iter()
-            .any(|r| r.target == "/surface/lexikon/alle"),
+        err.contains("that list is read, and no word is learned"),
+        "{err}"
+    );
+    let requests = site.requests();
+    assert!(
+        requests.iter().any(|r| r.target == "/surface/lexikon/alle"),
         "the index of the articles was not read"
     );
-    // Each title whole, although the searched word is highlighted in it.
+    let searches = requests
+        .iter()
+        .filter(|r| r.target.starts_with("/surface/lexikon/search"))
+        .count();
+    assert!(
+        searches <= 11,
+        "{searches} searches: only the probes are sent\n{err}"
+    );
+    // Each title whole, as the index lists it.
     let expected = gather::demo::surface::expected("lexikon").unwrap();
     let titles = &expected["titel"];
     assert!(
@@ -827,16 +839,7 @@ fn car_search(query: &str, page: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_keyword_search_that_drops_the_wildcard_is_probed_with_the_words_of_its_rows() {
-    let router = axum::Router::new().route(
-        "/search/",
-        axum::routing::get(
-            |q: axum::extract::Query<BTreeMap<String, String>>| async move {
-                let query = q.get("query").cloned().unwrap_or_default();
-                let page = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
-                axum::response::Html(car_search(&query, page))
-            },
-        ),
-    );
+    let router = axum::Router::new().route("/search/", axum::routing::get(car_search_page));
     let addr = crate::support::serve(router).await;
     let url = crate::support::url(addr, "/search/");
     let (out, _dir, db) = gather_fresh(&url, 200).await;
@@ -867,6 +870,15 @@ async fn a_keyword_search_that_drops_the_wildcard_is_probed_with_the_words_of_it
 }
 
 /// A car's line as the search lists it.
+/// The search's answer to `?query=…&page=…` ([`car_search`]).
+async fn car_search_page(
+    q: axum::extract::Query<BTreeMap<String, String>>,
+) -> axum::response::Html<String> {
+    let query = q.get("query").cloned().unwrap_or_default();
+    let page = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+    axum::response::Html(car_search(&query, page))
+}
+
 fn car_line(i: usize) -> String {
     format!(
         "<li><h4><a href=\"/car-{i}/\">{}</a></h4> USA, {}: 6 cylinders</li>",
@@ -901,14 +913,9 @@ async fn a_pages_own_listing_beside_a_search_that_answers_elsewhere_is_not_the_w
         html.push_str("</body></html>");
         axum::response::Html(html)
     };
-    let search = |q: axum::extract::Query<BTreeMap<String, String>>| async move {
-        let query = q.get("query").cloned().unwrap_or_default();
-        let page = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
-        axum::response::Html(car_search(&query, page))
-    };
     let router = axum::Router::new()
         .route("/cars/chevrolet/", axum::routing::get(make))
-        .route("/search/", axum::routing::get(search));
+        .route("/search/", axum::routing::get(car_search_page));
     let addr = crate::support::serve(router).await;
     let url = crate::support::url(addr, "/cars/chevrolet/");
     let (out, _dir, db) = gather_fresh(&url, 200).await;
@@ -920,6 +927,49 @@ async fn a_pages_own_listing_beside_a_search_that_answers_elsewhere_is_not_the_w
     assert!(
         stored.values().any(|got| *got == titles),
         "the search reaches every car, not only the make's nine\n{err}\n{stored:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_site_index_without_the_answers_fields_does_not_replace_the_search() {
+    // The search page links to an index of every car ("All cars A-Z"),
+    // but the index lists only the titles, and the search's answers hold
+    // each car's origin, year and cylinders as well: the search is kept.
+    let home = || async {
+        axum::response::Html(
+            "<html><head><title>Cars</title></head><body><h1>Cars</h1>\
+             <nav><a href=\"/cars/\">All cars A-Z</a> <a href=\"/help/\">Help</a></nav>\
+             <form action=\"/search/\" method=\"get\"><input type=\"text\" name=\"query\">\
+             <input type=\"submit\" value=\"Search\"></form></body></html>",
+        )
+    };
+    let index = || async {
+        let mut html =
+            String::from("<html><head><title>All cars</title></head><body><h1>All cars</h1><ul>");
+        for (i, title) in TITLES.iter().enumerate() {
+            html.push_str(&format!("<li><a href=\"/car-{i}/\">{title}</a></li>"));
+        }
+        html.push_str("</ul></body></html>");
+        axum::response::Html(html)
+    };
+    let router = axum::Router::new()
+        .route("/", axum::routing::get(home))
+        .route("/cars/", axum::routing::get(index))
+        .route("/search/", axum::routing::get(car_search_page));
+    let addr = crate::support::serve(router).await;
+    let url = crate::support::url(addr, "/");
+    let (out, _dir, db) = gather_fresh(&url, 200).await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("that list is read"), "{err}");
+    assert!(err.contains("a keyword field"), "{err}");
+    let stored = gathering::stored_values(&db, url.as_str());
+    let descriptions: BTreeSet<String> = (0..8).map(car_description).collect();
+    assert!(
+        stored
+            .values()
+            .any(|got| descriptions.iter().filter(|d| got.contains(*d)).count() >= 4),
+        "the answers' descriptions were gathered\n{err}\n{stored:?}"
     );
 }
 
