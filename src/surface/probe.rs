@@ -214,8 +214,55 @@ fn is_index_link(link: &crate::links::PageLink) -> bool {
     INDEX_WORDS.iter().any(|w| text.contains(w))
 }
 
+/// Last segments of an address that name a site's index of its pages
+/// (`/-/index`, `/sitemap.html`); `index.php` and `index.html` are home
+/// pages, not indexes.
+const INDEX_PATHS: [&str; 8] = [
+    "index",
+    "sitemap",
+    "site-map",
+    "contents",
+    "a-z",
+    "verzeichnis",
+    "inhalt",
+    "plan-du-site",
+];
+
+/// Whether a link says plainly that it leads to the site's index of its
+/// pages: its text holds one of [`INDEX_WORDS`] as words of their own
+/// ("Page Index", "Alle Artikel A–Z", "A - Z"), or its address ends in
+/// one of [`INDEX_PATHS`].
+fn names_an_index(link: &crate::links::PageLink) -> bool {
+    let text = format!(
+        " {} ",
+        link.text
+            .to_lowercase()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(" - ", "-")
+            .replace(" – ", "–")
+    );
+    let by_text = INDEX_WORDS.iter().any(|w| text.contains(&format!(" {w} ")));
+    let by_address = link.target.as_ref().is_some_and(|t| {
+        let last = t
+            .path_segments()
+            .and_then(|mut s| s.rfind(|p| !p.is_empty()))
+            .unwrap_or("")
+            .to_lowercase();
+        match last.rsplit_once('.') {
+            None => INDEX_PATHS.contains(&last.as_str()),
+            Some((stem, "html" | "htm" | "php" | "asp" | "aspx" | "jsp")) => {
+                stem != "index" && INDEX_PATHS.contains(&stem)
+            }
+            Some(_) => false,
+        }
+    });
+    by_text || by_address
+}
+
 /// Whether the form page links to an index of the site's pages on its own
-/// host, one that may be read.
+/// host, one that may be read ([`names_an_index`]).
 fn links_to_index(form_page: &Page, url: &Url) -> bool {
     let links = crate::links::PageLinks::of(form_page, url);
     let own = crate::links::document_key(url);
@@ -224,7 +271,7 @@ fn links_to_index(form_page: &Page, url: &Url) -> bool {
             t.host_str() == url.host_str()
                 && read_for_words(t)
                 && crate::links::document_key(t) != own
-                && is_index_link(link)
+                && names_an_index(link)
         })
     })
 }
@@ -254,7 +301,7 @@ async fn site_word_probes(
     // The root and an index of pages hold the site's content's words, where
     // an "about" or "help" page holds the software's.
     let mut candidates = links.classified();
-    candidates.retain(|(link, _)| reading == Reading::Pages || is_index_link(link));
+    candidates.retain(|(link, _)| reading == Reading::Pages || names_an_index(link));
     candidates.sort_by_key(|(link, _)| {
         let root = link.target.as_ref().is_some_and(|t| t.path() == "/");
         (!root, !is_index_link(link))
@@ -738,6 +785,27 @@ fn joined<T: ToString>(problems: &[T]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_is_named_by_its_links_words_or_its_address_not_by_a_home_page() {
+        let url = Url::parse("http://h/search").unwrap();
+        let names = |a: &str| {
+            let page = Page::parse(&format!("<html><body>{a}</body></html>"));
+            crate::links::PageLinks::of(&page, &url)
+                .classified()
+                .iter()
+                .any(|(l, _)| names_an_index(l))
+        };
+        assert!(names("<a href=\"/alle\">Alle Artikel A–Z</a>"));
+        assert!(names("<a href=\"/-/index\">A - Z</a>"));
+        assert!(names("<a href=\"/p\">Page Index</a>"));
+        assert!(names("<a href=\"/sitemap.html\">Map</a>"));
+        assert!(!names("<a href=\"/index.php\">Home</a>"));
+        assert!(!names("<a href=\"/index.html?lang=en\">English</a>"));
+        assert!(!names("<a href=\"/sitemap.xml\">XML</a>"));
+        assert!(!names("<a href=\"/reindexing\">Reindexing news</a>"));
+        assert!(!names("<a href=\"/help\">Help</a>"));
+    }
 
     #[test]
     fn pages_of_accounts_and_actions_are_never_read_for_words() {
