@@ -20,7 +20,7 @@
 //! | `/archiv/` | [`Variant::Archive`]: the press archive, keyword search with three seed words, 100 articles at most per search (`/cgi-bin/archiv.pl`) |
 //! | `/katalog/` | [`Variant::Catalogue`]: the library catalogue, 50 titles at most per search (`/cgi-bin/katalog.pl`) |
 //! | `/shelf/`, `/stellen/`, `/fewo/`, `/events/`, `/pictures/`, `/cottages/`, `/hofladen/`, `/annonces/` | [`shelf`], [`stellen`], [`fewo`], [`events`], [`pictures`], [`cottages`], [`hofladen`], [`annonces`]: providers built unlike the ones above (a cap only a sentence and one rule show; pager links with a refined query's parameters; an open text field to refine by; a form that ignores its parameters; a keyword search listing its 50 newest matches; towns no capped answer lists, reached by `*` prefixes; places reached only by a word they share with a gathered place; a French classifieds search listing its 20 cheapest matches under a count in French), routed by `server.rs`, built from the parts in `form_provider.rs` |
-//! | `/quotes/Search.aspx` | [`quotes`]: an ASP.NET-style search that posts back with a checked `__VIEWSTATE` token in a cookie's session; the author's choice fills the tag select |
+//! | `/quotes/Search.aspx` | [`quotes`]: an ASP.NET-style search that posts back with a checked `__VIEWSTATE` token in a cookie's session; the author's choice fills the tag select; a long answer is paged by `__doPostBack` page numbers |
 //! | `/coop/` | form page with `DB.Summarizer` + `DB.ConfigFile` (`/cgi-bin/cityworld.txt`) |
 //! | `/plain/` | the form without any `DB.*` tag (not linked from the start page), for `gather spec --induce` |
 //! | `/cgi-bin/auswahl.pl` | all results of a search on one page (GET) |

@@ -3,7 +3,11 @@
 //! itself with a `__VIEWSTATE` token that every page issues anew and that
 //! the provider checks (a missing or unknown token, or a token of another
 //! session, answers an error page with HTTP 400), inside a session kept
-//! by a cookie. Choosing an author posts the form back (`__doPostBack`)
+//! by a cookie. An answer of more than [`PAGE_SIZE`] quotations is paged
+//! as a GridView pages: its pager's page numbers are post-backs
+//! (`javascript:__doPostBack('gvQuotes','Page$2')`), and a page is given
+//! only for a token whose page showed that answer and offered that page
+//! number. Choosing an author posts the form back (`__doPostBack`)
 //! and the answer fills the tag select with that author's tags; the tag
 //! select of the form page holds only its placeholder. Only an author and
 //! one of their tags together list quotations, and only a tag the page of
@@ -30,6 +34,10 @@ use super::pages::esc;
 pub const PATH: &str = "/quotes/Search.aspx";
 /// The requests a session answers before it ends.
 pub const SESSION_REQUESTS: u32 = 12;
+/// The quotations one result page shows.
+pub const PAGE_SIZE: usize = 3;
+/// The grid whose pager posts back.
+const GRID: &str = "gvQuotes";
 
 /// The authors (value, name).
 pub const AUTHORS: [(&str, &str); 6] = [
@@ -138,11 +146,21 @@ fn tag_label(value: &str) -> &'static str {
     TAGS.iter().find(|t| t.0 == value).map_or("", |t| t.1)
 }
 
-/// One session: the tokens its pages issued (token → the author their
-/// page showed) and the requests it answered.
+/// What the page of a token showed: the author chosen, and the answer
+/// listed (its tag and the pages its pager offered; none without an
+/// answer).
+#[derive(Default, Clone)]
+struct Shown {
+    author: String,
+    tag: String,
+    pages: usize,
+}
+
+/// One session: the tokens its pages issued (token → what their page
+/// showed) and the requests it answered.
 #[derive(Default)]
 struct Session {
-    tokens: HashMap<String, String>,
+    tokens: HashMap<String, Shown>,
     requests: u32,
 }
 
@@ -195,7 +213,7 @@ async fn form_page(State(sessions): State<Shared>, headers: HeaderMap) -> Respon
             (id, true)
         }
     };
-    let Some(token) = issue(&mut all, &id, "") else {
+    let Some(token) = issue(&mut all, &id, Shown::default()) else {
         return error_page("Your session has ended.");
     };
     let body = page(&token, "", "", "");
@@ -209,8 +227,8 @@ async fn form_page(State(sessions): State<Shared>, headers: HeaderMap) -> Respon
 }
 
 /// Counts a request of the session and issues a token for a page showing
-/// `author`; `None` when the session has ended.
-fn issue(all: &mut Sessions, id: &str, author: &str) -> Option<String> {
+/// `shown`; `None` when the session has ended.
+fn issue(all: &mut Sessions, id: &str, shown: Shown) -> Option<String> {
     let token = all.fresh("/wEPDwUK");
     let session = all.by_id.get_mut(id)?;
     session.requests += 1;
@@ -218,12 +236,13 @@ fn issue(all: &mut Sessions, id: &str, author: &str) -> Option<String> {
         all.by_id.remove(id);
         return None;
     }
-    session.tokens.insert(token.clone(), author.to_string());
+    session.tokens.insert(token.clone(), shown);
     Some(token)
 }
 
-/// A post-back: the author's choice (`__EVENTTARGET=ddlAuthor`) or the
-/// search button.
+/// A post-back: the author's choice (`__EVENTTARGET=ddlAuthor`), the
+/// search button, or a page of the grid's pager
+/// (`__EVENTTARGET=gvQuotes`, `__EVENTARGUMENT=Page$2`).
 async fn post_back(State(sessions): State<Shared>, headers: HeaderMap, body: String) -> Response {
     let form: BTreeMap<String, String> = super::pages::parse_form(body.as_bytes())
         .into_iter()
@@ -251,34 +270,68 @@ async fn post_back(State(sessions): State<Shared>, headers: HeaderMap, body: Str
         return error_page("Invalid postback or callback argument.");
     }
     let tag = field("ddlTag");
-    let search = field("__EVENTTARGET") != "ddlAuthor" && form.contains_key("btnSearch");
+    let event = field("__EVENTTARGET");
+    // A page of the grid: one its pager offered, of the answer the
+    // token's page listed (event validation).
+    let paged = if event == GRID {
+        let number = field("__EVENTARGUMENT")
+            .strip_prefix("Page$")
+            .and_then(|n| n.parse::<usize>().ok());
+        match number {
+            Some(n)
+                if (1..=shown.pages).contains(&n) && shown.author == author && shown.tag == tag =>
+            {
+                Some(n)
+            }
+            _ => return error_page("Invalid postback or callback argument."),
+        }
+    } else {
+        None
+    };
+    let search = paged.is_some() || (event != "ddlAuthor" && form.contains_key("btnSearch"));
     // Event validation: the tag must be one the token's page offered.
-    if search && !tag.is_empty() && !tags_of(&shown).contains(&tag.as_str()) {
+    if search && !tag.is_empty() && !tags_of(&shown.author).contains(&tag.as_str()) {
         return error_page("Invalid postback or callback argument.");
     }
-    let Some(token) = issue(&mut all, &id, &author) else {
+    let found: Vec<&Quote> = quotes()
+        .iter()
+        .filter(|q| q.author == author && q.tag == tag)
+        .collect();
+    let answered = search && !found.is_empty();
+    let pages = if answered {
+        found.len().div_ceil(PAGE_SIZE)
+    } else {
+        0
+    };
+    let now = Shown {
+        author: author.clone(),
+        tag: if answered { tag.clone() } else { String::new() },
+        pages,
+    };
+    let Some(token) = issue(&mut all, &id, now) else {
         return error_page("Your session has ended. Open the search page again.");
     };
     drop(all);
     if !search {
         return html(page(&token, &author, "", ""));
     }
-    let found: Vec<&Quote> = quotes()
-        .iter()
-        .filter(|q| q.author == author && q.tag == tag)
-        .collect();
     let mut results = String::new();
-    if author.is_empty() || tag.is_empty() || !tags_of(&author).contains(&tag.as_str()) {
+    if !answered {
         results.push_str(
             "<p class=\"hint\">Choose an author and one of their tags, then press Search.</p>",
         );
     } else {
+        let number = paged.unwrap_or(1);
+        let from = (number - 1) * PAGE_SIZE;
+        let shown_here = &found[from..(from + PAGE_SIZE).min(found.len())];
         let _ = write!(
             results,
-            "<p id=\"lblCount\">{n} quotations found (1–{n} of {n})</p>\n<table id=\"gvQuotes\" class=\"grid\">\n<tr><th>Quote</th><th>Author</th><th>Tag</th></tr>\n",
+            "<p id=\"lblCount\">{n} quotations found ({}–{} of {n})</p>\n<table id=\"gvQuotes\" class=\"grid\">\n<tr><th>Quote</th><th>Author</th><th>Tag</th></tr>\n",
+            from + 1,
+            from + shown_here.len(),
             n = found.len()
         );
-        for q in found {
+        for q in shown_here {
             let _ = writeln!(
                 results,
                 "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -288,8 +341,29 @@ async fn post_back(State(sessions): State<Shared>, headers: HeaderMap, body: Str
             );
         }
         results.push_str("</table>\n");
+        if pages > 1 {
+            results.push_str(&pager(number, pages));
+        }
     }
     html(page(&token, &author, &tag, &results))
+}
+
+/// The grid's pager: the page numbers, the page shown as text, the others
+/// as post-backs.
+fn pager(number: usize, pages: usize) -> String {
+    let mut out = String::from("<div class=\"pager\">");
+    for n in 1..=pages {
+        if n == number {
+            let _ = write!(out, "<span>{n}</span> ");
+        } else {
+            let _ = write!(
+                out,
+                "<a href=\"javascript:__doPostBack(&#39;{GRID}&#39;,&#39;Page${n}&#39;)\">{n}</a> "
+            );
+        }
+    }
+    out.push_str("</div>\n");
+    out
 }
 
 /// The search page with its form showing `author` (and their tags) and

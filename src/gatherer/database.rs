@@ -541,6 +541,13 @@ impl Gathering<'_> {
         line: &mut SourceReport,
     ) -> Result<rounds::Seen, GatherError> {
         let mut seen = rounds::Seen::new();
+        // A stateful form's queries are one session's, sent one after
+        // another as a browser would: a query whose pages post back never
+        // finds its session replaced by another query's fresh one.
+        let at_once = match work.live {
+            Some(_) => 1,
+            None => self.options.concurrency.max(1),
+        };
         let mut runs = futures::stream::iter(queries.map(|(key, query, checkpoint, origin)| {
             let work = Arc::clone(work);
             async move {
@@ -548,7 +555,7 @@ impl Gathering<'_> {
                     .await
             }
         }))
-        .buffer_unordered(self.options.concurrency.max(1));
+        .buffer_unordered(at_once);
         while let Some(mut run) = runs.next().await {
             let shown = std::mem::take(&mut run.run.seen);
             seen.insert(run.run.outcome.key.clone(), shown);

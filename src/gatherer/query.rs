@@ -117,6 +117,25 @@ fn new_outcome(
     }
 }
 
+/// Reads `page` for a post-back pager and queues the post-back that leads
+/// to the next result page ([`Navigator::next_postback`]), built from
+/// that page; an error when the page's form cannot be read for it.
+fn queue_postback(
+    page: &Response,
+    navigator: &mut Navigator,
+    fresh: bool,
+    whole: bool,
+) -> Result<(), String> {
+    let tree = crate::page::Page::parse(&page.text().text);
+    let links = crate::navigate::postback::links(&tree);
+    let Some(link) = navigator.next_postback(&links, fresh, whole) else {
+        return Ok(());
+    };
+    let request = crate::navigate::postback::request(page, &link)?;
+    navigator.postback(link, request);
+    Ok(())
+}
+
 /// A query run and how its end was recorded.
 pub(super) struct QueryEnd {
     pub(super) run: QueryRun,
@@ -279,8 +298,25 @@ impl QueryJob {
         // fresh form page.
         let mut renewed = false;
         let navigator = loop {
+            let before = self.live.as_ref().map(|chain| chain.renewed());
             let generation = match self.live_request(&mut query).await {
                 Ok(generation) => generation,
+                // A page the query follows refused (a session that ended
+                // while its pages were read): read again once from a
+                // fresh form page.
+                Err(crate::plan::live::LiveError::Fetch(e))
+                    if !renewed && e.is_permanent() && self.live.is_some() =>
+                {
+                    renewed = true;
+                    if let (Some(chain), Some(before)) = (&self.live, before) {
+                        chain.renew(before);
+                    }
+                    walk.run.warnings.push(format!(
+                        "{}: the provider refused a page the query follows ({e}); its form was read again from a fresh form page",
+                        walk.outcome.description
+                    ));
+                    continue;
+                }
                 Err(e) => {
                     walk.outcome.error = Some(format!(
                         "the form could not be read from the page the query follows: {e}"
@@ -327,7 +363,7 @@ impl QueryJob {
             let Some(request) = navigator.next_request() else {
                 break;
             };
-            let response = match self.fetch_page(&request, walk, navigator).await {
+            let response = match self.fetch_page(&request, query, walk, navigator).await {
                 ControlFlow::Continue(Some(response)) => response,
                 ControlFlow::Continue(None) => continue,
                 ControlFlow::Break(()) => break,
@@ -378,6 +414,7 @@ impl QueryJob {
     async fn fetch_page(
         &self,
         request: &crate::fetch::Request,
+        query: &Query,
         walk: &mut Walk,
         navigator: &mut Navigator,
     ) -> ControlFlow<(), Option<Response>> {
@@ -390,6 +427,25 @@ impl QueryJob {
             Ok(Some(response)) => ControlFlow::Continue(Some(response)),
             // Not modified since the refresh's last answer.
             Ok(None) => ControlFlow::Break(()),
+            Err(e) if walk.answered && navigator.last_postback().is_some() => {
+                let link = navigator.last_postback().cloned();
+                let again = match link {
+                    Some(link) => self.postback_again(query, &link, &request.url, e).await,
+                    None => Err(String::new()),
+                };
+                match again {
+                    Ok((response, warning)) => {
+                        walk.run
+                            .warnings
+                            .push(format!("{}: {warning}", walk.outcome.description));
+                        ControlFlow::Continue(Some(response))
+                    }
+                    Err(message) => {
+                        walk.outcome.error = Some(message);
+                        ControlFlow::Break(())
+                    }
+                }
+            }
             Err(e) if walk.answered && e.is_permanent() => {
                 walk.run.warnings.push(format!(
                     "{}: result page skipped: {e}",
@@ -402,6 +458,53 @@ impl QueryJob {
                 navigator.give_back();
                 ControlFlow::Break(())
             }
+        }
+    }
+
+    /// A post-back page the provider refused (a state token gone stale, a
+    /// session that ended): a numbered page is asked again as a person
+    /// would, from a fresh answer to the query (its form read again from
+    /// a fresh form page), and the page is given with what to report; any
+    /// other refusal fails the query, naming the page, so that no page is
+    /// dropped unsaid.
+    async fn postback_again(
+        &self,
+        query: &Query,
+        link: &crate::navigate::postback::PostbackLink,
+        url: &url::Url,
+        error: crate::fetch::FetchError,
+    ) -> Result<(Response, String), String> {
+        let refused = format!(
+            "result page {} refused: {error}",
+            crate::navigate::postback::describe(url, link)
+        );
+        let chain = match (&self.live, link.label()) {
+            (Some(chain), crate::navigate::Label::Page(_)) => chain,
+            _ => {
+                return Err(format!(
+                    "{refused} (the provider may have refused the page's state token; the pages after it were not read)"
+                ))
+            }
+        };
+        chain.renew(chain.renewed());
+        let again = async {
+            let (request, _) = chain
+                .request(&self.fetcher, &query.values)
+                .await
+                .map_err(|e| e.to_string())?;
+            let answer = self.fetch(&request).await.map_err(|e| e.to_string())?;
+            let request = crate::navigate::postback::request(&answer, link)?;
+            self.fetch(&request).await.map_err(|e| e.to_string())
+        }
+        .await;
+        match again {
+            Ok(page) => Ok((
+                page,
+                format!("{refused}; asked again from a fresh answer to the query"),
+            )),
+            Err(e) => Err(format!(
+                "{refused}; asked again from a fresh answer to the query, refused again: {e}"
+            )),
         }
     }
 
@@ -478,6 +581,10 @@ impl QueryJob {
             });
         }
         let url = response.url.clone();
+        // A page that may hold a post-back pager is kept to build its
+        // post-back from.
+        let kept = (navigator.detects() && crate::navigate::postback::marked(&response.body))
+            .then(|| response.clone());
         // The hit count is read on the query's own page.
         let count = self.result_count.clone().filter(|_| !answered_before);
         let stated = !answered_before && self.result_count.is_none();
@@ -491,6 +598,11 @@ impl QueryJob {
         };
         let (run, tally, outcome) = (&mut walk.run, &mut walk.tally, &mut walk.outcome);
         run.found_nothing &= extracted.fragment.is_empty();
+        let fresh = extracted
+            .fragment
+            .iter()
+            .flat_map(|(_, values)| values.iter())
+            .any(|v| !run.seen.contains(&value_hash(v)));
         run.warnings.extend(extracted.warnings);
         tally.hits(extracted.hits);
         tally.stated(extracted.stated);
@@ -505,6 +617,13 @@ impl QueryJob {
         outcome.fragment.merge(&extracted.fragment);
         outcome.records.extend(extracted.records);
         navigator.result_page_with_pagers(&url, &extracted.links, &extracted.pagers);
+        if let Some(page) = kept.filter(|_| navigator.wants_postbacks()) {
+            let answer = tally.answer();
+            let whole = answer.hits.is_some_and(|hits| answer.shown >= hits);
+            if let Err(e) = queue_postback(&page, navigator, fresh, whole) {
+                run.warnings.push(format!("{}: {e}", outcome.description));
+            }
+        }
         // A first page that proves the walk will be cut short ends it
         // when the query is refined anyway: its refinements read the
         // rows of the pages left.

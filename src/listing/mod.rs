@@ -24,7 +24,7 @@ use crate::links::PageLinks;
 use crate::page::{NodeId, Page, TABLE, TBODY, TFOOT, THEAD};
 use crate::record::{Field, Fields, Record, RecordRules};
 
-pub use pager::{Pager, PagerLink, PagerRole};
+pub use pager::{Pager, PagerLink, PagerRole, PostbackPagerLink};
 pub use records::{Column, Region, RegionKind};
 pub use total::{Total, TotalKind};
 
@@ -88,7 +88,8 @@ impl Listing {
             .flat_map(|r| r.records.iter().flatten().copied())
             .collect();
         let total = total::stated_total(page, &skip);
-        let pager = Pager::of(&PageLinks::of(page, url));
+        let pager = Pager::of(&PageLinks::of(page, url))
+            .with_postbacks(&crate::navigate::postback::links(page));
         Listing {
             regions,
             pager,

@@ -1,7 +1,9 @@
 //! The pager of one page: its next link, its numbered page links, its
 //! "load more" link — read from the link groups [`crate::links`] marks as
 //! pagination, the next link told by its words ("Next", "›", "Weiter",
-//! "Suivant") or by `rel="next"`.
+//! "Suivant") or by `rel="next"`; and a pager that posts the page's form
+//! back ([`crate::navigate::postback`]: `__doPostBack('Grid','Page$2')`,
+//! a "Next" submit button, JSF's `jsfcljs`).
 
 use url::Url;
 
@@ -39,6 +41,20 @@ pub struct Pager {
     pub next: Option<Url>,
     /// Every pager link, in document order.
     pub links: Vec<PagerLink>,
+    /// The post-back that leads to the next page, when the pager posts
+    /// the form back: its script (`javascript:__doPostBack(…)`, a button's
+    /// `name=value`).
+    pub next_postback: Option<String>,
+    /// Every post-back of the pager, in document order.
+    pub postbacks: Vec<PostbackPagerLink>,
+}
+
+/// One post-back of a pager: what it reads, its script, where it leads.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PostbackPagerLink {
+    pub text: String,
+    pub script: String,
+    pub role: PagerRole,
 }
 
 impl Pager {
@@ -67,6 +83,38 @@ impl Pager {
             });
         }
         out
+    }
+
+    /// Adds the page's post-back pager: its links, and the one that leads
+    /// to the next page (a "next" one, else the page number after the
+    /// page shown: the lowest number the pager does not link).
+    pub fn with_postbacks(mut self, links: &[crate::navigate::postback::PostbackLink]) -> Pager {
+        for link in links {
+            let role = match link.label() {
+                Label::Next => PagerRole::Next,
+                Label::Previous => PagerRole::Previous,
+                Label::Page(n) => PagerRole::Page(n),
+                Label::Other => PagerRole::Other,
+            };
+            self.postbacks.push(PostbackPagerLink {
+                text: link.text.clone(),
+                script: link.script.clone(),
+                role,
+            });
+        }
+        let number = |p: &PostbackPagerLink| match p.role {
+            PagerRole::Page(n) => Some(n),
+            _ => None,
+        };
+        let numbers: Vec<u64> = self.postbacks.iter().filter_map(number).collect();
+        let shown = (1..).find(|n| !numbers.contains(n)).unwrap_or(1);
+        self.next_postback = self
+            .postbacks
+            .iter()
+            .find(|p| p.role == PagerRole::Next)
+            .or_else(|| self.postbacks.iter().find(|p| number(p) == Some(shown + 1)))
+            .map(|p| p.script.clone());
+        self
     }
 }
 

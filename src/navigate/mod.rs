@@ -41,6 +41,18 @@
 //! counts how many of them the walk has taken.
 //! Links are resolved against the URL the page was fetched from (after
 //! redirects); a `<base href>` is not looked at.
+//!
+//! In [`NavigationMode::Detect`], a page whose pager posts its form back
+//! ([`postback`]: `__doPostBack('Grid','Page$2')`, a "Next" submit
+//! button, JSF's `jsfcljs`) and that links no result page by URL leads to
+//! the answer to one post-back, built by the caller from that page's form
+//! as the page shows it ([`Navigator::next_postback`],
+//! [`Navigator::postback`]): one waits at a time, the lowest page number
+//! above the page read that was not sent, else the page's "next"; none
+//! when the page brought nothing new or the answer is whole. Such a walk
+//! is never saved ([`Navigator::checkpoint`]).
+
+pub mod postback;
 
 use std::collections::{HashSet, VecDeque};
 
@@ -218,6 +230,26 @@ pub struct Navigator {
     /// its own for every set.
     known: HashSet<String, foldhash::fast::RandomState>,
     known_base: String,
+    /// The post-back pager's walk ([`postback`]).
+    postbacks: Postbacks,
+}
+
+/// Where a walk through a post-back pager stands: the next page is the
+/// answer to submitting the page just read, so one post-back waits at a
+/// time, built from that page.
+#[derive(Debug, Default)]
+struct Postbacks {
+    /// The post-back to send next, with its request.
+    pending: Option<(postback::PostbackLink, Request)>,
+    /// The one handed out last, with its request.
+    last: Option<(postback::PostbackLink, Request)>,
+    /// The fields of the post-backs sent (a page number's
+    /// `__EVENTARGUMENT=Page$3`).
+    sent: HashSet<String>,
+    /// The number of the page read last (the query's own page is 1).
+    page: u64,
+    /// The walk follows a post-back pager.
+    walking: bool,
 }
 
 /// Where a walk stands between two pages: what [`Navigator::resume`]
@@ -290,6 +322,10 @@ impl Navigator {
             taken: 0,
             known: HashSet::default(),
             known_base: String::new(),
+            postbacks: Postbacks {
+                page: 1,
+                ..Postbacks::default()
+            },
         }
     }
 
@@ -356,8 +392,12 @@ impl Navigator {
 
     /// Where the walk stands now; `None` while the query's own page has not
     /// been fetched (a resumed walk would have to send the query again).
+    ///
+    /// A walk through a post-back pager is never saved: its next page is
+    /// the answer to the page just read, whose state token a later run
+    /// could not send.
     pub fn checkpoint(&self) -> Option<Checkpoint> {
-        if !self.answered {
+        if !self.answered || self.postbacks.walking {
             return None;
         }
         let shape = match &self.walk {
@@ -385,6 +425,12 @@ impl Navigator {
     /// (When the query's own request failed there is no checkpoint: the
     /// query is sent again from the start.)
     pub fn give_back(&mut self) {
+        if let Some(last) = self.postbacks.last.take() {
+            self.postbacks.sent.remove(&last.0.key());
+            self.postbacks.pending = Some(last);
+            self.fetched = self.fetched.saturating_sub(1);
+            return;
+        }
         if let Some(url) = self.last.take() {
             self.queue.push_front(url);
             self.fetched = self.fetched.saturating_sub(1);
@@ -394,7 +440,12 @@ impl Navigator {
 
     /// True when [`Navigator::next_request`] has another page to hand out.
     pub fn has_next(&self) -> bool {
-        self.first.is_some() || (!self.limit_reached() && !self.queue.is_empty())
+        self.first.is_some() || (!self.limit_reached() && self.waiting())
+    }
+
+    /// Nothing waits to be fetched: no result page queued, no post-back.
+    fn waiting(&self) -> bool {
+        !self.queue.is_empty() || self.postbacks.pending.is_some()
     }
 
     /// The next page to fetch: the query itself first, then the result pages
@@ -407,6 +458,19 @@ impl Navigator {
         }
         if self.limit_reached() {
             return None;
+        }
+        self.postbacks.last = None;
+        if self.queue.is_empty() {
+            let (link, request) = self.postbacks.pending.take()?;
+            self.fetched += 1;
+            self.last = None;
+            self.postbacks.sent.insert(link.key());
+            self.postbacks.page = match link.label() {
+                Label::Page(n) => n,
+                _ => self.postbacks.page + 1,
+            };
+            self.postbacks.last = Some((link, request.clone()));
+            return Some(request);
         }
         let url = self.queue.pop_front()?;
         self.fetched += 1;
@@ -545,22 +609,81 @@ impl Navigator {
     /// True when the page limit stopped the walk while result pages were
     /// still waiting: the query's result is incomplete.
     pub fn cut_short(&self) -> bool {
-        self.limit_reached() && !self.queue.is_empty()
+        self.limit_reached() && self.waiting()
     }
 
     /// True when the walk ended, within the page limit, while the last page
     /// read linked a next page it did not follow: the query's result is
     /// incomplete, though no limit cut it.
     pub fn more_linked(&self) -> bool {
-        self.answered && self.queue.is_empty() && !self.limit_reached() && self.unread_next
+        self.answered && !self.waiting() && !self.limit_reached() && self.unread_next
     }
 
     /// True when the pages fetched and queued already exceed the page
     /// limit: the walk will be cut short, whatever the pages still to come
     /// show (a pager that lists more pages than the limit allows).
     pub fn beyond_limit(&self) -> bool {
+        let waiting = self.queue.len() as u64 + u64::from(self.postbacks.pending.is_some());
         self.max_pages
-            .is_some_and(|max| self.fetched + self.queue.len() as u64 > max)
+            .is_some_and(|max| self.fetched + waiting > max)
+    }
+
+    /// Whether the navigator finds the next pages itself
+    /// ([`NavigationMode::Detect`]), post-back pagers included.
+    pub fn detects(&self) -> bool {
+        matches!(self.walk, Walk::Detect(_))
+    }
+
+    /// Whether the page just read ([`Navigator::result_page_with_pagers`])
+    /// is to be read for a post-back pager: in [`NavigationMode::Detect`],
+    /// when no result page of a link waits and the limit allows another
+    /// page.
+    pub fn wants_postbacks(&self) -> bool {
+        self.detects() && !self.waiting() && self.first.is_none() && !self.limit_reached()
+    }
+
+    /// The post-back among `links` (the pager post-backs of the page just
+    /// read) that leads to the next result page: the lowest page number
+    /// above the page read and not sent yet, else the first "next". None
+    /// when the page brought nothing `fresh` (no value the walk's pages
+    /// had not shown), or the answer is `whole` (its stated total
+    /// reached).
+    pub fn next_postback(
+        &self,
+        links: &[postback::PostbackLink],
+        fresh: bool,
+        whole: bool,
+    ) -> Option<postback::PostbackLink> {
+        if !fresh || whole || !self.wants_postbacks() {
+            return None;
+        }
+        let current = self.postbacks.page;
+        let numbered = links
+            .iter()
+            .filter_map(|l| match l.label() {
+                Label::Page(n) if n > current && !self.postbacks.sent.contains(&l.key()) => {
+                    Some((n, l))
+                }
+                _ => None,
+            })
+            .min_by_key(|(n, _)| *n)
+            .map(|(_, l)| l);
+        numbered
+            .or_else(|| links.iter().find(|l| l.label() == Label::Next))
+            .cloned()
+    }
+
+    /// Queues `link` ([`Navigator::next_postback`]) with its request, built
+    /// from the page just read: the next page to fetch.
+    pub fn postback(&mut self, link: postback::PostbackLink, request: Request) {
+        self.postbacks.walking = true;
+        self.postbacks.pending = Some((link, request));
+    }
+
+    /// The post-back handed out last by [`Navigator::next_request`], if the
+    /// last page handed out was one.
+    pub fn last_postback(&self) -> Option<&postback::PostbackLink> {
+        self.postbacks.last.as_ref().map(|(link, _)| link)
     }
 
     fn limit_reached(&self) -> bool {

@@ -547,3 +547,112 @@ fn the_signs_among_the_pager_words_are_those_without_letters_or_digits() {
     assert_eq!(label(" 17\n"), Label::Page(17));
     assert_eq!(label("123456789012345678901234"), Label::Other);
 }
+
+/// The post-back links of a GridView pager on page `shown` of `pages`,
+/// and a "Next" button.
+fn grid_pager(shown: u64, pages: u64, next: bool) -> Vec<postback::PostbackLink> {
+    let mut html = String::from(r#"<form method="post" action="/l" id="f">"#);
+    for n in 1..=pages {
+        if n != shown {
+            html.push_str(&format!(
+                "<a href=\"javascript:__doPostBack('g','Page${n}')\">{n}</a>"
+            ));
+        }
+    }
+    if next {
+        html.push_str(r#"<input type="submit" name="g$next" value="Next">"#);
+    }
+    html.push_str("</form>");
+    postback::links(&crate::page::Page::parse(&html))
+}
+
+fn post(argument: &str) -> Request {
+    Request {
+        method: Method::Post,
+        url: url("http://grid.example/l"),
+        body: Some(argument.as_bytes().to_vec()),
+        content_type: None,
+    }
+}
+
+#[test]
+fn a_post_back_pager_is_walked_page_after_page_from_each_page() {
+    let first = post("search");
+    let mut nav = Navigator::new(NavigationMode::Detect, first.clone(), Some(10));
+    assert_eq!(nav.next_request(), Some(first));
+    nav.result_page(&url("http://grid.example/l"), &Links::new());
+    assert!(nav.wants_postbacks());
+    // Page 1 links 2 and 3: page 2 first.
+    let chosen = nav
+        .next_postback(&grid_pager(1, 3, false), true, false)
+        .unwrap();
+    assert_eq!(chosen.key(), "__EVENTTARGET=g&__EVENTARGUMENT=Page$2");
+    nav.postback(chosen, post("p2"));
+    assert!(nav.checkpoint().is_none(), "a post-back walk is not saved");
+    assert!(!nav.wants_postbacks(), "one post-back waits at a time");
+    assert_eq!(nav.next_request(), Some(post("p2")));
+    assert_eq!(nav.last_postback().map(|l| l.text.as_str()), Some("2"));
+    // Page 2 links 1 and 3: 1 was read, 3 is next.
+    let chosen = nav
+        .next_postback(&grid_pager(2, 3, false), true, false)
+        .unwrap();
+    assert_eq!(chosen.text, "3");
+    nav.postback(chosen, post("p3"));
+    assert_eq!(nav.next_request(), Some(post("p3")));
+    // Page 3 links 1 and 2 only: the walk ends.
+    assert!(nav
+        .next_postback(&grid_pager(3, 3, false), true, false)
+        .is_none());
+    assert!(!nav.has_next());
+    assert_eq!(nav.pages_fetched(), 3);
+    assert!(!nav.cut_short());
+}
+
+#[test]
+fn a_post_back_next_button_is_followed_while_pages_bring_new_values() {
+    let first = post("search");
+    let mut nav = Navigator::new(NavigationMode::Detect, first.clone(), Some(3));
+    nav.next_request();
+    nav.result_page(&url("http://grid.example/l"), &Links::new());
+    let links = grid_pager(1, 1, true);
+    // Nothing new on the page, or the stated total reached: no next page.
+    assert!(nav.next_postback(&links, false, false).is_none());
+    assert!(nav.next_postback(&links, true, true).is_none());
+    for page in 2..=3 {
+        let chosen = nav.next_postback(&links, true, false).unwrap();
+        assert_eq!(chosen.text, "Next");
+        nav.postback(chosen, post(&format!("p{page}")));
+        assert_eq!(nav.next_request(), Some(post(&format!("p{page}"))));
+    }
+    // The limit of three pages is reached: a waiting post-back cuts the
+    // answer short.
+    assert!(nav.next_postback(&links, true, false).is_none());
+    let mut nav = Navigator::new(NavigationMode::Detect, first.clone(), Some(1));
+    nav.next_request();
+    let chosen = grid_pager(1, 1, true).remove(0);
+    nav.postback(chosen, post("p2"));
+    assert!(nav.cut_short());
+    // A failed post-back is given back.
+    let mut nav = Navigator::new(NavigationMode::Detect, first, Some(5));
+    nav.next_request();
+    nav.postback(grid_pager(1, 2, false).remove(0), post("p2"));
+    assert_eq!(nav.next_request(), Some(post("p2")));
+    nav.give_back();
+    assert!(nav.has_next());
+    assert_eq!(nav.next_request(), Some(post("p2")));
+}
+
+#[test]
+fn only_a_detecting_navigator_follows_post_backs() {
+    for mode in [
+        NavigationMode::Off,
+        NavigationMode::Pattern("http://grid.example/l?page=*".into()),
+    ] {
+        let mut nav = Navigator::new(mode, post("search"), None);
+        nav.next_request();
+        assert!(!nav.wants_postbacks());
+        assert!(nav
+            .next_postback(&grid_pager(1, 3, true), true, false)
+            .is_none());
+    }
+}

@@ -43,26 +43,21 @@ pub enum Postback {
 /// `onchange` script.
 pub fn postback(e: &Element) -> Postback {
     let script = e.hints.onchange.as_str();
-    if let Some(at) = script.find("__doPostBack(") {
-        let args: Vec<String> = script[at + "__doPostBack(".len()..]
-            .split(')')
-            .next()
-            .unwrap_or("")
-            .split(',')
-            .map(|a| {
-                a.trim()
-                    .trim_matches(|c| c == '\'' || c == '"' || c == '\\')
-                    .to_string()
-            })
-            .collect();
-        let target = args.first().cloned().unwrap_or_default();
+    let event = crate::navigate::postback::parse(script).filter(|s| {
+        s.fields
+            .first()
+            .is_some_and(|(name, _)| name == "__EVENTTARGET")
+    });
+    if let Some(event) = event {
+        let mut fields = event.fields.into_iter().map(|(_, value)| value);
+        let target = fields.next().unwrap_or_default();
         return Postback::Event {
             target: if target.is_empty() {
                 e.name.clone()
             } else {
                 target
             },
-            argument: args.get(1).cloned().unwrap_or_default(),
+            argument: fields.next().unwrap_or_default(),
         };
     }
     if script.contains("submit()") {

@@ -153,9 +153,10 @@ fn print_records(listing: &Listing, names: &[String], records: &[Record]) -> std
         )?,
         None => writeln!(out, "total: not stated")?,
     }
-    match &listing.pager.next {
-        Some(next) => writeln!(out, "next page: {next}")?,
-        None => writeln!(out, "next page: none")?,
+    match (&listing.pager.next, &listing.pager.next_postback) {
+        (Some(next), _) => writeln!(out, "next page: {next}")?,
+        (None, Some(script)) => writeln!(out, "next page: post-back {script}")?,
+        (None, None) => writeln!(out, "next page: none")?,
     }
     let pages = listing
         .pager
