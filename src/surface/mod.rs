@@ -109,7 +109,7 @@ use choose::{choose, judge, listed_records, names, tried};
 use default::{default_answer, DefaultAnswer};
 use naming::{
     attribute_name, does_not_vary, echoes_query, name_by_choices, name_by_probes, name_of_words,
-    name_on_page, unique, without_template_words,
+    name_on_page, states_total, unique, without_template_words,
 };
 pub use plan_text::plan_of_yaml;
 use probe::{inputs_of, probe_plan, send_all_probes};
@@ -568,7 +568,7 @@ fn write_results(
             named.left_out.push(shown.unwrap_or_default());
             continue;
         }
-        if does_not_vary(slot) {
+        if does_not_vary(slot) || states_total(slot, pages, training_sent) {
             let shown = slot.values.iter().flatten().next().cloned();
             named.left_out.push(shown.unwrap_or_default());
             continue;
@@ -959,5 +959,64 @@ mod tests {
             ["Lead Data Analyst", "Energy Analyst"],
         );
         assert!(!echoes_query(&rows, &refs, &inputs));
+    }
+
+    #[test]
+    fn a_line_stating_the_answers_total_is_the_answers_summary() {
+        let url = Url::parse("http://quotes.test/Search.aspx").unwrap();
+        let answer = |count: usize, author: &str| {
+            let mut html = format!(
+                "<html><body><p id=\"lblCount\">{count} quotations found (1–{count} of {count})</p><table>"
+            );
+            for i in 0..count {
+                html.push_str(&format!(
+                    "<tr><td>Quotation {i} of {author}, a line of its own</td><td>{author}</td></tr>"
+                ));
+            }
+            html.push_str("</table><p>Ada Whitcombe's page</p></body></html>");
+            let response = crate::fetch::Response {
+                url: url.clone(),
+                status: 200,
+                content_type: Some("text/html".into()),
+                body: html.clone().into_bytes(),
+                attempts: 1,
+                elapsed: std::time::Duration::ZERO,
+            };
+            let page = Page::parse(&html);
+            Sent {
+                page: page.clone(),
+                answer: Some((Request::get(url.clone()), response)),
+                ..sent(Some(0))
+            }
+        };
+        let answers = [answer(2, "Ada Whitcombe"), answer(3, "Bo Lindqvist")];
+        let refs: Vec<&Sent> = answers.iter().collect();
+        let pages: Vec<Page> = answers.iter().map(|s| s.page.clone()).collect();
+        let slot = |rule: &str, values: [&str; 2]| Slot {
+            name: None,
+            rule: rule.into(),
+            values: values.iter().map(|v| vec![v.to_string()]).collect(),
+            precision: 1.0,
+        };
+        let count = slot(
+            "html->p[0].txt",
+            [
+                "2 quotations found (1–2 of 2)",
+                "3 quotations found (1–3 of 3)",
+            ],
+        );
+        assert!(states_total(&count, &pages, &refs));
+        // A line beside it that states no total is data.
+        let other = slot(
+            "html->p[1].txt",
+            ["Ada Whitcombe's page", "Ada Whitcombe's page"],
+        );
+        assert!(!states_total(&other, &pages, &refs));
+        // A row rule is never the summary.
+        let rows = slot(
+            "html->table[0].tr[*].td[1].txt",
+            ["Ada Whitcombe", "Bo Lindqvist"],
+        );
+        assert!(!states_total(&rows, &pages, &refs));
     }
 }

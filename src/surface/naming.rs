@@ -46,6 +46,31 @@ pub(super) fn echoes_query(slot: &Slot, sent: &[&Sent], inputs: &[Input]) -> boo
     seen
 }
 
+/// Whether a slot, one value per answer, is the total each answer states
+/// ("2 quotations found (1–2 of 2)", "Jobs 1-20 of 100"), as
+/// [`crate::listing::Listing`] reads it on the page: the answer's summary,
+/// a counter of the query, not a value of the data.
+pub(super) fn states_total(slot: &Slot, pages: &[Page], sent: &[&Sent]) -> bool {
+    if over_rows(slot) {
+        return false;
+    }
+    let mut seen = false;
+    for ((values, page), s) in slot.values.iter().zip(pages).zip(sent) {
+        let (Some(first), Some((_, answer))) = (values.first(), &s.answer) else {
+            continue;
+        };
+        let Some(total) = crate::listing::Listing::read(page, &answer.url).total else {
+            return false;
+        };
+        let stated = crate::fragment::normalize(&total.text);
+        if stated.is_empty() || !crate::fragment::normalize(first).contains(&stated) {
+            return false;
+        }
+        seen = true;
+    }
+    seen
+}
+
 /// Names the slots that show a probe's value (module docs, point 5).
 pub(super) fn name_by_probes(induction: &mut Induction, form: &Form, sent: &[&Sent]) {
     let mut elements: Vec<&String> = Vec::new();

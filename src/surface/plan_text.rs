@@ -45,7 +45,7 @@ impl InducedSpec {
         for line in &self.left_out {
             let _ = writeln!(
                 out,
-                "    left out: a line that repeats the words of the query (the answer's summary), or that does not vary with the data (a timing, the same value on every answer), e.g. {line:?}"
+                "    left out: a line that repeats the words of the query or states the answer's total (the answer's summary), or that does not vary with the data (a timing, the same value on every answer), e.g. {line:?}"
             );
         }
         out
