@@ -18,7 +18,9 @@
 //! - **Choice.** A region is worth its text (the characters of its
 //!   records). A region whose records hold lists that together carry
 //!   [`INNER_SHARE`] of its text is a frame around them: the lists are the
-//!   regions (a section per category, each with its list). Then regions
+//!   regions (a section per category, each with its list) — unless they
+//!   are lists of short records, each shorter than the frame's own list (a
+//!   few tags in each of many cards): those are fields. Then regions
 //!   are taken by their worth, largest first, none inside another.
 //! - **Navigation.** A region of short link-only records (every record one
 //!   link of at most three words, a menu), or inside `nav`, `header` or
@@ -49,6 +51,8 @@ pub const SIMILAR: f64 = 0.5;
 pub const INNER_SHARE: f64 = 0.5;
 /// The least share of the largest data region's text a data region holds.
 pub const MIN_SHARE: f64 = 0.2;
+/// The most characters of a short field on average.
+pub const SHORT_FIELD: usize = 40;
 /// The most characters of a record on average (more: a page's sections).
 pub const MAX_RECORD: usize = 2000;
 /// A region of `n` records is worth its text times `n / (n + FEW)`.
@@ -453,7 +457,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
     let mut dropped = vec![false; candidates.len()];
     for (i, c) in candidates.iter().enumerate() {
         let mut taken: Vec<NodeId> = Vec::new();
-        let mut inner = 0;
+        let (mut inner, mut inner_records) = (0, 0);
         for d in &candidates[i + 1..] {
             if !inside(c, d.parent) || c.records.iter().any(|r| r.contains(&d.parent)) {
                 continue;
@@ -467,9 +471,15 @@ pub fn regions(page: &Page) -> Vec<Region> {
             if !nested {
                 taken.push(d.parent);
                 inner += d.chars;
+                inner_records += d.records.len();
             }
         }
-        if inner as f64 >= INNER_SHARE * c.chars as f64 {
+        // Lists of short records, each shorter than the frame's own list
+        // (a card's few tags in each of many cards), are fields of its
+        // records, not lists of their own.
+        let fields =
+            inner_records < taken.len() * c.records.len() && inner < SHORT_FIELD * inner_records;
+        if !fields && inner as f64 >= INNER_SHARE * c.chars as f64 {
             dropped[i] = true;
         }
     }

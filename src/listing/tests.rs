@@ -118,6 +118,33 @@ fn a_frame_around_lists_gives_way_to_the_lists() {
 }
 
 #[test]
+fn cards_that_each_hold_a_few_short_tags_are_the_records_not_their_tags() {
+    // A shop's result cards, each with a short list of its features: the
+    // cards are the records, the features fields of them.
+    let card = |n: usize| {
+        let tags: String = ["Wi-Fi", "Parking", "Pool", "Sauna", "Garden"]
+            .iter()
+            .skip(n % 2)
+            .map(|t| format!("<li class=tag>{t}</li>"))
+            .collect();
+        format!(
+            "<div class=hotel><h3><a href=/h/{n}>Hotel {n}</a></h3><ul class=tags>{tags}</ul></div>"
+        )
+    };
+    let cards: String = (1..=6).map(card).collect();
+    let html = format!("<body><div class=results>{cards}</div></body>");
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().expect("a data region");
+    assert_eq!(main.records.len(), 6);
+    assert_eq!(page.attribute(main.records[0][0], "class"), Some("hotel"));
+    assert_eq!(
+        main.record_text(&page, 2),
+        "Hotel 3 Parking Pool Sauna Garden"
+    );
+}
+
+#[test]
 fn totals_in_their_usual_forms() {
     let t = |s: &str| total::total_in(s).map(|t| (t.count, t.kind));
     assert_eq!(t("3,376 rows"), Some((3376, TotalKind::Records)));

@@ -7,6 +7,13 @@
 //! the records of all pages whose ground truth resolves. Beside gather's
 //! data regions: all its regions (navigation too), and the plain baseline,
 //! the largest list of same-tag siblings.
+//!
+//! Each method is also scored against the truth with its nested duplicates
+//! merged: some pages give one record at two levels (`div[i]` and again
+//! `div[i]/div[1]`), and one to one, only one of the pair can ever match.
+//! A true record whose nodes all lie inside another's is merged into it.
+//! Every figure is given for the even and the odd pages apart as well (the
+//! even pages are the ones looked at while the finder is tuned).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -28,6 +35,14 @@ pub struct RecordsBenchArgs {
     /// Print where the records of page N lie, and where gather's regions.
     #[arg(long, value_name = "N")]
     pub explain: Option<u64>,
+    /// Print why the true records gather misses are missed (on the even
+    /// pages, or the odd with `--odd`): counts per cause, the pages most
+    /// affected.
+    #[arg(long)]
+    pub lost: bool,
+    /// With `--lost`: the odd pages.
+    #[arg(long, requires = "lost")]
+    pub odd: bool,
 }
 
 /// The words of a text, lower case.
@@ -48,6 +63,11 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 
 /// Matches one to one (the best pairs first), Jaccard ≥ 0.5.
 fn matched(predicted: &[HashSet<String>], truth: &[HashSet<String>]) -> usize {
+    pairs(predicted, truth).len()
+}
+
+/// The matched (predicted, true) pairs, one to one, the best first.
+fn pairs(predicted: &[HashSet<String>], truth: &[HashSet<String>]) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
     for (i, p) in predicted.iter().enumerate() {
         for (j, t) in truth.iter().enumerate() {
@@ -59,15 +79,37 @@ fn matched(predicted: &[HashSet<String>], truth: &[HashSet<String>]) -> usize {
     }
     pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
     let (mut used_p, mut used_t) = (HashSet::new(), HashSet::new());
-    let mut n = 0;
+    let mut out = Vec::new();
     for (_, i, j) in pairs {
         if !used_p.contains(&i) && !used_t.contains(&j) {
             used_p.insert(i);
             used_t.insert(j);
-            n += 1;
+            out.push((i, j));
         }
     }
-    n
+    out
+}
+
+/// Whether every node of `inner` lies in (or is) a node of `outer`.
+fn nodes_inside(page: &Page, inner: &[NodeId], outer: &[NodeId]) -> bool {
+    inner
+        .iter()
+        .all(|&n| outer.iter().any(|&o| n >= o && n < page.subtree_end(o)))
+}
+
+/// The true records that are not nested duplicates: a record whose nodes
+/// all lie inside another's is merged into it (of two records of the same
+/// nodes, the first is kept).
+fn outer_records(page: &Page, records: &[Vec<NodeId>]) -> Vec<usize> {
+    (0..records.len())
+        .filter(|&i| {
+            !records.iter().enumerate().any(|(j, other)| {
+                j != i
+                    && nodes_inside(page, &records[i], other)
+                    && (j < i || !nodes_inside(page, other, &records[i]))
+            })
+        })
+        .collect()
 }
 
 /// The node an absolute XPath (`/body[1]/div[3]/…`) names.
@@ -139,25 +181,140 @@ fn largest_sibling_list(page: &Page) -> Vec<Vec<NodeId>> {
     best.into_iter().map(|n| vec![n]).collect()
 }
 
+/// Matched, predicted and true records, on the even pages and on the odd.
 #[derive(Default)]
 struct Score {
-    matched: usize,
-    predicted: usize,
-    truth: usize,
+    halves: [[usize; 3]; 2],
 }
 
 impl Score {
-    fn add(&mut self, predicted: &[HashSet<String>], truth: &[HashSet<String>]) -> usize {
+    fn add(&mut self, key: u64, predicted: &[HashSet<String>], truth: &[HashSet<String>]) -> usize {
         let m = matched(predicted, truth);
-        self.matched += m;
-        self.predicted += predicted.len();
-        self.truth += truth.len();
+        let half = &mut self.halves[(key % 2) as usize];
+        half[0] += m;
+        half[1] += predicted.len();
+        half[2] += truth.len();
         m
     }
 
     fn line(&self, name: &str) -> String {
-        super::prf_line(name, self.matched, self.predicted, self.truth)
+        let [even, odd] = self.halves;
+        let f1 = |h: [usize; 3]| super::prf(h[0], h[1], h[2]).2;
+        format!(
+            "{}  even F1 {:.3}, odd {:.3}",
+            super::prf_line(name, even[0] + odd[0], even[1] + odd[1], even[2] + odd[2]),
+            f1(even),
+            f1(odd)
+        )
     }
+}
+
+/// Why a true record gather misses is missed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Lost {
+    /// Another true record holds it, or it holds another, and that one is matched.
+    NestedDuplicate,
+    /// It matches a record of a region gather calls navigation.
+    MenuInTruth,
+    /// A predicted record holds it and more (records too large).
+    UnderSegmented,
+    /// It holds predicted records (records too small).
+    OverSegmented,
+    /// Its siblings are a data region of gather's, it is left out.
+    ListInPart,
+    /// Its list is not gather's, but one of gather's data regions has
+    /// records of its tag path (a second list of the same kind).
+    SecondList,
+    /// Its list is not gather's, and no data region of gather's is like it.
+    WrongRegion,
+    /// A predicted record overlaps it, matched to another true record.
+    Other,
+}
+
+/// A node's tag path from the root (`html/body/div/ul/li`).
+fn tag_path(page: &Page, node: NodeId) -> Vec<&str> {
+    let mut out: Vec<&str> = std::iter::once(node)
+        .chain(page.ancestors(node))
+        .map(|n| page.label_name(n))
+        .collect();
+    out.reverse();
+    out
+}
+
+/// Why each unmatched true record is missed.
+fn lost_records(
+    page: &Page,
+    truth: &[Vec<NodeId>],
+    truth_words: &[HashSet<String>],
+    found: &[gather::listing::Region],
+) -> Vec<Lost> {
+    let data: Vec<&gather::listing::Region> = found
+        .iter()
+        .filter(|r| r.kind == RegionKind::Data)
+        .collect();
+    let predicted: Vec<&Vec<NodeId>> = data.iter().flat_map(|r| r.records.iter()).collect();
+    let predicted_words: Vec<HashSet<String>> =
+        predicted.iter().map(|r| words(&text(page, r))).collect();
+    let is_matched: HashSet<usize> = pairs(&predicted_words, truth_words)
+        .into_iter()
+        .map(|(_, j)| j)
+        .collect();
+    let navigation: Vec<HashSet<String>> = found
+        .iter()
+        .filter(|r| r.kind == RegionKind::Navigation)
+        .flat_map(|r| r.records.iter().map(|rec| words(&text(page, rec))))
+        .collect();
+    let within = |n: NodeId, o: NodeId| n >= o && n < page.subtree_end(o);
+    let overlaps = |a: &[NodeId], b: &[NodeId]| {
+        a.iter()
+            .any(|&x| b.iter().any(|&y| within(x, y) || within(y, x)))
+    };
+    let mut out = Vec::new();
+    for (j, record) in truth.iter().enumerate() {
+        if is_matched.contains(&j) {
+            continue;
+        }
+        let nested = truth.iter().enumerate().any(|(k, other)| {
+            k != j
+                && is_matched.contains(&k)
+                && (nodes_inside(page, record, other) || nodes_inside(page, other, record))
+        });
+        let cause = if nested {
+            Lost::NestedDuplicate
+        } else if navigation
+            .iter()
+            .any(|n| jaccard(n, &truth_words[j]) >= 0.5)
+        {
+            Lost::MenuInTruth
+        } else if predicted
+            .iter()
+            .any(|p| nodes_inside(page, record, p) && !nodes_inside(page, p, record))
+        {
+            Lost::UnderSegmented
+        } else if predicted
+            .iter()
+            .any(|p| nodes_inside(page, p, record) && !nodes_inside(page, record, p))
+        {
+            Lost::OverSegmented
+        } else if predicted.iter().any(|p| overlaps(p, record)) {
+            Lost::Other
+        } else {
+            let parent = record.first().and_then(|&n| page.parent(n));
+            let path = record.first().map(|&n| tag_path(page, n));
+            if data.iter().any(|r| Some(r.parent) == parent) {
+                Lost::ListInPart
+            } else if predicted
+                .iter()
+                .any(|p| p.first().map(|&n| tag_path(page, n)) == path)
+            {
+                Lost::SecondList
+            } else {
+                Lost::WrongRegion
+            }
+        };
+        out.push(cause);
+    }
+    out
 }
 
 fn load_truth(path: &Path) -> Result<Vec<Vec<String>>, String> {
@@ -182,7 +339,10 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
         .filter_map(|e| e.file_name().to_str()?.strip_suffix(".json")?.parse().ok())
         .collect();
     keys.sort_unstable();
-    let (mut ours, mut all, mut baseline) = (Score::default(), Score::default(), Score::default());
+    // Per method: the issue's truth, and the truth with nested duplicates merged.
+    let mut scores: [[Score; 2]; 3] = Default::default();
+    let mut lost: std::collections::BTreeMap<Lost, (usize, Vec<(usize, u64)>)> = Default::default();
+    let (mut nested, mut lost_pages) = (0, 0);
     let (mut resolved, mut unresolved) = (0, 0);
     let mut seconds = 0.0;
     for key in keys {
@@ -201,17 +361,18 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
             continue;
         };
         let page = Page::from_bytes(&html, None);
-        let true_records: Option<Vec<HashSet<String>>> = truth
+        let true_nodes: Option<Vec<Vec<NodeId>>> = truth
             .iter()
-            .map(|record| {
-                let nodes: Option<Vec<NodeId>> = record.iter().map(|x| resolve(&page, x)).collect();
-                nodes.map(|n| words(&text(&page, &n)))
-            })
+            .map(|record| record.iter().map(|x| resolve(&page, x)).collect())
             .collect();
-        let Some(true_records) = true_records else {
+        let Some(true_nodes) = true_nodes else {
             unresolved += 1;
             continue;
         };
+        let true_records: Vec<HashSet<String>> =
+            true_nodes.iter().map(|n| words(&text(&page, n))).collect();
+        let outer = outer_records(&page, &true_nodes);
+        let merged: Vec<HashSet<String>> = outer.iter().map(|&i| true_records[i].clone()).collect();
         resolved += 1;
         let start = Instant::now();
         let found = regions(&page);
@@ -224,13 +385,32 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
                 .collect()
         };
         let predicted = texts(true);
-        let m = ours.add(&predicted, &true_records);
-        all.add(&texts(false), &true_records);
         let base: Vec<HashSet<String>> = largest_sibling_list(&page)
             .iter()
             .map(|r| words(&text(&page, r)))
             .collect();
-        baseline.add(&base, &true_records);
+        let mut m = 0;
+        for (method, records) in [predicted.clone(), texts(false), base].iter().enumerate() {
+            let got = scores[method][0].add(key, records, &true_records);
+            scores[method][1].add(key, records, &merged);
+            if method == 0 {
+                m = got;
+            }
+        }
+        if args.lost && key % 2 == u64::from(args.odd) {
+            nested += true_nodes.len() - outer.len();
+            let causes = lost_records(&page, &true_nodes, &true_records, &found);
+            lost_pages += usize::from(!causes.is_empty());
+            let mut per_page: std::collections::BTreeMap<Lost, usize> = Default::default();
+            for c in causes {
+                *per_page.entry(c).or_default() += 1;
+            }
+            for (c, n) in per_page {
+                let entry = lost.entry(c).or_default();
+                entry.0 += n;
+                entry.1.push((n, key));
+            }
+        }
         if args.explain == Some(key) {
             for (i, record) in truth.iter().enumerate().take(4) {
                 println!("true {i}: {record:?}");
@@ -272,12 +452,12 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
                     .map(|rec| words(&text(&page, rec)))
                     .collect();
                 println!(
-                    "  {:?} {} records, {} chars, {} match, <{}>",
+                    "  {:?} {} records, {} chars, {} match, {}",
                     r.kind,
                     r.records.len(),
                     r.chars,
                     matched(&texts, &true_records),
-                    page.label_name(r.parent)
+                    xpath(&page, r.parent)
                 );
             }
         }
@@ -286,9 +466,34 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
         "NEXT-EVAL records, {resolved} pages whose ground truth resolves ({unresolved} left out); \
          a match: word-set Jaccard >= 0.5, one to one"
     );
-    println!("{}", ours.line("gather records (data regions)"));
-    println!("{}", all.line("gather, navigation regions too"));
-    println!("{}", baseline.line("largest list of same-tag siblings"));
+    let names = [
+        "gather records (data regions)",
+        "gather, navigation regions too",
+        "largest list of same-tag siblings",
+    ];
+    for (name, [issue, _]) in names.iter().zip(&scores) {
+        println!("{}", issue.line(name));
+    }
+    println!("the truth with its nested duplicates merged (a record inside another is one):");
+    for (name, [_, merged]) in names.iter().zip(&scores) {
+        println!("{}", merged.line(name));
+    }
+    if args.lost {
+        let half = if args.odd { "odd" } else { "even" };
+        println!(
+            "true records gather misses on the {half} pages ({lost_pages} pages miss some; \
+             {nested} true records there are nested duplicates)"
+        );
+        for (cause, (n, mut pages)) in lost {
+            pages.sort_unstable_by(|a, b| b.cmp(a));
+            let worst: Vec<String> = pages
+                .iter()
+                .take(8)
+                .map(|(n, k)| format!("{k}: {n}"))
+                .collect();
+            println!("  {cause:?} {n}  ({})", worst.join(", "));
+        }
+    }
     println!(
         "anchors (issue 32): MDR F1 0.092, autoscraper 0.355, largest same-tag list 0.506; \
          gather reads a page in {:.1} ms on average",
