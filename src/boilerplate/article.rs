@@ -26,6 +26,13 @@
 //!   (`itemprop=articleBody` +50), and is weighed by `1 - link density`.
 //!   The best is the article's container; its siblings join it when they
 //!   score at least a fifth of it or are long paragraphs with few links.
+//! - **An article in sibling blocks** (a guide's sections, a post's
+//!   blocks) is read whole: the container gives way to its highest
+//!   ancestor whose text beyond it is prose (at least 60 % in paragraphs
+//!   and headings, at most 20 % in links), at least a quarter of the
+//!   container's text, in two paragraphs or more unless it outweighs the
+//!   container (a dateline and a standfirst above a story are not more of
+//!   it); the container is then not cleaned out of it.
 //! - **Cleaning inside it**: lists, tables, `div`s and `section`s with
 //!   fewer than 10 commas are dropped when their link density says they are
 //!   link lists (over 0.2, or over 0.5 where their name says content), or
@@ -59,6 +66,9 @@ const RETRY_BELOW_BYTES: usize = 500;
 /// when its name does not count against it, or when it holds at least this
 /// many characters (a builder's `…-bg-attachment-scroll` row).
 const WRAPPER_MIN_CHARS: u32 = 500;
+/// An article is widened to an ancestor that adds at least this many
+/// characters of prose.
+const WIDEN_MIN_CHARS: u32 = 80;
 /// How far up a paragraph's score is handed.
 const SCORE_LEVELS: usize = 5;
 
@@ -246,6 +256,8 @@ struct Scorer<'p> {
     /// Paragraph-like elements below (p, pre, …) and list items.
     paragraphs: Vec<u32>,
     items: Vec<u32>,
+    /// Characters below in paragraphs and headings (`p`, `pre`, `h2`–`h6`).
+    prose: Vec<u32>,
     score: Vec<f64>,
     scored: Vec<bool>,
 }
@@ -292,6 +304,7 @@ impl<'p> Scorer<'p> {
             own: vec![Counts::default(); n],
             paragraphs: vec![0; n],
             items: vec![0; n],
+            prose: vec![0; n],
             score: vec![0.0; n],
             scored: vec![false; n],
         };
@@ -424,6 +437,12 @@ impl<'p> Scorer<'p> {
                     let (par, items) = (self.paragraphs[at], self.items[at]);
                     self.paragraphs[pa] += par + u32::from(matches!(name, "p" | "pre"));
                     self.items[pa] += items + u32::from(name == "li");
+                    self.prose[pa] +=
+                        if matches!(name, "p" | "pre" | "h2" | "h3" | "h4" | "h5" | "h6") {
+                            c.chars
+                        } else {
+                            self.prose[at]
+                        };
                 }
             }
         }
@@ -514,8 +533,9 @@ impl<'p> Scorer<'p> {
         self.score[at] * (1.0 - self.all[at].link_density())
     }
 
-    /// The element that holds the article.
-    fn top(&self) -> Option<NodeId> {
+    /// The element that holds the article, and the best-scoring element
+    /// within it (itself, unless the article was widened).
+    fn top(&self) -> Option<(NodeId, NodeId)> {
         let mut best: Vec<(f64, NodeId)> = Vec::with_capacity(TOP_CANDIDATES + 1);
         for (k, &scored) in self.scored.iter().enumerate() {
             if !scored {
@@ -570,6 +590,8 @@ impl<'p> Scorer<'p> {
             }
             up = self.page.parent(a);
         }
+        let core = top;
+        let mut top = self.widen(top);
         // An only child stands for its parent.
         while let Some(p) = self.page.parent(top) {
             if p <= self.body || self.page.children(p).count() != 1 {
@@ -577,7 +599,37 @@ impl<'p> Scorer<'p> {
             }
             top = p;
         }
-        Some(top)
+        Some((top, core))
+    }
+
+    /// An article cut into sibling blocks (a guide's sections, a post's
+    /// blocks) is read whole: the top element gives way to the highest
+    /// ancestor whose text beyond it is prose (paragraphs and headings, few
+    /// links).
+    fn widen(&self, top: NodeId) -> NodeId {
+        let t = self.at(top);
+        let (chars, links, prose) = (self.all[t].chars, self.all[t].link_chars, self.prose[t]);
+        let mut wide = top;
+        let mut up = self.page.parent(top);
+        while let Some(a) = up.filter(|&a| a > self.body) {
+            let at = self.at(a);
+            let added = self.all[at].chars.saturating_sub(chars);
+            let added_links = self.all[at].link_chars.saturating_sub(links);
+            let added_prose = self.prose[at].saturating_sub(prose);
+            // Enough to be more of the article, not a standfirst or a
+            // dateline above it: a quarter of its text, in two paragraphs
+            // or more, or more than it holds.
+            let added_paragraphs = self.paragraphs[at] - self.paragraphs[t];
+            if added_links * 5 <= added
+                && added_prose * 5 >= added * 3
+                && added_prose * 4 >= chars.max(WIDEN_MIN_CHARS * 4)
+                && (added_paragraphs >= 2 || added_prose >= chars)
+            {
+                wide = a;
+            }
+            up = self.page.parent(a);
+        }
+        wide
     }
 
     /// The top element and the siblings that join it.
@@ -700,18 +752,20 @@ impl<'p> Scorer<'p> {
     }
 
     fn text(&self) -> String {
-        let Some(top) = self.top() else {
+        let Some((top, core)) = self.top() else {
             return String::new();
         };
         let mut out = Writer::default();
         for part in self.parts(top) {
-            self.write(part, &mut out);
+            self.write(part, core, &mut out);
             out.line();
         }
         out.finish()
     }
 
-    fn write(&self, node: NodeId, out: &mut Writer) {
+    /// Writes `node`'s text, less what is cleaned out; `core`, the
+    /// best-scoring element, and the elements around it are not cleaned.
+    fn write(&self, node: NodeId, core: NodeId, out: &mut Writer) {
         let page = self.page;
         let end = page.subtree_end(node);
         let part_chars = self.all[self.at(node)].chars;
@@ -732,7 +786,10 @@ impl<'p> Scorer<'p> {
                 continue;
             }
             let at = self.at(i);
-            if self.removed[at] || (i != node && self.cleaned(i, part_chars, names_say_little)) {
+            let holds_core = i <= core && core < page.subtree_end(i);
+            if self.removed[at]
+                || (i != node && !holds_core && self.cleaned(i, part_chars, names_say_little))
+            {
                 i = page.subtree_end(i);
                 out.space();
                 continue;
@@ -937,5 +994,55 @@ mod tests {
         let t = text(&html);
         assert!(t.contains("Step 4: open the valve"), "{t}");
         assert!(!t.contains("Archive"), "{t}");
+    }
+
+    /// A guide cut into sections, each a heading and a panel of
+    /// paragraphs, is read whole; a dateline and a standfirst above a
+    /// story's body are not taken for more of it.
+    #[test]
+    fn an_article_in_sibling_sections_is_read_whole_a_standfirst_is_not() {
+        let panel = |k: usize, n: usize| -> String {
+            let ps: String = (0..n)
+                .map(|j| format!("<p>Section {k}, paragraph {j}: {STORY}</p>"))
+                .collect();
+            format!(
+                "<section id=s{k}><h2>Part {k}</h2><div class=panel><div class=text>{ps}</div></div>\
+                 <div class=cta><a href=/buy{k}>Buy it now at the shop</a></div></section>"
+            )
+        };
+        let html = format!(
+            "<html><body><nav><a href=/>Home</a></nav><article class=paywall><div class=wrap>\
+             <div class=intro><p>Lots of laptops cost less than five hundred dollars, but few of \
+             them are good, and we tested many of them.</p></div><div class=sections>{}{}{}</div>\
+             </div></article>\
+             <ul class=more><li><a href=/x>Best monitors</a></li><li><a href=/y>Best mice</a></li></ul>\
+             </body></html>",
+            panel(1, 6),
+            panel(2, 3),
+            panel(3, 3)
+        );
+        let t = text(&html);
+        for part in [
+            "Lots of laptops",
+            "Section 1, paragraph 5",
+            "Part 2",
+            "Section 3, paragraph 2",
+        ] {
+            assert!(t.contains(part), "{part} not in {t}");
+        }
+        for junk in ["Best monitors", "Home"] {
+            assert!(!t.contains(junk), "{junk} in {t}");
+        }
+        let body: String = (0..8)
+            .map(|j| format!("<p>Paragraph {j} of the story: {STORY}</p>"))
+            .collect();
+        let story = format!(
+            "<html><body><div class=page><div class=intro><p class=date>October 12, 2017</p>\
+             <p class=lead>The port and the town agree on a new harbour wall, to be built by spring.</p>\
+             </div><div class=story-body>{body}</div></div></body></html>"
+        );
+        let t = text(&story);
+        assert!(t.contains("Paragraph 7 of the story"), "{t}");
+        assert!(!t.contains("October 12") && !t.contains("agree on"), "{t}");
     }
 }
