@@ -9,7 +9,8 @@
 //! - **What is never content**: scripts, styles, forms' controls, `nav`,
 //!   `aside`, `footer`, `header`, `h1` (the headline is the page's title,
 //!   not its body), figures and their captions, hidden elements (`hidden`, `aria-hidden`, `display:
-//!   none`), navigation roles (`role=navigation|menu|complementary|dialog`),
+//!   none`; not the content a React server streams in
+//!   `<div hidden id="S:0">` for its script to move into place), navigation roles (`role=navigation|menu|complementary|dialog`),
 //!   and elements whose `class` or `id` names a part that is not the
 //!   article (`comment`, `sidebar`, `related`, `share`, `footer`, `menu`,
 //!   `promo`, …) unless it also names the article (`article`, `content`,
@@ -274,6 +275,15 @@ fn has_any(hay: &str, needles: &[&str]) -> bool {
     !hay.is_empty() && needles.iter().any(|n| hay.contains(n))
 }
 
+/// Whether a `hidden` element is the content a React server streams after
+/// the page's shell (`<div hidden id="S:0">`), which its script moves into
+/// place at once: what the reader sees, not hidden text.
+fn streamed(page: &Page, n: NodeId) -> bool {
+    page.attribute(n, "id")
+        .and_then(|id| id.strip_prefix("S:"))
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn is_comma(c: char) -> bool {
     matches!(
         c,
@@ -330,7 +340,7 @@ impl<'p> Scorer<'p> {
         if NEVER.contains(&name) {
             return true;
         }
-        if self.page.attribute(n, "hidden").is_some()
+        if (self.page.attribute(n, "hidden").is_some() && !streamed(self.page, n))
             || self
                 .page
                 .attribute(n, "aria-hidden")
@@ -1044,5 +1054,23 @@ mod tests {
         let t = text(&story);
         assert!(t.contains("Paragraph 7 of the story"), "{t}");
         assert!(!t.contains("October 12") && !t.contains("agree on"), "{t}");
+    }
+
+    /// A React server streams the page's content after its shell in
+    /// `<div hidden id="S:0">`, which its script moves into place: that is
+    /// the article; other hidden elements are still left out.
+    #[test]
+    fn content_streamed_by_react_is_read_other_hidden_text_is_not() {
+        let html = format!(
+            "<html><body><header><a href=/>Mattress shop</a></header>\
+             <main><template id=\"B:0\"></template><div>Loading the post</div></main>\
+             <div hidden id=modal><p>Sign up for our newsletter and save ten percent, today only, on every mattress.</p></div>\
+             <div hidden id=\"S:0\"><div class=pg-post><p>{STORY}</p><p>{STORY} Again.</p>\
+             <p>{STORY} And once more.</p></div></div>\
+             <script>$RC(\"B:0\", \"S:0\")</script></body></html>"
+        );
+        let t = text(&html);
+        assert!(t.contains("And once more."), "{t}");
+        assert!(!t.contains("newsletter"), "{t}");
     }
 }
