@@ -45,6 +45,8 @@
 //!   most of the part's text has such names (a page builder calls every
 //!   block `elementor-widget`). A name that says "not the article"
 //!   outright (`comment`, `share`, …) is dropped whatever it holds.
+//! - **No paragraph at all** (a page of a word, a price list): the text of
+//!   the page, less what is never content and the link lists, is its text.
 //!
 //! The scores are those of Arc90's Readability (as in Mozilla's
 //! Readability.js), with two changes measured on the article-extraction
@@ -762,10 +764,12 @@ impl<'p> Scorer<'p> {
     }
 
     fn text(&self) -> String {
-        let Some((top, core)) = self.top() else {
-            return String::new();
-        };
         let mut out = Writer::default();
+        let Some((top, core)) = self.top() else {
+            // Not one paragraph: what text there is is the page's.
+            self.write(self.body, self.body, &mut out);
+            return out.finish();
+        };
         for part in self.parts(top) {
             self.write(part, core, &mut out);
             out.line();
@@ -1072,5 +1076,17 @@ mod tests {
         let t = text(&html);
         assert!(t.contains("And once more."), "{t}");
         assert!(!t.contains("newsletter"), "{t}");
+    }
+
+    /// A page without one paragraph (a word, a price list) is its text,
+    /// less its menus.
+    #[test]
+    fn a_page_without_paragraphs_is_its_text() {
+        assert_eq!(text("<html><body>\n  Test\n</body></html>"), "Test");
+        let t = text(
+            "<html><body><nav><a href=/>Home</a> <a href=/shop>Shop</a></nav><div>Price list</div>\
+             <ul><li>Tea, 2 euros</li><li>Coffee, 3 euros</li></ul></body></html>",
+        );
+        assert_eq!(t, "Price list\nTea, 2 euros\nCoffee, 3 euros");
     }
 }
