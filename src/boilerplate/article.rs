@@ -10,7 +10,8 @@
 //!   `aside`, `footer`, `header`, `h1` (the headline is the page's title,
 //!   not its body), figures and their captions, hidden elements (`hidden`, `aria-hidden`, `display:
 //!   none`; not the content a React server streams in
-//!   `<div hidden id="S:0">` for its script to move into place), navigation roles (`role=navigation|menu|complementary|dialog`),
+//!   `<div hidden id="S:0">` for its script to move into place, nor the
+//!   folded panels of accordions and tabs, `role=region|tabpanel`), navigation roles (`role=navigation|menu|complementary|dialog`),
 //!   and elements whose `class` or `id` names a part that is not the
 //!   article (`comment`, `sidebar`, `related`, `share`, `footer`, `menu`,
 //!   `promo`, …) unless it also names the article (`article`, `content`,
@@ -342,11 +343,12 @@ impl<'p> Scorer<'p> {
         if NEVER.contains(&name) {
             return true;
         }
-        if (self.page.attribute(n, "hidden").is_some() && !streamed(self.page, n))
+        if ((self.page.attribute(n, "hidden").is_some() && !streamed(self.page, n))
             || self
                 .page
                 .attribute(n, "aria-hidden")
-                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")))
+            && !self.folded(n)
         {
             return true;
         }
@@ -373,6 +375,15 @@ impl<'p> Scorer<'p> {
             return false;
         }
         self.unlikely(n)
+    }
+
+    /// Whether a hidden element is a folded panel (an accordion's, a tab's:
+    /// `role=region|tabpanel`), whose text the reader opens with a click.
+    fn folded(&self, n: NodeId) -> bool {
+        self.page.attribute(n, "role").is_some_and(|r| {
+            let r = r.trim();
+            r.eq_ignore_ascii_case("region") || r.eq_ignore_ascii_case("tabpanel")
+        })
     }
 
     /// Whether the element's `class` or `id` names a part that is not the
@@ -1088,5 +1099,27 @@ mod tests {
              <ul><li>Tea, 2 euros</li><li>Coffee, 3 euros</li></ul></body></html>",
         );
         assert_eq!(t, "Price list\nTea, 2 euros\nCoffee, 3 euros");
+    }
+
+    /// A product page's folded panels (an accordion's, behind a click) are
+    /// its text; a hidden menu or an icon is not.
+    #[test]
+    fn folded_panels_are_read_hidden_menus_are_not() {
+        let html = format!(
+            "<html><body><div id=root><main role=main><div class=p1>\
+             <p>Wireless keyboard with magnetic switches, for work and for games, in black.</p>\
+             <button aria-controls=c1>Quality guarantee</button>\
+             <div id=c1 role=region aria-hidden=true><p>{STORY}</p><p>{STORY} Again.</p></div>\
+             <button aria-controls=c2>Shipping</button>\
+             <div id=c2 role=tabpanel hidden><p>Most orders ship within two days, and returns are free for two weeks.</p></div>\
+             <div aria-hidden=true><p>Menu: keyboards, mice, cables, switches, keycaps and more, all on sale now</p></div>\
+             </div></main></div></body></html>"
+        );
+        let t = text(&html);
+        assert!(
+            t.contains("Again.") && t.contains("returns are free"),
+            "{t}"
+        );
+        assert!(!t.contains("Menu:"), "{t}");
     }
 }
