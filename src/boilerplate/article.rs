@@ -41,8 +41,8 @@
 //!   when they hold more list items than paragraphs and little text; and
 //!   those whose score is negative (a name such as `widget`, `scroll` or
 //!   `meta`, a list's tag) unless they are the article all the same: a
-//!   wrapper holding most of its part's text, a list whose items are
-//!   paragraphs, or prose (3 paragraphs, 500 characters, few links) where
+//!   wrapper holding most of its part's text, a list that holds at least
+//!   as many paragraphs as items (one or more), or prose (3 paragraphs, 500 characters, few links) where
 //!   most of the part's text has such names (a page builder calls every
 //!   block `elementor-widget`). A name that says "not the article"
 //!   outright (`comment`, `share`, …) is dropped whatever it holds.
@@ -726,11 +726,11 @@ impl<'p> Scorer<'p> {
             && self.paragraphs[at] >= 3
             && c.chars >= WRAPPER_MIN_CHARS
             && ld < 0.2;
-        // A list whose items are paragraphs is the article's list.
-        let paragraph_list = matches!(name, "ul" | "ol")
-            && self.paragraphs[at] >= self.items[at]
-            && self.items[at] >= 2
-            && ld < 0.2;
+        // A list whose items are paragraphs is the article's list, and so
+        // is one that holds a paragraph and no items (a site's blocks of
+        // benefits written as `<ul><span><p>`).
+        let paragraph_list =
+            matches!(name, "ul" | "ol") && self.paragraphs[at] >= self.items[at].max(1) && ld < 0.2;
         let kept = (holds_part || prose || paragraph_list) && !self.unlikely(n);
         // Its paragraphs can outweigh what its name says.
         let score = if self.scored[at] {
@@ -1121,5 +1121,28 @@ mod tests {
             "{t}"
         );
         assert!(!t.contains("Menu:"), "{t}");
+    }
+
+    /// A list that holds a paragraph and no items (blocks of benefits
+    /// written as `<ul><span><p>…`) is the article's.
+    #[test]
+    fn a_list_holding_a_paragraph_without_items_is_kept() {
+        let block = |s: &str| {
+            format!("<div class=card><h3>{s}</h3><ul class=x><span><p>{STORY} {s}.</p></span></ul></div>")
+        };
+        let html = format!(
+            "<html><body><main><div class=grid><h2>Benefits of cloud storage</h2>{}{}{}{}</div></main>\
+             <ul class=links><li><a href=/a>Archive</a></li><li><a href=/b>About us</a></li></ul>\
+             </body></html>",
+            block("Agility"),
+            block("Cost"),
+            block("Security"),
+            block("Durability")
+        );
+        let t = text(&html);
+        for word in ["Agility.", "Cost.", "Security.", "Durability."] {
+            assert!(t.contains(word), "{word} not in {t}");
+        }
+        assert!(!t.contains("Archive"), "{t}");
     }
 }
