@@ -38,7 +38,9 @@
 //! - **Cleaning inside it**: lists, tables, `div`s and `section`s with
 //!   fewer than 10 commas are dropped when their link density says they are
 //!   link lists (over 0.2, or over 0.5 where their name says content), or
-//!   when they hold more list items than paragraphs and little text; and
+//!   when they hold more list items than paragraphs and little text, in
+//!   links or in items of under 20 characters (a spec sheet's lines, none
+//!   a link, are the article's); and
 //!   those whose score is negative (a name such as `widget`, `scroll` or
 //!   `meta`, a list's tag) unless they are the article all the same: a
 //!   wrapper holding most of its part's text, a list that holds at least
@@ -747,8 +749,14 @@ impl<'p> Scorer<'p> {
         if (weight < 25.0 && ld > 0.2) || (weight >= 25.0 && ld > 0.5) {
             return true;
         }
+        // Items rather than paragraphs, and little text: a list of links or
+        // of labels, unless its items are lines of a spec sheet, no link
+        // among them.
         let (p, li) = (self.paragraphs[at], self.items[at]);
-        !matches!(name, "ul" | "ol") && li > p + 1 && c.chars < 500
+        !matches!(name, "ul" | "ol")
+            && li > p + 1
+            && c.chars < 500
+            && (c.link_chars > 0 || c.chars < li * 20)
     }
 
     /// The characters below `node` in elements whose `class` or `id` count
@@ -1144,5 +1152,31 @@ mod tests {
             assert!(t.contains(word), "{word} not in {t}");
         }
         assert!(!t.contains("Archive"), "{t}");
+    }
+
+    /// A product's spec sheet (a block of list items, no link among them)
+    /// is its text; a block of short links beside it is not.
+    #[test]
+    fn a_spec_sheet_is_kept_a_block_of_links_is_not() {
+        let specs: String = [
+            "Capacity: 40 litres for your gear",
+            "Weight: 700 grams, easy to carry",
+            "Straps: padded for the shoulders",
+        ]
+        .iter()
+        .map(|s| format!("<li>{s}</li>"))
+        .collect();
+        let links: String = ["Tents", "Boots", "Stoves"]
+            .iter()
+            .map(|s| format!("<li><a href=/{s}>{s}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div id=main-content class=body><p>{STORY}</p><p>{STORY} Again.</p>\
+             <div class=details><h3>Technical information</h3><ul>{specs}</ul></div>\
+             <div class=shop-more><h3>Shop more</h3><ul>{links}</ul></div></div></body></html>"
+        );
+        let t = text(&html);
+        assert!(t.contains("Straps: padded"), "{t}");
+        assert!(!t.contains("Stoves"), "{t}");
     }
 }
