@@ -9,7 +9,9 @@
 //! - **What is never content**: scripts, styles, forms' controls, `nav`,
 //!   `aside`, `footer`, `header`, `h1` (the headline is the page's title,
 //!   not its body), figures and their captions, hidden elements (`hidden`, `aria-hidden`, `display:
-//!   none`), navigation roles (`role=navigation|menu|complementary|dialog`),
+//!   none`; not the content a React server streams in
+//!   `<div hidden id="S:0">` for its script to move into place, nor the
+//!   folded panels of accordions and tabs, `role=region|tabpanel`), navigation roles (`role=navigation|menu|complementary|dialog`),
 //!   and elements whose `class` or `id` names a part that is not the
 //!   article (`comment`, `sidebar`, `related`, `share`, `footer`, `menu`,
 //!   `promo`, …) unless it also names the article (`article`, `content`,
@@ -26,17 +28,28 @@
 //!   (`itemprop=articleBody` +50), and is weighed by `1 - link density`.
 //!   The best is the article's container; its siblings join it when they
 //!   score at least a fifth of it or are long paragraphs with few links.
+//! - **An article in sibling blocks** (a guide's sections, a post's
+//!   blocks) is read whole: the container gives way to its highest
+//!   ancestor whose text beyond it is prose (at least 60 % in paragraphs
+//!   and headings, at most 20 % in links), at least a quarter of the
+//!   container's text, in two paragraphs or more unless it outweighs the
+//!   container (a dateline and a standfirst above a story are not more of
+//!   it); the container is then not cleaned out of it.
 //! - **Cleaning inside it**: lists, tables, `div`s and `section`s with
 //!   fewer than 10 commas are dropped when their link density says they are
 //!   link lists (over 0.2, or over 0.5 where their name says content), or
-//!   when they hold more list items than paragraphs and little text; and
+//!   when they hold more list items than paragraphs and little text, in
+//!   links or in items of under 20 characters (a spec sheet's lines, none
+//!   a link, are the article's); and
 //!   those whose score is negative (a name such as `widget`, `scroll` or
 //!   `meta`, a list's tag) unless they are the article all the same: a
-//!   wrapper holding most of its part's text, a list whose items are
-//!   paragraphs, or prose (3 paragraphs, 500 characters, few links) where
+//!   wrapper holding most of its part's text, a list that holds at least
+//!   as many paragraphs as items (one or more), or prose (3 paragraphs, 500 characters, few links) where
 //!   most of the part's text has such names (a page builder calls every
 //!   block `elementor-widget`). A name that says "not the article"
 //!   outright (`comment`, `share`, …) is dropped whatever it holds.
+//! - **No paragraph at all** (a page of a word, a price list): the text of
+//!   the page, less what is never content and the link lists, is its text.
 //!
 //! The scores are those of Arc90's Readability (as in Mozilla's
 //! Readability.js), with two changes measured on the article-extraction
@@ -59,6 +72,9 @@ const RETRY_BELOW_BYTES: usize = 500;
 /// when its name does not count against it, or when it holds at least this
 /// many characters (a builder's `…-bg-attachment-scroll` row).
 const WRAPPER_MIN_CHARS: u32 = 500;
+/// An article is widened to an ancestor that adds at least this many
+/// characters of prose.
+const WIDEN_MIN_CHARS: u32 = 80;
 /// How far up a paragraph's score is handed.
 const SCORE_LEVELS: usize = 5;
 
@@ -246,6 +262,8 @@ struct Scorer<'p> {
     /// Paragraph-like elements below (p, pre, …) and list items.
     paragraphs: Vec<u32>,
     items: Vec<u32>,
+    /// Characters below in paragraphs and headings (`p`, `pre`, `h2`–`h6`).
+    prose: Vec<u32>,
     score: Vec<f64>,
     scored: Vec<bool>,
 }
@@ -260,6 +278,15 @@ fn words_of(attr: Option<&str>) -> String {
 
 fn has_any(hay: &str, needles: &[&str]) -> bool {
     !hay.is_empty() && needles.iter().any(|n| hay.contains(n))
+}
+
+/// Whether a `hidden` element is the content a React server streams after
+/// the page's shell (`<div hidden id="S:0">`), which its script moves into
+/// place at once: what the reader sees, not hidden text.
+fn streamed(page: &Page, n: NodeId) -> bool {
+    page.attribute(n, "id")
+        .and_then(|id| id.strip_prefix("S:"))
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn is_comma(c: char) -> bool {
@@ -292,6 +319,7 @@ impl<'p> Scorer<'p> {
             own: vec![Counts::default(); n],
             paragraphs: vec![0; n],
             items: vec![0; n],
+            prose: vec![0; n],
             score: vec![0.0; n],
             scored: vec![false; n],
         };
@@ -317,11 +345,12 @@ impl<'p> Scorer<'p> {
         if NEVER.contains(&name) {
             return true;
         }
-        if self.page.attribute(n, "hidden").is_some()
+        if ((self.page.attribute(n, "hidden").is_some() && !streamed(self.page, n))
             || self
                 .page
                 .attribute(n, "aria-hidden")
-                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")))
+            && !self.folded(n)
         {
             return true;
         }
@@ -348,6 +377,15 @@ impl<'p> Scorer<'p> {
             return false;
         }
         self.unlikely(n)
+    }
+
+    /// Whether a hidden element is a folded panel (an accordion's, a tab's:
+    /// `role=region|tabpanel`), whose text the reader opens with a click.
+    fn folded(&self, n: NodeId) -> bool {
+        self.page.attribute(n, "role").is_some_and(|r| {
+            let r = r.trim();
+            r.eq_ignore_ascii_case("region") || r.eq_ignore_ascii_case("tabpanel")
+        })
     }
 
     /// Whether the element's `class` or `id` names a part that is not the
@@ -424,6 +462,12 @@ impl<'p> Scorer<'p> {
                     let (par, items) = (self.paragraphs[at], self.items[at]);
                     self.paragraphs[pa] += par + u32::from(matches!(name, "p" | "pre"));
                     self.items[pa] += items + u32::from(name == "li");
+                    self.prose[pa] +=
+                        if matches!(name, "p" | "pre" | "h2" | "h3" | "h4" | "h5" | "h6") {
+                            c.chars
+                        } else {
+                            self.prose[at]
+                        };
                 }
             }
         }
@@ -514,8 +558,9 @@ impl<'p> Scorer<'p> {
         self.score[at] * (1.0 - self.all[at].link_density())
     }
 
-    /// The element that holds the article.
-    fn top(&self) -> Option<NodeId> {
+    /// The element that holds the article, and the best-scoring element
+    /// within it (itself, unless the article was widened).
+    fn top(&self) -> Option<(NodeId, NodeId)> {
         let mut best: Vec<(f64, NodeId)> = Vec::with_capacity(TOP_CANDIDATES + 1);
         for (k, &scored) in self.scored.iter().enumerate() {
             if !scored {
@@ -570,6 +615,8 @@ impl<'p> Scorer<'p> {
             }
             up = self.page.parent(a);
         }
+        let core = top;
+        let mut top = self.widen(top);
         // An only child stands for its parent.
         while let Some(p) = self.page.parent(top) {
             if p <= self.body || self.page.children(p).count() != 1 {
@@ -577,7 +624,37 @@ impl<'p> Scorer<'p> {
             }
             top = p;
         }
-        Some(top)
+        Some((top, core))
+    }
+
+    /// An article cut into sibling blocks (a guide's sections, a post's
+    /// blocks) is read whole: the top element gives way to the highest
+    /// ancestor whose text beyond it is prose (paragraphs and headings, few
+    /// links).
+    fn widen(&self, top: NodeId) -> NodeId {
+        let t = self.at(top);
+        let (chars, links, prose) = (self.all[t].chars, self.all[t].link_chars, self.prose[t]);
+        let mut wide = top;
+        let mut up = self.page.parent(top);
+        while let Some(a) = up.filter(|&a| a > self.body) {
+            let at = self.at(a);
+            let added = self.all[at].chars.saturating_sub(chars);
+            let added_links = self.all[at].link_chars.saturating_sub(links);
+            let added_prose = self.prose[at].saturating_sub(prose);
+            // Enough to be more of the article, not a standfirst or a
+            // dateline above it: a quarter of its text, in two paragraphs
+            // or more, or more than it holds.
+            let added_paragraphs = self.paragraphs[at] - self.paragraphs[t];
+            if added_links * 5 <= added
+                && added_prose * 5 >= added * 3
+                && added_prose * 4 >= chars.max(WIDEN_MIN_CHARS * 4)
+                && (added_paragraphs >= 2 || added_prose >= chars)
+            {
+                wide = a;
+            }
+            up = self.page.parent(a);
+        }
+        wide
     }
 
     /// The top element and the siblings that join it.
@@ -651,11 +728,11 @@ impl<'p> Scorer<'p> {
             && self.paragraphs[at] >= 3
             && c.chars >= WRAPPER_MIN_CHARS
             && ld < 0.2;
-        // A list whose items are paragraphs is the article's list.
-        let paragraph_list = matches!(name, "ul" | "ol")
-            && self.paragraphs[at] >= self.items[at]
-            && self.items[at] >= 2
-            && ld < 0.2;
+        // A list whose items are paragraphs is the article's list, and so
+        // is one that holds a paragraph and no items (a site's blocks of
+        // benefits written as `<ul><span><p>`).
+        let paragraph_list =
+            matches!(name, "ul" | "ol") && self.paragraphs[at] >= self.items[at].max(1) && ld < 0.2;
         let kept = (holds_part || prose || paragraph_list) && !self.unlikely(n);
         // Its paragraphs can outweigh what its name says.
         let score = if self.scored[at] {
@@ -672,8 +749,14 @@ impl<'p> Scorer<'p> {
         if (weight < 25.0 && ld > 0.2) || (weight >= 25.0 && ld > 0.5) {
             return true;
         }
+        // Items rather than paragraphs, and little text: a list of links or
+        // of labels, unless its items are lines of a spec sheet, no link
+        // among them.
         let (p, li) = (self.paragraphs[at], self.items[at]);
-        !matches!(name, "ul" | "ol") && li > p + 1 && c.chars < 500
+        !matches!(name, "ul" | "ol")
+            && li > p + 1
+            && c.chars < 500
+            && (c.link_chars > 0 || c.chars < li * 20)
     }
 
     /// The characters below `node` in elements whose `class` or `id` count
@@ -700,18 +783,22 @@ impl<'p> Scorer<'p> {
     }
 
     fn text(&self) -> String {
-        let Some(top) = self.top() else {
-            return String::new();
-        };
         let mut out = Writer::default();
+        let Some((top, core)) = self.top() else {
+            // Not one paragraph: what text there is is the page's.
+            self.write(self.body, self.body, &mut out);
+            return out.finish();
+        };
         for part in self.parts(top) {
-            self.write(part, &mut out);
+            self.write(part, core, &mut out);
             out.line();
         }
         out.finish()
     }
 
-    fn write(&self, node: NodeId, out: &mut Writer) {
+    /// Writes `node`'s text, less what is cleaned out; `core`, the
+    /// best-scoring element, and the elements around it are not cleaned.
+    fn write(&self, node: NodeId, core: NodeId, out: &mut Writer) {
         let page = self.page;
         let end = page.subtree_end(node);
         let part_chars = self.all[self.at(node)].chars;
@@ -732,7 +819,10 @@ impl<'p> Scorer<'p> {
                 continue;
             }
             let at = self.at(i);
-            if self.removed[at] || (i != node && self.cleaned(i, part_chars, names_say_little)) {
+            let holds_core = i <= core && core < page.subtree_end(i);
+            if self.removed[at]
+                || (i != node && !holds_core && self.cleaned(i, part_chars, names_say_little))
+            {
                 i = page.subtree_end(i);
                 out.space();
                 continue;
@@ -937,5 +1027,156 @@ mod tests {
         let t = text(&html);
         assert!(t.contains("Step 4: open the valve"), "{t}");
         assert!(!t.contains("Archive"), "{t}");
+    }
+
+    /// A guide cut into sections, each a heading and a panel of
+    /// paragraphs, is read whole; a dateline and a standfirst above a
+    /// story's body are not taken for more of it.
+    #[test]
+    fn an_article_in_sibling_sections_is_read_whole_a_standfirst_is_not() {
+        let panel = |k: usize, n: usize| -> String {
+            let ps: String = (0..n)
+                .map(|j| format!("<p>Section {k}, paragraph {j}: {STORY}</p>"))
+                .collect();
+            format!(
+                "<section id=s{k}><h2>Part {k}</h2><div class=panel><div class=text>{ps}</div></div>\
+                 <div class=cta><a href=/buy{k}>Buy it now at the shop</a></div></section>"
+            )
+        };
+        let html = format!(
+            "<html><body><nav><a href=/>Home</a></nav><article class=paywall><div class=wrap>\
+             <div class=intro><p>Lots of laptops cost less than five hundred dollars, but few of \
+             them are good, and we tested many of them.</p></div><div class=sections>{}{}{}</div>\
+             </div></article>\
+             <ul class=more><li><a href=/x>Best monitors</a></li><li><a href=/y>Best mice</a></li></ul>\
+             </body></html>",
+            panel(1, 6),
+            panel(2, 3),
+            panel(3, 3)
+        );
+        let t = text(&html);
+        for part in [
+            "Lots of laptops",
+            "Section 1, paragraph 5",
+            "Part 2",
+            "Section 3, paragraph 2",
+        ] {
+            assert!(t.contains(part), "{part} not in {t}");
+        }
+        for junk in ["Best monitors", "Home"] {
+            assert!(!t.contains(junk), "{junk} in {t}");
+        }
+        let body: String = (0..8)
+            .map(|j| format!("<p>Paragraph {j} of the story: {STORY}</p>"))
+            .collect();
+        let story = format!(
+            "<html><body><div class=page><div class=intro><p class=date>October 12, 2017</p>\
+             <p class=lead>The port and the town agree on a new harbour wall, to be built by spring.</p>\
+             </div><div class=story-body>{body}</div></div></body></html>"
+        );
+        let t = text(&story);
+        assert!(t.contains("Paragraph 7 of the story"), "{t}");
+        assert!(!t.contains("October 12") && !t.contains("agree on"), "{t}");
+    }
+
+    /// A React server streams the page's content after its shell in
+    /// `<div hidden id="S:0">`, which its script moves into place: that is
+    /// the article; other hidden elements are still left out.
+    #[test]
+    fn content_streamed_by_react_is_read_other_hidden_text_is_not() {
+        let html = format!(
+            "<html><body><header><a href=/>Mattress shop</a></header>\
+             <main><template id=\"B:0\"></template><div>Loading the post</div></main>\
+             <div hidden id=modal><p>Sign up for our newsletter and save ten percent, today only, on every mattress.</p></div>\
+             <div hidden id=\"S:0\"><div class=pg-post><p>{STORY}</p><p>{STORY} Again.</p>\
+             <p>{STORY} And once more.</p></div></div>\
+             <script>$RC(\"B:0\", \"S:0\")</script></body></html>"
+        );
+        let t = text(&html);
+        assert!(t.contains("And once more."), "{t}");
+        assert!(!t.contains("newsletter"), "{t}");
+    }
+
+    /// A page without one paragraph (a word, a price list) is its text,
+    /// less its menus.
+    #[test]
+    fn a_page_without_paragraphs_is_its_text() {
+        assert_eq!(text("<html><body>\n  Test\n</body></html>"), "Test");
+        let t = text(
+            "<html><body><nav><a href=/>Home</a> <a href=/shop>Shop</a></nav><div>Price list</div>\
+             <ul><li>Tea, 2 euros</li><li>Coffee, 3 euros</li></ul></body></html>",
+        );
+        assert_eq!(t, "Price list\nTea, 2 euros\nCoffee, 3 euros");
+    }
+
+    /// A product page's folded panels (an accordion's, behind a click) are
+    /// its text; a hidden menu or an icon is not.
+    #[test]
+    fn folded_panels_are_read_hidden_menus_are_not() {
+        let html = format!(
+            "<html><body><div id=root><main role=main><div class=p1>\
+             <p>Wireless keyboard with magnetic switches, for work and for games, in black.</p>\
+             <button aria-controls=c1>Quality guarantee</button>\
+             <div id=c1 role=region aria-hidden=true><p>{STORY}</p><p>{STORY} Again.</p></div>\
+             <button aria-controls=c2>Shipping</button>\
+             <div id=c2 role=tabpanel hidden><p>Most orders ship within two days, and returns are free for two weeks.</p></div>\
+             <div aria-hidden=true><p>Menu: keyboards, mice, cables, switches, keycaps and more, all on sale now</p></div>\
+             </div></main></div></body></html>"
+        );
+        let t = text(&html);
+        assert!(
+            t.contains("Again.") && t.contains("returns are free"),
+            "{t}"
+        );
+        assert!(!t.contains("Menu:"), "{t}");
+    }
+
+    /// A list that holds a paragraph and no items (blocks of benefits
+    /// written as `<ul><span><p>…`) is the article's.
+    #[test]
+    fn a_list_holding_a_paragraph_without_items_is_kept() {
+        let block = |s: &str| {
+            format!("<div class=card><h3>{s}</h3><ul class=x><span><p>{STORY} {s}.</p></span></ul></div>")
+        };
+        let html = format!(
+            "<html><body><main><div class=grid><h2>Benefits of cloud storage</h2>{}{}{}{}</div></main>\
+             <ul class=links><li><a href=/a>Archive</a></li><li><a href=/b>About us</a></li></ul>\
+             </body></html>",
+            block("Agility"),
+            block("Cost"),
+            block("Security"),
+            block("Durability")
+        );
+        let t = text(&html);
+        for word in ["Agility.", "Cost.", "Security.", "Durability."] {
+            assert!(t.contains(word), "{word} not in {t}");
+        }
+        assert!(!t.contains("Archive"), "{t}");
+    }
+
+    /// A product's spec sheet (a block of list items, no link among them)
+    /// is its text; a block of short links beside it is not.
+    #[test]
+    fn a_spec_sheet_is_kept_a_block_of_links_is_not() {
+        let specs: String = [
+            "Capacity: 40 litres for your gear",
+            "Weight: 700 grams, easy to carry",
+            "Straps: padded for the shoulders",
+        ]
+        .iter()
+        .map(|s| format!("<li>{s}</li>"))
+        .collect();
+        let links: String = ["Tents", "Boots", "Stoves"]
+            .iter()
+            .map(|s| format!("<li><a href=/{s}>{s}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div id=main-content class=body><p>{STORY}</p><p>{STORY} Again.</p>\
+             <div class=details><h3>Technical information</h3><ul>{specs}</ul></div>\
+             <div class=shop-more><h3>Shop more</h3><ul>{links}</ul></div></div></body></html>"
+        );
+        let t = text(&html);
+        assert!(t.contains("Straps: padded"), "{t}");
+        assert!(!t.contains("Stoves"), "{t}");
     }
 }
