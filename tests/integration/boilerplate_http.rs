@@ -330,3 +330,34 @@ async fn gather_text_prints_the_article_of_a_url_or_a_file() {
         support::stderr(&out)
     );
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_gather_text_quietly() {
+    // `gather text PAGE | head -c 100`: the reader closes the pipe after a
+    // few bytes of a text far longer than the pipe holds.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.html");
+    let paragraphs: String = (0..20_000)
+        .map(|i| {
+            format!(
+                "<p>Paragraph {i} of a long report on the harbour, its boats and its tides.</p>"
+            )
+        })
+        .collect();
+    std::fs::write(&file, format!("<html><body>{paragraphs}</body></html>")).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gather"))
+        .args(["text", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{:?} {err}", out.status);
+    assert!(String::from_utf8_lossy(&first).starts_with("Paragraph 0"));
+}

@@ -153,7 +153,7 @@ async fn demo(args: &DemoArgs, interrupt: gather::gatherer::Interrupt) -> ExitCo
     match result {
         Ok(report) => {
             if args.json {
-                println!("{}", report.to_json());
+                outln!("{}", report.to_json());
             } else {
                 eprint!("{report}");
                 eprintln!(

@@ -74,7 +74,7 @@ pub fn run_forms(args: &FormsArgs) -> ExitCode {
         }
     };
     if all.is_empty() && !args.json {
-        println!("{url}: no form");
+        outln!("{url}: no form");
     }
     let judged = kinds(&page, &all);
     for (form, j) in all.iter().zip(&judged) {
@@ -82,13 +82,13 @@ pub fn run_forms(args: &FormsArgs) -> ExitCode {
         let off_roles = unsent_roles(form, j.kind);
         let why_not = refusal(&page, form, j).map(|r| r.to_string());
         if args.json {
-            println!(
+            outln!(
                 "{}",
                 json(form, j, &form_roles, &off_roles, why_not.as_deref())
             );
             continue;
         }
-        println!(
+        outln!(
             "{}: {} ({:.0} %; search {:.0} %)",
             describe(form),
             j.kind,
@@ -96,8 +96,8 @@ pub fn run_forms(args: &FormsArgs) -> ExitCode {
             100.0 * j.search
         );
         match &why_not {
-            None => println!("  submitted by gather unnamed: yes"),
-            Some(why) => println!(
+            None => outln!("  submitted by gather unnamed: yes"),
+            Some(why) => outln!(
                 "  submitted by gather unnamed: no, {why} (name it with --forms {} to use it)",
                 form.index
             ),
@@ -126,7 +126,7 @@ pub fn run_forms(args: &FormsArgs) -> ExitCode {
                     format!("{domain} (disabled: a script of the page enables it; not sent)")
                 }
             };
-            println!(
+            outln!(
                 "  {:<20} {:<14} {:<20} {domain}",
                 if e.name.is_empty() {
                     "(unnamed)"

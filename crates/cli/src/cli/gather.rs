@@ -276,7 +276,7 @@ pub(super) fn finish(
     (report, error): (gatherer::Report, Option<gatherer::GatherError>),
 ) -> ExitCode {
     if args.json {
-        println!("{}", report.to_json());
+        outln!("{}", report.to_json());
     }
     match error {
         None => {

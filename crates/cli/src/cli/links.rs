@@ -110,7 +110,7 @@ fn print_links(links: &PageLinks, json: bool) {
                 "kind": kind.name(),
                 "group": group_of.get(&link.index),
             });
-            println!("{line}");
+            outln!("{line}");
         }
         return;
     }
@@ -118,7 +118,7 @@ fn print_links(links: &PageLinks, json: bool) {
     for (_, kind) in links.classified() {
         *counts.entry(kind).or_default() += 1;
     }
-    println!(
+    outln!(
         "{}: {} links in {} groups: {} menu, {} pagination, {} content",
         links.url,
         links.ungrouped.len() + links.groups.iter().map(|g| g.links.len()).sum::<usize>(),
@@ -128,20 +128,20 @@ fn print_links(links: &PageLinks, json: bool) {
         counts.get(&LinkKind::Content).unwrap_or(&0)
     );
     for (g, group) in links.groups.iter().enumerate() {
-        println!(
+        outln!(
             "group {} ({}, {} links):",
             g + 1,
             group.kind,
             group.links.len()
         );
         for l in &group.links {
-            println!("  {:?} -> {}", l.text, target(l));
+            outln!("  {:?} -> {}", l.text, target(l));
         }
     }
     if !links.ungrouped.is_empty() {
-        println!("in no group:");
+        outln!("in no group:");
         for (l, kind) in &links.ungrouped {
-            println!("  {kind}: {:?} -> {}", l.text, target(l));
+            outln!("  {kind}: {:?} -> {}", l.text, target(l));
         }
     }
 }

@@ -2,6 +2,14 @@
 
 use std::process::ExitCode;
 
+/// `println!` for what a command prints on standard output ([`out_line`]):
+/// a reader that went away ends the command quietly instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::out_line(format_args!($($arg)*))
+    };
+}
+
 pub mod demo;
 #[cfg(test)]
 mod docs_check;
@@ -24,6 +32,22 @@ pub const OK: u8 = 0;
 pub const FAILED: u8 = 1;
 /// Exit status: bad input (a rule, metadata, a spec, an argument).
 pub const BAD_INPUT: u8 = 2;
+
+/// Writes a line to standard output. When the reader went away
+/// (`gather text PAGE | head`), the command ends at once with success, as
+/// `cat` does: nothing more can reach it, and what it wrote was read. Any
+/// other error ends it with [`FAILED`], named.
+pub fn out_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(i32::from(OK));
+        }
+        eprintln!("gather: cannot write to standard output: {e}");
+        std::process::exit(i32::from(FAILED));
+    }
+}
 
 /// Exit status: interrupted (Ctrl-C), as shells report a SIGINT.
 pub const INTERRUPTED: u8 = 130;

@@ -351,9 +351,9 @@ pub fn run_reextract(args: &ReextractArgs) -> ExitCode {
         let missing = store.pages_not_kept(source.id).unwrap_or(0);
         match gather::gatherer::reextract(&mut store, source.id, &rules, header_rows) {
             Ok((pages, values)) => {
-                println!("{url}: {pages} kept result pages read again, {values} values");
+                outln!("{url}: {pages} kept result pages read again, {values} values");
                 if missing > 0 {
-                    println!("  {missing} result pages were not kept: their values are gone until they are gathered again (gather --fresh)");
+                    outln!("  {missing} result pages were not kept: their values are gone until they are gathered again (gather --fresh)");
                 }
             }
             Err(e) => {

@@ -149,7 +149,7 @@ async fn sample(source: &Source, fetcher: &Fetcher) -> u8 {
             return super::FAILED;
         }
     };
-    println!("  sample: {} {}", query.request.method, response.url);
+    outln!("  sample: {} {}", query.request.method, response.url);
     let page = gather::page::Page::from_bytes(&response.body, response.content_type.as_deref());
     let mut status = super::OK;
     for result in &source.metadata.results {
@@ -158,13 +158,13 @@ async fn sample(source: &Source, fetcher: &Fetcher) -> u8 {
         };
         let values = rule.evaluate(&page).value.flatten();
         match values.first() {
-            Some(first) => println!(
+            Some(first) => outln!(
                 "    {}: {} value(s), first {first:?}",
                 result.attribute,
                 values.len()
             ),
             None => {
-                println!(
+                outln!(
                     "    {}: no value on the sample page: check the rule (and the DB.Result prefix)",
                     result.attribute
                 );
@@ -202,7 +202,7 @@ async fn print_result_links(page: &gather::page::Page, url: &Url, fetcher: &Fetc
             .collect()
     };
     let (menu, pager) = (texts(LinkKind::Menu), texts(LinkKind::Pagination));
-    println!(
+    outln!(
         "    links: {} in {} groups: {} menu, {} pagination, {} content",
         classified.len(),
         links.groups.len(),
@@ -211,10 +211,10 @@ async fn print_result_links(page: &gather::page::Page, url: &Url, fetcher: &Fetc
         classified.len() - menu.len() - pager.len()
     );
     if !pager.is_empty() {
-        println!("    pager: {}", pager.join(" "));
+        outln!("    pager: {}", pager.join(" "));
     }
     if !menu.is_empty() {
-        println!("    menus: {}", menu.join(" "));
+        outln!("    menus: {}", menu.join(" "));
     }
 }
 
@@ -286,9 +286,9 @@ fn report_failure(o: &Outcome) {
              `gather spec --induce {url}` writes the spec those probes find, to review and gather with --spec"
         ),
         Outcome::Ordinary(url, found) => {
-            println!("{url}: an ordinary page; a crawl from it finds these sources (gather the page to gather them all):");
+            outln!("{url}: an ordinary page; a crawl from it finds these sources (gather the page to gather them all):");
             for (source, kind) in found {
-                println!("  {source} ({kind})");
+                outln!("  {source} ({kind})");
             }
         }
         // The fetch error names the URL; a spec's path is added.
@@ -340,22 +340,24 @@ pub fn run_check(args: &CheckArgs) -> ExitCode {
     run_each("check", &args.source, |o, loaded| {
         match o {
             Outcome::Database(s) => {
-                println!(
+                outln!(
                     "ok: {s}: {} quer{}, {} result attribute(s)",
                     s.plan.len(),
                     if s.plan.len() == 1 { "y" } else { "ies" },
                     s.metadata.results.len()
                 );
                 if s.plan.cut_short() {
-                    println!("  warning: {}", cut_short_note(&s.plan));
+                    outln!("  warning: {}", cut_short_note(&s.plan));
                 }
                 if args.sample {
                     return loaded.rt.block_on(sample(s, &loaded.fetcher));
                 }
             }
-            Outcome::Cooperative(c) => println!(
+            Outcome::Cooperative(c) => outln!(
                 "ok: {}: cooperative provider, summarizer {}?config={}",
-                c.url, c.summarizer, c.config_path
+                c.url,
+                c.summarizer,
+                c.config_path
             ),
             _ => {}
         }

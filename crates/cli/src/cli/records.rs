@@ -70,7 +70,7 @@ pub fn run_records(args: &RecordsArgs) -> ExitCode {
             "pager": listing.pager,
             "total": listing.total,
         });
-        println!("{out}");
+        outln!("{out}");
     } else if args.csv {
         if let Err(e) = write_csv(&names, &records) {
             eprintln!("gather records: {e}");

@@ -74,9 +74,9 @@ pub fn run_text(args: &TextArgs) -> ExitCode {
             "title": page.title(),
             "text": text,
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
-        println!("{text}");
+        outln!("{text}");
     }
     super::exit(super::OK)
 }
