@@ -97,31 +97,48 @@ pub(super) fn site_index(
     form_page: &Page,
     form_url: &Url,
 ) -> Option<SiteIndex> {
-    let with_rows: Vec<&Sent> = sent
+    let with_rows: Vec<(&Sent, &Url)> = sent
         .iter()
         .zip(rows)
-        .filter(|(s, r)| !r.is_empty() && s.answer.is_some())
-        .map(|(s, _)| s)
+        .filter(|(_, r)| !r.is_empty())
+        .filter_map(|(s, _)| Some((s, &s.answer.as_ref()?.1.url)))
         .collect();
     let distinct: BTreeSet<&BTreeSet<String>> = rows.iter().filter(|r| !r.is_empty()).collect();
     if distinct.len() < 2 {
         return None;
     }
-    // What every page links to: the form page's links and the links of
-    // the answers without rows (menus, the search's own links).
+    // What every page links to: the form page's links, the links of the
+    // answers without rows (menus, the search's own links) and those every
+    // answer with rows holds (a sort order, an export).
     let mut template = linked(form_page, form_url);
     for (s, r) in sent.iter().zip(rows) {
         if let (true, Some((_, answer))) = (r.is_empty(), &s.answer) {
             template.extend(linked(&s.page, &answer.url));
         }
     }
-    let records: BTreeSet<String> = with_rows
+    let answers_links: Vec<BTreeSet<String>> = with_rows
         .iter()
-        .flat_map(|s| {
-            let url = &s.answer.as_ref().expect("answers with rows").1.url;
-            linked(&s.page, url)
-        })
+        .map(|(s, url)| linked(&s.page, url))
+        .collect();
+    if let Some((first, others)) = answers_links.split_first() {
+        template.extend(
+            first
+                .iter()
+                .filter(|t| others.iter().all(|o| o.contains(*t)))
+                .cloned(),
+        );
+    }
+    // Nor are the search's own pages records (its pager, another query).
+    let searched_at: BTreeSet<&str> = with_rows
+        .iter()
+        .map(|(_, url)| url.path())
+        .chain([form_url.path()])
+        .collect();
+    let records: BTreeSet<String> = answers_links
+        .into_iter()
+        .flatten()
         .filter(|t| !template.contains(t))
+        .filter(|t| Url::parse(t).is_ok_and(|u| !searched_at.contains(u.path())))
         .collect();
     if records.len() < MIN_FOUND {
         return None;
@@ -155,7 +172,10 @@ pub(super) fn site_index(
     let (at, listing, region) = best;
     let index = &site[at];
     let entries = entry_texts(&index.page, &index.response.url, &region);
-    if !with_rows.iter().all(|s| nothing_beyond(s, &entries)) {
+    if !with_rows
+        .iter()
+        .all(|(s, url)| nothing_beyond(s, url, &entries))
+    {
         return None;
     }
     Some(SiteIndex {
@@ -186,15 +206,30 @@ fn entry_texts(page: &Page, url: &Url, region: &Region) -> BTreeMap<String, Stri
 /// Whether an answer's records hold nothing its list entries do not: every
 /// field of its records is the entry's text, holds the probe's word, or is
 /// the same on every record.
-fn nothing_beyond(sent: &Sent, entries: &BTreeMap<String, String>) -> bool {
-    let Some((_, answer)) = &sent.answer else {
+fn nothing_beyond(sent: &Sent, url: &Url, entries: &BTreeMap<String, String>) -> bool {
+    let listing = Listing::read(&sent.page, url);
+    let targets = link_targets(&sent.page, url);
+    // The answer's list: the region (a list of bare links counts) whose
+    // records link to the most of the list's entries.
+    let listed = |region: &&Region| {
+        region
+            .records
+            .iter()
+            .filter(|r| {
+                record_targets(&sent.page, &targets, r)
+                    .iter()
+                    .any(|t| entries.contains_key(t))
+            })
+            .count()
+    };
+    let Some(region) = listing
+        .regions
+        .iter()
+        .filter(|r| listed(r) > 0)
+        .max_by_key(listed)
+    else {
         return false;
     };
-    let listing = Listing::read(&sent.page, &answer.url);
-    let Some(region) = listing.main() else {
-        return false;
-    };
-    let targets = link_targets(&sent.page, &answer.url);
     let searched: Vec<String> = sent
         .values
         .iter()
