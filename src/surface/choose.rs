@@ -301,7 +301,7 @@ fn text_field(
             })
             .collect();
         let letters = found.iter().any(|(p, n)| {
-            *n > 0 && !p.starts_with(PROBE_DIGIT) && super::probe::brings_prefix(sent, t, p)
+            *n > 0 && !p.starts_with(PROBE_DIGIT) && super::probe::brings_prefix(sent, rows, t, p)
         });
         if letters {
             let digits = rows_of(&format!("{PROBE_DIGIT}{w}")) > 0;

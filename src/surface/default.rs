@@ -559,10 +559,12 @@ pub(super) fn record_texts(page: &Page, url: &Url) -> Option<Vec<String>> {
 /// holds `prefix` as a word of its own (a keyword search that drops the
 /// wildcard brings, for `S%`, the rows with the word "s": "chevy s-10").
 pub(super) fn prefix_rows(page: &Page, url: &Url, prefix: &str, literal: &str) -> Option<bool> {
-    let texts: Vec<String> = record_texts(page, url)?
-        .iter()
-        .map(|t| t.to_lowercase())
-        .collect();
+    prefix_texts(&record_texts(page, url)?, prefix, literal)
+}
+
+/// [`prefix_rows`] on the rows' texts; `None` without a row.
+pub(super) fn prefix_texts(rows: &[String], prefix: &str, literal: &str) -> Option<bool> {
+    let texts: Vec<String> = rows.iter().map(|t| t.to_lowercase()).collect();
     if texts.is_empty() {
         return None;
     }

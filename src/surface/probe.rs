@@ -568,7 +568,7 @@ pub(super) fn more_letters(
 fn wildcard_works(sent: &[Sent], rows: &[BTreeSet<String>], i: usize, w: char) -> bool {
     let first = format!("{}{w}", PROBE_LETTERS[0]);
     if !rows.iter().all(BTreeSet::is_empty) {
-        return probe_rows(sent, rows, i, &first) > 0 && brings_prefix(sent, i, &first);
+        return probe_rows(sent, rows, i, &first) > 0 && brings_prefix(sent, rows, i, &first);
     }
     let shortest = sent
         .iter()
@@ -588,13 +588,30 @@ fn wildcard_works(sent: &[Sent], rows: &[BTreeSet<String>], i: usize, w: char) -
 /// `i` brought start with the letter, or hold a word that does, and do
 /// not all hold the probe's text as typed: a search that takes the
 /// wildcard literally is a keyword search. Rows the page does not show
-/// as a list are not held against it.
-pub(super) fn brings_prefix(sent: &[Sent], i: usize, value: &str) -> bool {
+/// as a list are judged by the rows the answers' rules read in them.
+pub(super) fn brings_prefix(
+    sent: &[Sent],
+    rows: &[BTreeSet<String>],
+    i: usize,
+    value: &str,
+) -> bool {
     let prefix: String = value.chars().filter(|c| !WILDCARDS.contains(c)).collect();
-    sent.iter()
-        .find(|s| s.input == Some(i) && s.values.len() == 1 && s.values[0].1 == value)
-        .and_then(|s| s.answer.as_ref().map(|(_, a)| (s, a)))
-        .and_then(|(s, a)| super::default::prefix_rows(&s.page, &a.url, &prefix, value))
+    let Some(at) = sent
+        .iter()
+        .position(|s| s.input == Some(i) && s.values.len() == 1 && s.values[0].1 == value)
+    else {
+        return true;
+    };
+    let s = &sent[at];
+    // The records as the page lists them; where it shows no list (a list
+    // of bare links), the rows the answers' rules read.
+    s.answer
+        .as_ref()
+        .and_then(|(_, a)| super::default::prefix_rows(&s.page, &a.url, &prefix, value))
+        .or_else(|| {
+            let found: Vec<String> = rows.get(at)?.iter().cloned().collect();
+            super::default::prefix_texts(&found, &prefix, value)
+        })
         .unwrap_or(true)
 }
 
