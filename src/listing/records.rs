@@ -20,8 +20,14 @@
 //!   [`INNER_SHARE`] of its text is a frame around them: the lists are the
 //!   regions (a section per category, each with its list) — unless they
 //!   are lists of short records, each shorter than the frame's own list (a
-//!   few tags in each of many cards): those are fields. Then regions
-//!   are taken by their worth, largest first, none inside another.
+//!   few tags in each of many cards): those are fields, and so are lists
+//!   of fewer than [`MIN_LIST`] records (a price and its old price in
+//!   each card). Then regions are taken by their worth, largest first,
+//!   none inside another. Beside the main one, a data region is kept when
+//!   it is a list of its own: at least [`MIN_SHARE`] of the main one's
+//!   text, [`MIN_LIST`] records or more, of [`MIN_WORDS`] words each on
+//!   average (not a row of tags), their shapes alike. A table laid out in
+//!   a cell of another is searched like any other element.
 //! - **Navigation.** A region of short link-only records (every record one
 //!   link of at most three words, a menu), or inside `nav`, `header` or
 //!   `footer`, is navigation, not data.
@@ -57,6 +63,12 @@ pub const SHORT_FIELD: usize = 40;
 pub const MAX_RECORD: usize = 2000;
 /// A region of `n` records is worth its text times `n / (n + FEW)`.
 pub const FEW: usize = 3;
+/// The fewest records of a list beside the main one, and of a list that
+/// makes a region around it a frame.
+pub const MIN_LIST: usize = 3;
+/// The fewest distinct words of a record beside the main list on average
+/// (fewer: a row of tags or of buttons).
+pub const MIN_WORDS: f64 = 3.0;
 /// The most words of a menu's link.
 pub const MENU_WORDS: usize = 5;
 /// Nodes of a child read for its shape at most.
@@ -222,7 +234,6 @@ fn holds_no_records(name: &str) -> bool {
             | "style"
             | "svg"
             | "math"
-            | "tr"
             | "picture"
             | "video"
             | "audio"
@@ -436,7 +447,11 @@ pub fn regions(page: &Page) -> Vec<Region> {
             node = page.subtree_end(node);
             continue;
         }
-        candidates.extend(candidates_of(page, node, &sizes));
+        // A row's cells are no records, but a table laid out in a cell may
+        // hold them (a page laid out in nested tables).
+        if page.label_of(node) != TR {
+            candidates.extend(candidates_of(page, node, &sizes));
+        }
         node = node.next();
     }
     // Records of a page's sections, not of a list.
@@ -459,7 +474,12 @@ pub fn regions(page: &Page) -> Vec<Region> {
         let mut taken: Vec<NodeId> = Vec::new();
         let (mut inner, mut inner_records) = (0, 0);
         for d in &candidates[i + 1..] {
-            if !inside(c, d.parent) || c.records.iter().any(|r| r.contains(&d.parent)) {
+            // Two alike blocks in each record (a price and its old price)
+            // are fields of the record, not a list it frames.
+            if d.records.len() < MIN_LIST
+                || !inside(c, d.parent)
+                || c.records.iter().any(|r| r.contains(&d.parent))
+            {
                 continue;
             }
             let nested = taken
@@ -512,15 +532,54 @@ pub fn regions(page: &Page) -> Vec<Region> {
             }
         })
         .collect();
-    // A data region much smaller than the largest is a side list.
+    // A data region much smaller than the largest is a side list; beside
+    // the main list, a data region is a list of at least three records
+    // of a few words each, alike in shape.
     let top = regions
         .iter()
-        .find(|r| r.kind == RegionKind::Data)
-        .map_or(0, |r| r.chars);
+        .position(|r| r.kind == RegionKind::Data)
+        .map_or(0, |i| regions[i].chars);
+    let mut first = true;
     regions
         .into_iter()
-        .filter(|r| r.kind != RegionKind::Data || r.chars as f64 >= MIN_SHARE * top as f64)
+        .filter(|r| {
+            if r.kind != RegionKind::Data {
+                return true;
+            }
+            let main = std::mem::replace(&mut first, false);
+            main || (r.chars as f64 >= MIN_SHARE * top as f64 && a_list(page, r))
+        })
         .collect()
+}
+
+/// Whether a region's records make a list of their own: at least
+/// [`MIN_LIST`] of them, of [`MIN_WORDS`] words on average, their shapes
+/// on average [`SIMILAR`] to the first one's.
+fn a_list(page: &Page, region: &Region) -> bool {
+    let n = region.records.len();
+    if n < MIN_LIST {
+        return false;
+    }
+    let words: usize = (0..n)
+        .map(|r| {
+            let text = region.record_text(page, r).to_lowercase();
+            let words: std::collections::HashSet<&str> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect();
+            words.len()
+        })
+        .sum();
+    if (words as f64) < MIN_WORDS * n as f64 {
+        return false;
+    }
+    let first = shape(page, region.records[0][0]);
+    let alike: f64 = region
+        .records
+        .iter()
+        .map(|r| similarity(&first, &shape(page, r[0])))
+        .sum();
+    alike >= SIMILAR * n as f64
 }
 
 fn kind_of(page: &Page, c: &Candidate, sizes: &TextSizes) -> RegionKind {

@@ -118,6 +118,104 @@ fn a_frame_around_lists_gives_way_to_the_lists() {
 }
 
 #[test]
+fn a_list_in_a_table_laid_out_in_a_cell_of_another_is_found() {
+    // A news page laid out in nested tables: the stories are the rows of
+    // a table that sits in a cell of the page's own layout table.
+    let rows: String = (1..=4)
+        .map(|n| {
+            format!(
+                "<tr class=athing><td>{n}.</td><td><a href=/i/{n}>Story number {n} about tables</a></td></tr>\
+                 <tr><td></td><td><span>{n}0 points</span> by user{n} | <a href=/c/{n}>{n} comments</a></td></tr>\
+                 <tr class=spacer style=height:5px></tr>"
+            )
+        })
+        .collect();
+    let html = format!(
+        "<body><center><table id=main><tr><td><b>News</b> <a href=/new>new</a> | <a href=/ask>ask</a></td></tr>\
+         <tr><td><table>{rows}</table></td></tr>\
+         <tr><td><a href=/faq>FAQ</a> | <a href=/contact>Contact</a></td></tr></table></center></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().expect("a data region");
+    assert_eq!(main.records.len(), 4);
+    assert_eq!(
+        main.record_text(&page, 3),
+        "4. Story number 4 about tables 40 points by user4 | 4 comments"
+    );
+}
+
+#[test]
+fn cards_that_each_hold_two_alike_blocks_are_the_records() {
+    // Product rows of a shop, each with its price now and before (two
+    // alike blocks of some text each): the products are the records,
+    // the two prices fields of them, not lists the products frame.
+    let card = |n: usize| {
+        format!(
+            "<div class=slide><div class=product><h3><a href=/p/{n}>Garden chair model {n}</a></h3>\
+             <div class=prices><div class=price><span>Now only</span> <span>{n}9.99 EUR, VAT and delivery to your door included</span></div>\
+             <div class=price><span>Before</span> <span>{n}4.99 EUR, VAT and delivery to your door included</span></div></div></div></div>"
+        )
+    };
+    let row: String = (1..=6).map(card).collect();
+    let html = format!("<body><h1>Garden</h1><div class=carousel>{row}</div></body>");
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().expect("a data region");
+    assert_eq!(main.records.len(), 6);
+    assert_eq!(page.attribute(main.records[0][0], "class"), Some("slide"));
+}
+
+#[test]
+fn beside_the_main_list_only_lists_of_records_are_kept() {
+    // Beside the results: a list of related searches (records of several
+    // words: kept), a row of one-word tags, and two teasers.
+    let results: String = (1..=6)
+        .map(|n| {
+            format!(
+                "<li class=result><h3><a href=/r/{n}>Result {n}: a flat in the old town</a></h3>\
+                 <p>Two rooms, balcony, {n}00 m from the station, ready in May.</p></li>"
+            )
+        })
+        .collect();
+    let related: String = [
+        "flats with a garden in town",
+        "flats near the station for rent",
+        "small flats in the old town",
+        "new flats by the river bank",
+    ]
+    .iter()
+    .map(|t| {
+        format!(
+            "<li><a href=/s?q={n}>{t}</a> <small>(about 40 results)</small></li>",
+            n = t.len()
+        )
+    })
+    .collect();
+    let tags: String = [
+        "Balcony", "Garden", "Lift", "Garage", "Cellar", "Terrace", "Parquet", "Sauna", "Kitchen",
+        "Bathtub",
+    ]
+    .iter()
+    .map(|t| format!("<span class=tag><b>{t}</b> <i>12</i></span>"))
+    .collect();
+    let html = format!(
+        "<body><ul class=results>{results}</ul>\
+         <aside><ul class=related>{related}</ul><div class=tags>{tags}</div>\
+         <div class=teasers><div class=teaser><h4>Moving soon?</h4><p>Our removal service packs for you, from the first box to the last lamp.</p></div>\
+         <div class=teaser><h4>Insure your flat</h4><p>Household insurance from 3 EUR a month, with no paperwork at all.</p></div></div></aside></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let data: Vec<&Region> = listing.data().collect();
+    let classes: Vec<Option<&str>> = data
+        .iter()
+        .map(|r| page.attribute(r.parent, "class"))
+        .collect();
+    assert_eq!(classes, [Some("results"), Some("related")]);
+}
+
+#[test]
 fn cards_that_each_hold_a_few_short_tags_are_the_records_not_their_tags() {
     // A shop's result cards, each with a short list of its features: the
     // cards are the records, the features fields of them.
