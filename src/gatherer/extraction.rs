@@ -27,6 +27,9 @@ pub(super) struct Extracted {
     pub(super) stated: Vec<(String, u64)>,
     /// The page's rows, where the rules describe rows (records).
     pub(super) rows: u64,
+    /// The post-back links of the page's pager, when asked for
+    /// ([`crate::navigate::postback::links`]).
+    pub(super) postbacks: Vec<crate::navigate::postback::PostbackLink>,
 }
 
 /// The values and records the rules read on kept result pages (no
@@ -56,7 +59,8 @@ pub(super) fn extract_kept<'a>(
 /// [`extract_tree`] of a fetched result page; when `pagers` says so of the
 /// page's links, its pagers' links too, for a navigator that detects the
 /// next pages itself; `result_count` (`DB.ResultCount`) is read too when
-/// given; with `stated`, the numbers the page states.
+/// given; with `stated`, the numbers the page states; with `postbacks`,
+/// the post-back links of its pager.
 pub(super) fn extract(
     rules: &[(String, Rule)],
     records: &RecordRules,
@@ -64,6 +68,7 @@ pub(super) fn extract(
     pagers: impl FnOnce(&crate::page::Links) -> bool,
     result_count: Option<&Rule>,
     stated: bool,
+    postbacks: bool,
 ) -> Extracted {
     let (mut extracted, page) = extract_tree(
         rules,
@@ -78,6 +83,9 @@ pub(super) fn extract(
     }
     if pagers(&extracted.links) {
         extracted.pagers = pager_links(&page, &response.url);
+    }
+    if postbacks {
+        extracted.postbacks = crate::navigate::postback::links(&page);
     }
     extracted
 }
@@ -148,6 +156,7 @@ pub(super) fn extract_tree(
         lists,
         hits,
         stated: Vec::new(),
+        postbacks: Vec::new(),
     };
     (extracted, page)
 }

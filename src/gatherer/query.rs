@@ -117,18 +117,18 @@ fn new_outcome(
     }
 }
 
-/// Reads `page` for a post-back pager and queues the post-back that leads
-/// to the next result page ([`Navigator::next_postback`]), built from
-/// that page; an error when the page's form cannot be read for it.
+/// Queues the post-back among `links` (the pager's, read with the page)
+/// that leads to the next result page ([`Navigator::next_postback`]),
+/// built from `page`, the page they are on; an error when the page's form
+/// cannot be read for it.
 fn queue_postback(
     page: &Response,
+    links: &[crate::navigate::postback::PostbackLink],
     navigator: &mut Navigator,
     fresh: bool,
     whole: bool,
 ) -> Result<(), String> {
-    let tree = crate::page::Page::parse(&page.text().text);
-    let links = crate::navigate::postback::links(&tree);
-    let Some(link) = navigator.next_postback(&links, fresh, whole) else {
+    let Some(link) = navigator.next_postback(links, fresh, whole) else {
         return Ok(());
     };
     let request = crate::navigate::postback::request(page, &link)?;
@@ -588,7 +588,10 @@ impl QueryJob {
         // The hit count is read on the query's own page.
         let count = self.result_count.clone().filter(|_| !answered_before);
         let stated = !answered_before && self.result_count.is_none();
-        let extracted = self.extract(response, navigator, count, stated).await;
+        let postbacks = kept.is_some();
+        let extracted = self
+            .extract(response, navigator, count, stated, postbacks)
+            .await;
         let extracted = match extracted {
             Ok(extracted) => extracted,
             Err(e) => {
@@ -620,7 +623,8 @@ impl QueryJob {
         if let Some(page) = kept.filter(|_| navigator.wants_postbacks()) {
             let answer = tally.answer();
             let whole = answer.hits.is_some_and(|hits| answer.shown >= hits);
-            if let Err(e) = queue_postback(&page, navigator, fresh, whole) {
+            let links = &extracted.postbacks;
+            if let Err(e) = queue_postback(&page, links, navigator, fresh, whole) {
                 run.warnings.push(format!("{}: {e}", outcome.description));
             }
         }
@@ -806,13 +810,15 @@ impl QueryJob {
     /// does I/O; an ordinary one (most result pages, a fraction of a
     /// millisecond) is read right here, which spares every page two thread
     /// hand-offs. A page that makes the reading panic is an error either way.
-    /// The page's pagers are found only where the navigator needs them.
+    /// The page's pagers are found only where the navigator needs them,
+    /// its post-back links only with `postbacks`.
     pub(super) async fn extract(
         &self,
         response: Response,
         navigator: &Navigator,
         count: Option<Arc<Rule>>,
         stated: bool,
+        postbacks: bool,
     ) -> Result<Extracted, String> {
         /// Bodies up to this size are read on the gathering's own task.
         const READ_IN_PLACE: usize = 256 << 10;
@@ -827,6 +833,7 @@ impl QueryJob {
                     pagers,
                     count.as_deref(),
                     stated,
+                    postbacks,
                 )
             };
             return std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
@@ -842,6 +849,7 @@ impl QueryJob {
                 |_| detect,
                 count.as_deref(),
                 stated,
+                postbacks,
             )
         })
         .await

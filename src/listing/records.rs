@@ -537,8 +537,8 @@ pub fn regions(page: &Page) -> Vec<Region> {
     // of a few words each, alike in shape.
     let top = regions
         .iter()
-        .position(|r| r.kind == RegionKind::Data)
-        .map_or(0, |i| regions[i].chars);
+        .find(|r| r.kind == RegionKind::Data)
+        .map_or(0, |r| r.chars);
     let mut first = true;
     regions
         .into_iter()
@@ -563,10 +563,7 @@ fn a_list(page: &Page, region: &Region) -> bool {
     let words: usize = (0..n)
         .map(|r| {
             let text = region.record_text(page, r).to_lowercase();
-            let words: std::collections::HashSet<&str> = text
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .collect();
+            let words: std::collections::HashSet<&str> = crate::words::tokens(&text).collect();
             words.len()
         })
         .sum();

@@ -40,6 +40,18 @@ pub struct Script {
     pub fields: Vec<(String, String)>,
 }
 
+impl Script {
+    /// How a script submits its form: `__doPostBack`'s event fields, or
+    /// JSF's.
+    fn shape(&self) -> Shape {
+        if self.fields.iter().any(|(n, _)| n == "__EVENTTARGET") {
+            Shape::Event
+        } else {
+            Shape::Jsf
+        }
+    }
+}
+
 /// How a post-back link of a page submits its form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Shape {
@@ -226,21 +238,10 @@ fn anchor_link(page: &Page, node: crate::page::NodeId) -> Option<PostbackLink> {
         let script = page.attribute(node, attribute)?.trim();
         parse(script).map(|action| (script.to_string(), action))
     })?;
-    let shape = if action.fields.iter().any(|(n, _)| n == "__EVENTTARGET") {
-        Shape::Event
-    } else {
-        Shape::Jsf
-    };
-    let text = page.text_of(node);
-    let text = if text.trim().is_empty() {
-        page.attribute(node, "title").unwrap_or("").to_string()
-    } else {
-        text
-    };
     Some(PostbackLink {
-        text: text.trim().to_string(),
+        text: or_title(page, node, page.text_of(node)),
         script,
-        shape,
+        shape: action.shape(),
         action,
     })
 }
@@ -252,19 +253,15 @@ fn button_link(page: &Page, node: crate::page::NodeId, element: bool) -> Option<
         .trim()
         .to_ascii_lowercase();
     // A script button that posts back: its `onclick`.
-    if let Some(action) = page.attribute(node, "onclick").and_then(parse) {
-        let text = button_text(page, node, element);
-        let shape = if action.fields.iter().any(|(n, _)| n == "__EVENTTARGET") {
-            Shape::Event
-        } else {
-            Shape::Jsf
-        };
-        return Some(PostbackLink {
-            text,
-            script: page.attribute(node, "onclick").unwrap_or("").to_string(),
-            shape,
-            action,
-        });
+    if let Some(onclick) = page.attribute(node, "onclick") {
+        if let Some(action) = parse(onclick) {
+            return Some(PostbackLink {
+                text: button_text(page, node, element),
+                script: onclick.to_string(),
+                shape: action.shape(),
+                action,
+            });
+        }
     }
     let name = page.attribute(node, "name")?.trim();
     if kind != "submit" || name.is_empty() || page.attribute(node, "disabled").is_some() {
@@ -290,6 +287,11 @@ fn button_text(page: &Page, node: crate::page::NodeId, element: bool) -> String 
     } else {
         page.attribute(node, "value").unwrap_or("").to_string()
     };
+    or_title(page, node, text)
+}
+
+/// `text` trimmed, or where it is empty the element's `title`.
+fn or_title(page: &Page, node: crate::page::NodeId, text: String) -> String {
     let text = if text.trim().is_empty() {
         page.attribute(node, "title").unwrap_or("").to_string()
     } else {
