@@ -34,7 +34,8 @@
 //!   and headings, at most 20 % in links), at least a quarter of the
 //!   container's text, in two paragraphs or more unless it outweighs the
 //!   container (a dateline and a standfirst above a story are not more of
-//!   it); the container is then not cleaned out of it.
+//!   it); the container is then not cleaned out of it. The climb ends at
+//!   the page's own `<article>`.
 //! - **Cleaning inside it**: lists, tables, `div`s and `section`s with
 //!   fewer than 10 commas are dropped when their link density says they are
 //!   link lists (over 0.2, or over 0.5 where their name says content), or
@@ -652,6 +653,10 @@ impl<'p> Scorer<'p> {
             {
                 wide = a;
             }
+            // The page's own `<article>` holds the whole of it.
+            if self.page.label_name(a) == "article" {
+                break;
+            }
             up = self.page.parent(a);
         }
         wide
@@ -1077,6 +1082,26 @@ mod tests {
         let t = text(&story);
         assert!(t.contains("Paragraph 7 of the story"), "{t}");
         assert!(!t.contains("October 12") && !t.contains("agree on"), "{t}");
+    }
+
+    /// The page's own `<article>` bounds the article: the prose beside it
+    /// (the next story's lead) is not more of it.
+    #[test]
+    fn the_article_element_bounds_the_article() {
+        let body: String = (0..3)
+            .map(|j| format!("<p>Paragraph {j} of the story: {STORY}</p>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class=wrap><article><div class=story>{body}</div></article>\
+             <div class=next><h2>Happening now</h2>\
+             <p>The town's new library opens its doors on Monday morning for everyone to see</p>\
+             <p>The mayor cuts the ribbon at nine and the first hundred readers get a free bag</p>\
+             <p>The library holds forty thousand books and a hall for readings and talks</p>\
+             </div></div></body></html>"
+        );
+        let t = text(&html);
+        assert!(t.contains("Paragraph 2 of the story"), "{t}");
+        assert!(!t.contains("library"), "{t}");
     }
 
     /// A React server streams the page's content after its shell in
