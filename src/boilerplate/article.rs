@@ -35,7 +35,10 @@
 //!   container's text, in two paragraphs or more unless it outweighs the
 //!   container (a dateline and a standfirst above a story are not more of
 //!   it); the container is then not cleaned out of it. The climb ends at
-//!   the page's own `<article>`.
+//!   the page's own `<article>`. Where the container is a paragraph or two
+//!   (a section of a product's page), the link lists in the ancestor
+//!   (menus, a footer's columns), which the cleaning drops, are not
+//!   counted as what it adds.
 //! - **Cleaning inside it**: lists, tables, `div`s and `section`s with
 //!   fewer than 10 commas are dropped when their link density says they are
 //!   link lists (over 0.2, or over 0.5 where their name says content), or
@@ -265,6 +268,10 @@ struct Scorer<'p> {
     items: Vec<u32>,
     /// Characters below in paragraphs and headings (`p`, `pre`, `h2`–`h6`).
     prose: Vec<u32>,
+    /// `all` and `prose` less the link lists below (menus, a footer's
+    /// columns of links), which the cleaning drops.
+    lean: Vec<Counts>,
+    lean_prose: Vec<u32>,
     score: Vec<f64>,
     scored: Vec<bool>,
 }
@@ -321,6 +328,8 @@ impl<'p> Scorer<'p> {
             paragraphs: vec![0; n],
             items: vec![0; n],
             prose: vec![0; n],
+            lean: vec![Counts::default(); n],
+            lean_prose: vec![0; n],
             score: vec![0.0; n],
             scored: vec![false; n],
         };
@@ -426,6 +435,7 @@ impl<'p> Scorer<'p> {
                 }
                 let at = self.at(i);
                 self.all[at] = c;
+                self.lean[at] = c;
                 let block = self.at(blocks.last().map_or(self.body, |b| b.0));
                 self.own[block].add(c);
                 i = i.next();
@@ -463,15 +473,31 @@ impl<'p> Scorer<'p> {
                     let (par, items) = (self.paragraphs[at], self.items[at]);
                     self.paragraphs[pa] += par + u32::from(matches!(name, "p" | "pre"));
                     self.items[pa] += items + u32::from(name == "li");
-                    self.prose[pa] +=
-                        if matches!(name, "p" | "pre" | "h2" | "h3" | "h4" | "h5" | "h6") {
-                            c.chars
+                    let prose_tag = matches!(name, "p" | "pre" | "h2" | "h3" | "h4" | "h5" | "h6");
+                    self.prose[pa] += if prose_tag { c.chars } else { self.prose[at] };
+                    if !self.link_list(j, c) {
+                        let lean = self.lean[at];
+                        self.lean[pa].add(lean);
+                        self.lean_prose[pa] += if prose_tag {
+                            lean.chars
                         } else {
-                            self.prose[at]
+                            self.lean_prose[at]
                         };
+                    }
                 }
             }
         }
+    }
+
+    /// Whether a block holding `c` is a list of links that the cleaning
+    /// drops (see [`Scorer::cleaned`]).
+    fn link_list(&self, n: NodeId, c: Counts) -> bool {
+        let ld = c.link_density();
+        matches!(
+            self.page.label_name(n),
+            "div" | "section" | "ul" | "ol" | "table" | "dl"
+        ) && c.commas < 10
+            && (ld > 0.5 || (ld > 0.2 && self.weight(n) < 25.0))
     }
 
     /// The bonus of an element's tag, name and markup.
@@ -634,14 +660,22 @@ impl<'p> Scorer<'p> {
     /// links).
     fn widen(&self, top: NodeId) -> NodeId {
         let t = self.at(top);
-        let (chars, links, prose) = (self.all[t].chars, self.all[t].link_chars, self.prose[t]);
+        // A block of a paragraph or two is a section of a page (a product's
+        // page of short sections between menus): the link lists around it
+        // are cleaned out of the page, not a bound of the article.
+        let (all, prose) = if self.paragraphs[t] <= 2 {
+            (&self.lean, &self.lean_prose)
+        } else {
+            (&self.all, &self.prose)
+        };
+        let (chars, links, prose_chars) = (all[t].chars, all[t].link_chars, prose[t]);
         let mut wide = top;
         let mut up = self.page.parent(top);
         while let Some(a) = up.filter(|&a| a > self.body) {
             let at = self.at(a);
-            let added = self.all[at].chars.saturating_sub(chars);
-            let added_links = self.all[at].link_chars.saturating_sub(links);
-            let added_prose = self.prose[at].saturating_sub(prose);
+            let added = all[at].chars.saturating_sub(chars);
+            let added_links = all[at].link_chars.saturating_sub(links);
+            let added_prose = prose[at].saturating_sub(prose_chars);
             // Enough to be more of the article, not a standfirst or a
             // dateline above it: a quarter of its text, in two paragraphs
             // or more, or more than it holds.
@@ -898,6 +932,19 @@ mod tests {
     const STORY: &str = "The council voted on Tuesday to rebuild the old harbour wall, which \
         was damaged in the winter storms, and to reopen the fish market by spring.";
 
+    /// `n` paragraphs of a story, numbered.
+    fn story(n: usize) -> String {
+        (0..n)
+            .map(|j| format!("<p>Paragraph {j} of the story: {STORY}</p>"))
+            .collect()
+    }
+
+    fn assert_holds(t: &str, parts: &[&str]) {
+        for part in parts {
+            assert!(t.contains(part), "{part} not in {t}");
+        }
+    }
+
     #[test]
     fn article_paragraphs_without_menu_teasers_and_footer() {
         let html = format!(
@@ -1060,20 +1107,19 @@ mod tests {
             panel(3, 3)
         );
         let t = text(&html);
-        for part in [
-            "Lots of laptops",
-            "Section 1, paragraph 5",
-            "Part 2",
-            "Section 3, paragraph 2",
-        ] {
-            assert!(t.contains(part), "{part} not in {t}");
-        }
+        assert_holds(
+            &t,
+            &[
+                "Lots of laptops",
+                "Section 1, paragraph 5",
+                "Part 2",
+                "Section 3, paragraph 2",
+            ],
+        );
         for junk in ["Best monitors", "Home"] {
             assert!(!t.contains(junk), "{junk} in {t}");
         }
-        let body: String = (0..8)
-            .map(|j| format!("<p>Paragraph {j} of the story: {STORY}</p>"))
-            .collect();
+        let body = story(8);
         let story = format!(
             "<html><body><div class=page><div class=intro><p class=date>October 12, 2017</p>\
              <p class=lead>The port and the town agree on a new harbour wall, to be built by spring.</p>\
@@ -1084,13 +1130,61 @@ mod tests {
         assert!(!t.contains("October 12") && !t.contains("agree on"), "{t}");
     }
 
+    /// A product's page of short sections, each a heading and a paragraph,
+    /// between a menu and a footer of links inside `<main>`: the sections
+    /// are read whole, the link lists are not; an article of several
+    /// paragraphs is not widened over the link lists to the story beside it.
+    #[test]
+    fn a_page_of_short_sections_is_read_whole_over_its_menus() {
+        let links = |n: usize| -> String {
+            (0..n)
+                .map(|k| format!("<li><a href=/p{k}>Product feature number {k}</a></li>"))
+                .collect()
+        };
+        let html = format!(
+            "<html><body><main class=site><div class=menu><ul>{}</ul></div>\
+             <div class=hero><div class=box><h2>Go from idea to design in minutes</h2><div class=t>\
+             <p>Our tool was built with speed and ease of use in mind as the perfect choice for teams.</p>\
+             </div></div></div>\
+             <div class=why><div class=box><h2>Why our tool?</h2><div class=t><p>{STORY}</p></div></div></div>\
+             <div class=teams><div class=box><h3>For product teams</h3><div class=t>\
+             <p>Invite anyone to your project and design together in real time from any browser.</p>\
+             </div></div></div>\
+             <div class=foot><ul>{}</ul></div></main></body></html>",
+            links(20),
+            links(30)
+        );
+        let t = text(&html);
+        assert_holds(
+            &t,
+            &[
+                "Why our tool?",
+                "perfect choice for teams",
+                "Invite anyone",
+                "harbour wall",
+            ],
+        );
+        assert!(!t.contains("Product feature"), "{t}");
+        let body = story(4);
+        let story = format!(
+            "<html><body><main><div class=menu><ul>{}</ul></div><div class=story>{body}</div>\
+             <div class=next><h2>Happening now</h2><p>The town's new library opens its doors on Monday morning.</p>\
+             <p>The mayor cuts the ribbon at nine and the first hundred readers get a free bag.</p>\
+             <p>The library holds forty thousand books and a hall for readings and talks.</p></div>\
+             <div class=foot><ul>{}</ul></div></main></body></html>",
+            links(20),
+            links(30)
+        );
+        let t = text(&story);
+        assert!(t.contains("Paragraph 3 of the story"), "{t}");
+        assert!(!t.contains("library opens"), "{t}");
+    }
+
     /// The page's own `<article>` bounds the article: the prose beside it
     /// (the next story's lead) is not more of it.
     #[test]
     fn the_article_element_bounds_the_article() {
-        let body: String = (0..3)
-            .map(|j| format!("<p>Paragraph {j} of the story: {STORY}</p>"))
-            .collect();
+        let body = story(3);
         let html = format!(
             "<html><body><div class=wrap><article><div class=story>{body}</div></article>\
              <div class=next><h2>Happening now</h2>\
