@@ -48,7 +48,8 @@
 //!   those whose score is negative (a name such as `widget`, `scroll` or
 //!   `meta`, a list's tag) unless they are the article all the same: a
 //!   wrapper holding most of its part's text, a list that holds at least
-//!   as many paragraphs as items (one or more), or prose (3 paragraphs, 500 characters, few links) where
+//!   as many paragraphs as items (one or more) or whose items are
+//!   sentences (40 characters or more on average, few links), or prose (3 paragraphs, 500 characters, few links) where
 //!   most of the part's text has such names (a page builder calls every
 //!   block `elementor-widget`). A name that says "not the article"
 //!   outright (`comment`, `share`, …) is dropped whatever it holds.
@@ -79,6 +80,9 @@ const WRAPPER_MIN_CHARS: u32 = 500;
 /// An article is widened to an ancestor that adds at least this many
 /// characters of prose.
 const WIDEN_MIN_CHARS: u32 = 80;
+/// A list whose items hold this many characters on average is a list of
+/// sentences.
+const SENTENCE_ITEM_CHARS: u32 = 40;
 /// How far up a paragraph's score is handed.
 const SCORE_LEVELS: usize = 5;
 
@@ -770,8 +774,12 @@ impl<'p> Scorer<'p> {
         // A list whose items are paragraphs is the article's list, and so
         // is one that holds a paragraph and no items (a site's blocks of
         // benefits written as `<ul><span><p>`).
-        let paragraph_list =
-            matches!(name, "ul" | "ol") && self.paragraphs[at] >= self.items[at].max(1) && ld < 0.2;
+        // And so is a list of sentences (a week's notes, each item a line
+        // of prose): items of 40 characters or more on average, few links.
+        let paragraph_list = matches!(name, "ul" | "ol")
+            && (self.paragraphs[at] >= self.items[at].max(1)
+                || (self.items[at] >= 1 && c.chars >= self.items[at] * SENTENCE_ITEM_CHARS))
+            && ld < 0.2;
         let kept = (holds_part || prose || paragraph_list) && !self.unlikely(n);
         // Its paragraphs can outweigh what its name says.
         let score = if self.scored[at] {
@@ -1196,6 +1204,26 @@ mod tests {
         let t = text(&html);
         assert!(t.contains("Paragraph 2 of the story"), "{t}");
         assert!(!t.contains("library"), "{t}");
+    }
+
+    /// A week's notes written as lists of sentences are the article, a list
+    /// of one or two labels is not.
+    #[test]
+    fn a_list_of_sentences_is_kept_a_list_of_labels_is_not() {
+        let html = format!(
+            "<html><body><div class=post>{}<h3>Performance</h3><ul><li>Users who run several \
+             profiles at once will see this message less often than before!</li></ul>\
+             <h3>New people</h3><ul><li>Amy joins the search team today, coming from the web team.</li>\
+             <li>Tim moves to the tools team and starts on the new inspector.</li></ul>\
+             <ul><li>Filed under Nightly and Fission</li></ul></div></body></html>",
+            story(4)
+        );
+        let t = text(&html);
+        assert_holds(
+            &t,
+            &["Paragraph 3", "several profiles", "Amy joins", "Tim moves"],
+        );
+        assert!(!t.contains("Filed under"), "{t}");
     }
 
     /// A React server streams the page's content after its shell in
