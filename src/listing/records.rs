@@ -9,14 +9,17 @@
 //!   non-empty `class` (its first class that does not stripe rows: `odd`,
 //!   `even`, `alt`).
 //! - **Records.** The children of one element fall into clusters of alike
-//!   children of one label; a cluster of at least two children with text
-//!   is a candidate region. Two clusters of the same size whose members
+//!   children of one label; clusters of table rows with the same cells
+//!   (`th` and `td` in one order) are one, unless they alternate. A
+//!   cluster of at least two children with text is a candidate region. Two clusters of the same size whose members
 //!   alternate (a title row, then its detail row; `dt` and `dd`) make one
 //!   record of two siblings each. A smaller cluster whose every member is
 //!   followed by a record (a town row above its hotels) holds *header
 //!   rows*: each record takes the header above it as a field.
 //! - **Choice.** A region is worth its text (the characters of its
-//!   records). A region whose records hold lists that together carry
+//!   records), times its regularity (the mean similarity of each record's
+//!   shape to the next one's) to the power [`REGULARITY_POWER`]: an
+//!   article's paragraphs of one class are worth less than a list. A region whose records hold lists that together carry
 //!   [`INNER_SHARE`] of its text is a frame around them: the lists are the
 //!   regions (a section per category, each with its list) — unless they
 //!   are lists of short records, each shorter than the frame's own list (a
@@ -71,6 +74,11 @@ pub const MIN_LIST: usize = 3;
 pub const MIN_WORDS: f64 = 3.0;
 /// The most words of a menu's link.
 pub const MENU_WORDS: usize = 5;
+/// A region's worth is multiplied by its regularity (how alike its
+/// records are, 0 to 1) to this power.
+pub const REGULARITY_POWER: i32 = 3;
+/// The records of a region whose shapes are compared for its regularity.
+pub const REGULARITY_RECORDS: usize = 12;
 /// Nodes of a child read for its shape at most.
 const SHAPE_NODES: usize = 400;
 
@@ -305,6 +313,19 @@ fn clusters(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Vec<NodeId>> 
         .collect()
 }
 
+/// Whether two table rows have the same cells: two or more, `th` and `td`
+/// in the same order.
+fn same_cells(page: &Page, a: NodeId, b: NodeId) -> bool {
+    let cells = |row: NodeId| -> Vec<LabelId> {
+        page.children(row)
+            .filter(|&c| page.label_of(c) != PCDATA)
+            .map(|c| page.label_of(c))
+            .collect()
+    };
+    let x = cells(a);
+    x.len() >= 2 && x == cells(b)
+}
+
 /// A class that stripes rows (`odd`, `even`, `alt-row`): not what makes
 /// a record of a kind (`<tr class="odd prio3">` and `<tr class="even
 /// prio3">` are rows of one list).
@@ -356,6 +377,27 @@ fn candidates_of(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Candidat
                 });
             }
         }
+    }
+    // Rows of one table with the same cells that do not alternate are one
+    // list, whatever their class (`full_table` and `partial_table` rows)
+    // or the markup inside their cells.
+    if !paired.iter().any(|p| *p) {
+        let mut merged: Vec<Vec<NodeId>> = Vec::new();
+        for g in groups {
+            let like = merged.iter_mut().find(|m| {
+                page.label_of(m[0]) == TR
+                    && page.label_of(g[0]) == TR
+                    && same_cells(page, m[0], g[0])
+            });
+            match like {
+                Some(m) => {
+                    m.extend(g);
+                    m.sort_unstable();
+                }
+                None => merged.push(g),
+            }
+        }
+        groups = merged;
     }
     let chars_of = |g: &Vec<NodeId>| g.iter().map(|&n| sizes.chars(n)).sum::<usize>();
     groups.sort_by_key(|g| std::cmp::Reverse(chars_of(g)));
@@ -456,12 +498,15 @@ pub fn regions(page: &Page) -> Vec<Region> {
     }
     // Records of a page's sections, not of a list.
     candidates.retain(|c| c.chars <= MAX_RECORD * c.records.len());
-    // Few records count less than many of the same text.
+    // Few records count less than many of the same text, and records
+    // unlike each other (an article's paragraphs, a page's sections) less
+    // than records of one shape.
     let score = |c: &Candidate| {
         let n = c.records.len();
-        c.chars * n / (n + FEW)
+        let worth = (c.chars * n / (n + FEW)) as f64;
+        (worth * regularity(page, &c.records).powi(REGULARITY_POWER)) as usize
     };
-    candidates.sort_by_key(|c| std::cmp::Reverse(score(c)));
+    candidates.sort_by_cached_key(|c| std::cmp::Reverse(score(c)));
     // A frame around lists: dropped for them.
     let inside = |c: &Candidate, n: NodeId| {
         c.records
@@ -550,6 +595,21 @@ pub fn regions(page: &Page) -> Vec<Region> {
             main || (r.chars as f64 >= MIN_SHARE * top as f64 && a_list(page, r))
         })
         .collect()
+}
+
+/// How alike a region's records are: the mean similarity of each record's
+/// shape to the next one's, over its first [`REGULARITY_RECORDS`] records.
+fn regularity(page: &Page, records: &[Vec<NodeId>]) -> f64 {
+    let shapes: Vec<Shape> = records
+        .iter()
+        .take(REGULARITY_RECORDS)
+        .map(|r| shape(page, r[0]))
+        .collect();
+    if shapes.len() < 2 {
+        return 1.0;
+    }
+    let sum: f64 = shapes.windows(2).map(|w| similarity(&w[0], &w[1])).sum();
+    sum / (shapes.len() - 1) as f64
 }
 
 /// Whether a region's records make a list of their own: at least

@@ -423,3 +423,77 @@ fn the_last_and_the_first_page_are_neither_next_nor_previous() {
     );
     assert_eq!(pager.next.unwrap().as_str(), "http://h/page/4/");
 }
+
+#[test]
+fn rows_of_one_table_with_the_same_cells_are_one_list_whatever_their_class() {
+    // A league's franchises: a franchise's full row, then rows of the
+    // names it played under, if any (another class, a heading cell without
+    // a link), and rows whose result cell holds more markup than others.
+    let mut rows = String::new();
+    for f in 1..=4 {
+        rows.push_str(&format!(
+            "<tr class=full_table><th scope=row><a href=/f/{f}>Franchise {f} Club</a></th>\
+             <td>NL</td><td>19{f}0</td><td><b>{f}2</b>-<a href=/s/{f}>40</a> <small>(1st)</small></td></tr>"
+        ));
+        for o in 0..(f % 2) * 2 {
+            rows.push_str(&format!(
+                "<tr class=partial_table><th scope=row>Old name {f}{o} Club</th>\
+                 <td>AL</td><td>18{f}{o}</td><td>3{f}-50</td></tr>"
+            ));
+        }
+    }
+    let html = format!(
+        "<body><h1>Franchises</h1><table><thead><tr><th>Franchise</th><th>Lg</th><th>From</th>\
+         <th>W-L</th></tr></thead><tbody>{rows}</tbody></table></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let data: Vec<&Region> = listing.data().collect();
+    assert_eq!(data.len(), 1);
+    assert_eq!(data[0].records.len(), 8);
+    assert_eq!(
+        data[0].record_text(&page, 1),
+        "Old name 10 Club AL 1810 31-50"
+    );
+}
+
+#[test]
+fn records_alike_in_shape_outweigh_an_articles_paragraphs_of_more_text() {
+    // A guide's page: an article of paragraphs of one class but of many
+    // shapes (a link, a list, a quote, bold words), and beside it a list of
+    // drug cards of one shape with less text.
+    let paragraphs = [
+        "<div class=typo>Antidepressants come in several classes; here is a brief overview of your choices and what each of them does to the levels of serotonin in the brain.</div>",
+        "<div class=typo><b>Selective serotonin reuptake inhibitors:</b> these medications primarily affect serotonin levels in the brain and are prescribed first.</div>",
+        "<div class=typo><span>» READ:</span> <a href=/a/1>Advantages and disadvantages of a long treatment with one medication</a></div>",
+        "<div class=typo><ul><li>Take 200 mg every four to six hours as needed</li><li>Effective for pain relief and fever reduction</li><li>Ask a doctor first</li></ul></div>",
+        "<div class=typo><blockquote><p>Consult your doctor if symptoms persist for more than three days, and inform them of any allergies before use.</p></blockquote></div>",
+        "<div class=typo><h3>How to check prescription drug prices</h3><p>Prices depend on the type of medication and the pharmacy, and on the plan you hold.</p><p>Ask for the generic.</p></div>",
+    ]
+    .concat();
+    let cards: String = [
+        "Ibuprofen",
+        "Amoxicillin",
+        "Paracetamol",
+        "Cetirizine",
+        "Omeprazole",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, name)| {
+        format!(
+            "<div class=card><h4><a href=/d/{i}>{name}</a></h4><span class=dose>{i}00 mg</span>\
+                 <span class=price>{i}.99 €</span></div>"
+        )
+    })
+    .collect();
+    let html = format!(
+        "<body><main><div class=article>{paragraphs}</div>\
+         <section class=drugs>{cards}</section></main></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let main = listing.data().next().unwrap();
+    assert_eq!(page.attribute(main.parent, "class"), Some("drugs"));
+    assert_eq!(main.records.len(), 5);
+}
