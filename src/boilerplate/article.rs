@@ -987,6 +987,12 @@ mod tests {
         }
     }
 
+    fn assert_lacks(t: &str, junk: &[&str]) {
+        for j in junk {
+            assert!(!t.contains(j), "{j} in {t}");
+        }
+    }
+
     #[test]
     fn article_paragraphs_without_menu_teasers_and_footer() {
         let html = format!(
@@ -1158,9 +1164,7 @@ mod tests {
                 "Section 3, paragraph 2",
             ],
         );
-        for junk in ["Best monitors", "Home"] {
-            assert!(!t.contains(junk), "{junk} in {t}");
-        }
+        assert_lacks(&t, &["Best monitors", "Home"]);
         let body = story(8);
         let story = format!(
             "<html><body><div class=page><div class=intro><p class=date>October 12, 2017</p>\
@@ -1386,9 +1390,7 @@ mod tests {
                 "12 users online",
             ],
         );
-        for junk in ["Board index", "Powered by"] {
-            assert!(!t.contains(junk), "{junk} in {t}");
-        }
+        assert_lacks(&t, &["Board index", "Powered by"]);
         // A story of a few lines between menus is still the story alone.
         let html = "<html><body><div class=menu><a href=/a>Sport</a> <a href=/b>Weather</a></div>\
              <div id=main><p>The ferry to the island runs again from Monday, the harbour office said.</p></div>\
