@@ -55,6 +55,12 @@
 //!   outright (`comment`, `share`, …) is dropped whatever it holds.
 //! - **No paragraph at all** (a page of a word, a price list): the text of
 //!   the page, less what is never content and the link lists, is its text.
+//! - **A few words only** (under 250 bytes, trafilatura's bound): where the
+//!   page is a listing, a shop's cards or a forum's index of boards, what
+//!   is found is a tile or a line of statistics, the rest cut away as link
+//!   lists; the page's text, less only what is never content (its `nav`,
+//!   `header`, `footer`, hidden parts, …), is taken instead when it holds
+//!   more than twice as much text outside links.
 //!
 //! The scores are those of Arc90's Readability (as in Mozilla's
 //! Readability.js), with two changes measured on the article-extraction
@@ -73,6 +79,10 @@ const MIN_CLOSE_CANDIDATES: usize = 3;
 /// A main text shorter than this is looked for again without leaving out
 /// elements by their names.
 const RETRY_BELOW_BYTES: usize = 500;
+/// A main text shorter than this, found even so, gives way to the page's
+/// text, less what is never content, when that holds more than twice as
+/// much text outside links (trafilatura's `min_extracted_size`).
+const SHORT_TEXT_BYTES: usize = 250;
 /// A wrapper inside the article that holds most of its part's text is kept
 /// when its name does not count against it, or when it holds at least this
 /// many characters (a builder's `…-bg-attachment-scroll` row).
@@ -248,11 +258,24 @@ pub fn main_text(page: &Page) -> String {
     // Too little: perhaps a name said "not the article" wrongly (a wrapper
     // called `page-ad-margins`); again, trusting only the markup.
     let lenient = Scorer::new(page, false).text();
-    if lenient.len() > text.len() {
+    let best = if lenient.len() > text.len() {
         lenient
     } else {
         text
+    };
+    // Still a few words (a listing's tiles, a shop's cards, a forum's
+    // index of boards, all of them cut away as link lists or teasers): the
+    // page's text, less only what is never content, is more of it when it
+    // holds more than twice as much text outside links (a short story
+    // between link lists is the story alone).
+    if best.len() < SHORT_TEXT_BYTES {
+        let whole = Scorer::new(page, false);
+        let c = whole.all[0];
+        if (c.chars - c.link_chars) as usize > best.chars().count() * 2 {
+            return whole.all_text();
+        }
     }
+    best
 }
 
 struct Scorer<'p> {
@@ -829,23 +852,31 @@ impl<'p> Scorer<'p> {
         chars
     }
 
+    /// The page's text, less only what is never content (see
+    /// [`main_text`]).
+    fn all_text(&self) -> String {
+        let mut out = Writer::default();
+        self.write(self.body, self.body, false, &mut out);
+        out.finish()
+    }
+
     fn text(&self) -> String {
         let mut out = Writer::default();
         let Some((top, core)) = self.top() else {
             // Not one paragraph: what text there is is the page's.
-            self.write(self.body, self.body, &mut out);
+            self.write(self.body, self.body, true, &mut out);
             return out.finish();
         };
         for part in self.parts(top) {
-            self.write(part, core, &mut out);
+            self.write(part, core, true, &mut out);
             out.line();
         }
         out.finish()
     }
 
-    /// Writes `node`'s text, less what is cleaned out; `core`, the
-    /// best-scoring element, and the elements around it are not cleaned.
-    fn write(&self, node: NodeId, core: NodeId, out: &mut Writer) {
+    /// Writes `node`'s text, less what is cleaned out when `clean`; `core`,
+    /// the best-scoring element, and the elements around it are not cleaned.
+    fn write(&self, node: NodeId, core: NodeId, clean: bool, out: &mut Writer) {
         let page = self.page;
         let end = page.subtree_end(node);
         let part_chars = self.all[self.at(node)].chars;
@@ -868,7 +899,10 @@ impl<'p> Scorer<'p> {
             let at = self.at(i);
             let holds_core = i <= core && core < page.subtree_end(i);
             if self.removed[at]
-                || (i != node && !holds_core && self.cleaned(i, part_chars, names_say_little))
+                || (clean
+                    && i != node
+                    && !holds_core
+                    && self.cleaned(i, part_chars, names_say_little))
             {
                 i = page.subtree_end(i);
                 out.space();
@@ -950,6 +984,12 @@ mod tests {
     fn assert_holds(t: &str, parts: &[&str]) {
         for part in parts {
             assert!(t.contains(part), "{part} not in {t}");
+        }
+    }
+
+    fn assert_lacks(t: &str, junk: &[&str]) {
+        for j in junk {
+            assert!(!t.contains(j), "{j} in {t}");
         }
     }
 
@@ -1124,9 +1164,7 @@ mod tests {
                 "Section 3, paragraph 2",
             ],
         );
-        for junk in ["Best monitors", "Home"] {
-            assert!(!t.contains(junk), "{junk} in {t}");
-        }
+        assert_lacks(&t, &["Best monitors", "Home"]);
         let body = story(8);
         let story = format!(
             "<html><body><div class=page><div class=intro><p class=date>October 12, 2017</p>\
@@ -1303,6 +1341,67 @@ mod tests {
 
     /// A product's spec sheet (a block of list items, no link among them)
     /// is its text; a block of short links beside it is not.
+    #[test]
+    fn a_forum_index_is_read_whole_a_short_story_is_not() {
+        // Boards in a table, each a link, a line of description and counts:
+        // the cleaning drops the table as a link list, and the one
+        // paragraph left is the line of who is online.
+        let boards: String = [
+            (
+                "General discussion",
+                "Talk about any woodworking project you have",
+            ),
+            (
+                "Tools and machinery",
+                "Saws, routers and the jigs you built for them",
+            ),
+            (
+                "Showcase",
+                "Share the furniture and boxes you made this year",
+            ),
+            (
+                "Lutherie",
+                "Guitars, violins and the tools to build them by hand",
+            ),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(k, (name, about))| {
+            format!(
+                "<tr><td><a href=/f{k}>{name}</a><br>{about}</td><td>{} topics</td>\
+                 <td><a href=/t{k}>Re: a question</a> by <a href=/u{k}>member{k}</a></td></tr>",
+                10 + k
+            )
+        })
+        .collect();
+        let html = format!(
+            "<html><body><nav><a href=/>Board index</a> <a href=/faq>FAQ</a></nav>\
+             <table class=forums>{boards}</table>\
+             <div class=stats><p>In total there are 12 users online, 1 registered.</p></div>\
+             <footer>Powered by a forum program</footer></body></html>"
+        );
+        let t = text(&html);
+        assert_holds(
+            &t,
+            &[
+                "General discussion",
+                "Saws, routers and the jigs",
+                "Lutherie",
+                "12 users online",
+            ],
+        );
+        assert_lacks(&t, &["Board index", "Powered by"]);
+        // A story of a few lines between menus is still the story alone.
+        let html = "<html><body><div class=menu><a href=/a>Sport</a> <a href=/b>Weather</a></div>\
+             <div id=main><p>The ferry to the island runs again from Monday, the harbour office said.</p></div>\
+             <div class=more><a href=/x>Another story about the harbour and its boats</a></div></body></html>";
+        let t = text(html);
+        assert_eq!(
+            t,
+            "The ferry to the island runs again from Monday, the harbour office said."
+        );
+    }
+
     #[test]
     fn a_spec_sheet_is_kept_a_block_of_links_is_not() {
         let specs: String = [
