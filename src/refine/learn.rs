@@ -478,7 +478,7 @@ impl WordRanking {
                     continue;
                 };
                 let text = format!("{} {}", self.spelling[first], self.spelling[second]);
-                if tried.contains(&text.to_lowercase()) {
+                if pair_tried(tried, first, second) {
                     continue;
                 }
                 // A second word whose every hit was shown is gathered whole.
@@ -591,14 +591,20 @@ impl WordRanking {
                 } else {
                     return None;
                 };
-                let text = format!("{first} {other}");
-                (!tried.contains(&text)).then_some((n, other))
+                (!pair_tried(tried, first, other)).then_some((n, other))
             })
             .max_by(|x, y| x.0.cmp(&y.0).then_with(|| y.1.cmp(x.1)))?;
         let text = format!("{} {}", self.spelling[first], self.spelling[second]);
         self.probed = true;
         Some(text)
     }
+}
+
+/// Whether two words (lower case) were sent together, in either order:
+/// an answer to both words lists the rows that hold both, whichever comes
+/// first.
+fn pair_tried(tried: &HashSet<String>, a: &str, b: &str) -> bool {
+    tried.contains(&format!("{a} {b}")) || tried.contains(&format!("{b} {a}"))
 }
 
 /// The band of a word's frequency among the gathered values (powers of
@@ -850,6 +856,33 @@ mod tests {
         // Twenty-five in a row stop whatever the estimates say.
         let why = stop_reason(dry(UNPROFITABLE_RUN, None, Some(50.0))).unwrap();
         assert!(why.contains("25 queries in a row"), "{why}");
+    }
+
+    #[test]
+    fn two_words_sent_together_are_not_sent_again_the_other_way_round() {
+        let values = [
+            "Alpha Beta Gamma",
+            "Alpha Beta",
+            "Alpha Delta",
+            "Beta Delta",
+        ];
+        let mut ranking = WordRanking::new(values);
+        for (query, hits) in [("Alpha", 8), ("Beta", 8)] {
+            ranking.sent(query);
+            ranking.answered(query, Some(hits), 3);
+        }
+        ranking.sent("Alpha Beta");
+        ranking.answered("Alpha Beta", Some(4), 3);
+        assert_eq!(ranking.combines(), Some(true));
+        let tried: HashSet<String> = ["alpha", "beta", "alpha beta"].map(String::from).into();
+        let texts: Vec<String> = ranking
+            .candidates(&tried)
+            .into_iter()
+            .map(|c| c.text)
+            .collect();
+        // Both capped words are narrowed, but not by each other again.
+        assert!(texts.contains(&"Beta Delta".to_string()), "{texts:?}");
+        assert!(!texts.contains(&"Beta Alpha".to_string()), "{texts:?}");
     }
 
     #[test]

@@ -6,7 +6,16 @@
 
 use std::collections::{BinaryHeap, HashMap};
 
-/// The rows reached after each of the first `queries` greedy queries.
+/// One greedy query: its words, the rows it reached first, the rows
+/// reached so far.
+#[derive(Debug, Clone)]
+pub(super) struct Step {
+    pub words: String,
+    pub new: usize,
+    pub total: usize,
+}
+
+/// The first `queries` greedy queries.
 /// Candidates: every word, every pair of the `pairs_among` most frequent
 /// words and every triple of the `triples_among` most frequent ones (a
 /// pair of rarer words finds a row or two). `shown(words, matches)` orders
@@ -18,7 +27,7 @@ pub(super) fn greedy_ceiling(
     pairs_among: usize,
     triples_among: usize,
     shown: impl Fn(&[&str], &mut Vec<usize>),
-) -> Vec<usize> {
+) -> Vec<Step> {
     let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
     for (at, words) in rows.iter().enumerate() {
         for word in words {
@@ -76,7 +85,102 @@ pub(super) fn greedy_ceiling(
             reached[r] = true;
         }
         total += now;
-        curve.push(total);
+        curve.push(Step {
+            words: candidates[i].join(" "),
+            new: now,
+            total,
+        });
     }
     curve
+}
+
+/// Prints the first `n` queries of a gathering (the gatherer database
+/// `db`, the new values of `attribute` each brought) beside the greedy
+/// ceiling's `steps`: the words, the database's rows that hold them all
+/// (`rows`, each a row's words), the new rows; then both summed up by
+/// kind of query, by the rows a query brought and by the words' rows in
+/// the database.
+pub(super) fn trace(
+    db: &std::path::Path,
+    attribute: &str,
+    rows: &[Vec<String>],
+    steps: &[Step],
+    n: usize,
+) -> Result<(), String> {
+    let conn = rusqlite::Connection::open(db).map_err(|e| e.to_string())?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT q.query_values, q.description, count(v.id) FROM queries q
+             LEFT JOIN attribute_values v ON v.query_key = q.key AND v.attribute = ?1
+             GROUP BY q.id ORDER BY q.ordinal, q.id",
+        )
+        .map_err(|e| e.to_string())?;
+    let sent: Vec<(String, usize)> = stmt
+        .query_map([attribute], |r| {
+            let values: Option<String> = r.get(0)?;
+            let description: String = r.get(1)?;
+            let new: i64 = r.get(2)?;
+            Ok((values, description, new))
+        })
+        .map_err(|e| e.to_string())?
+        .map(|row| {
+            let (values, description, new) = row.map_err(|e| e.to_string())?;
+            let words = values
+                .and_then(|v| serde_json::from_str::<Vec<(String, String)>>(&v).ok())
+                .map(|v| v.into_iter().map(|(_, w)| w).collect::<Vec<_>>().join(" "))
+                .unwrap_or(description);
+            Ok((words, usize::try_from(new).unwrap_or(0)))
+        })
+        .collect::<Result<_, String>>()?;
+    let in_database = |words: &str| {
+        let words: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
+        rows.iter()
+            .filter(|row| words.iter().all(|w| row.contains(w)))
+            .count()
+    };
+    println!("  query | knowing the database: words (rows) +new | gathering: words (rows) +new");
+    let ceiling: Vec<(String, usize)> = steps.iter().map(|s| (s.words.clone(), s.new)).collect();
+    for i in 0..n.min(steps.len().max(sent.len())) {
+        let side = |list: &[(String, usize)]| {
+            list.get(i).map_or(String::new(), |(w, new)| {
+                format!("{w} ({}) +{new}", in_database(w))
+            })
+        };
+        println!("  {:>5} | {:<40} | {}", i + 1, side(&ceiling), side(&sent));
+    }
+    for (who, list) in [("knowing the database", &ceiling), ("gathering", &sent)] {
+        let list = &list[..n.min(list.len())];
+        let mut by_kind: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+        for (words, new) in list {
+            let rows = in_database(words);
+            let band = match rows {
+                0 => "0",
+                1..=9 => "1-9",
+                10..=49 => "10-49",
+                50..=199 => "50-199",
+                _ => "200+",
+            };
+            let brought = match new {
+                0 => "0",
+                1..=4 => "1-4",
+                5..=19 => "5-19",
+                _ => "20+",
+            };
+            let words = words.split_whitespace().count();
+            for key in [
+                format!("{words} word(s)"),
+                format!("rows in the database {band}"),
+                format!("new rows {brought}"),
+            ] {
+                let entry = by_kind.entry(key).or_default();
+                entry.0 += 1;
+                entry.1 += new;
+            }
+        }
+        println!("  {who}, first {} queries:", list.len());
+        for (key, (queries, new)) in by_kind {
+            println!("    {key}: {queries} queries, {new} new rows");
+        }
+    }
+    Ok(())
 }

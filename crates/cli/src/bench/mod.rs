@@ -101,6 +101,14 @@ pub struct RefineBenchArgs {
     /// beside this build's.
     #[arg(long, value_name = "EXE")]
     pub baseline: Option<PathBuf>,
+    /// Only this keyword search (`archive`, `pictures`, `classifieds`).
+    #[arg(long, value_name = "SEARCH", value_parser = ["archive", "pictures", "classifieds"])]
+    pub only: Option<String>,
+    /// Print each keyword search's first 200 queries beside the greedy
+    /// ceiling's: the words, their rows in the database, the new rows each
+    /// brought.
+    #[arg(long)]
+    pub trace: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -936,7 +944,7 @@ fn run_refine_bench(args: &RefineBenchArgs) -> Result<(), String> {
     if !args.keywords {
         refined_providers(&runtime, &site, args)?;
     }
-    keyword_searches(&runtime, &site, args.baseline.as_deref())?;
+    keyword_searches(&runtime, &site, args)?;
     runtime.block_on(site.shutdown());
     Ok(())
 }
@@ -1074,102 +1082,125 @@ fn refined_providers(
 fn keyword_searches(
     runtime: &tokio::runtime::Runtime,
     site: &DemoSite,
-    baseline: Option<&Path>,
+    args: &RefineBenchArgs,
 ) -> Result<(), String> {
+    let baseline = args.baseline.as_deref();
+    let wanted = |name: &str| args.only.as_deref().is_none_or(|only| only == name);
     if let Some(exe) = baseline {
         if !exe.is_file() {
             return Err(format!("--baseline {}: no such executable", exe.display()));
         }
     }
     // Each search gathered by this build, then by the baseline's.
-    let curves = |what: &str, url: &url::Url, rows: &str, total: usize, ceiling: &[usize]| {
-        keyword_curve(
-            &format!("{what}, this build"),
-            gather_fresh(runtime, site, url, Some(500))?,
-            rows,
-            total,
-            ceiling,
-        )?;
-        let Some(exe) = baseline else {
-            return Ok::<(), String>(());
+    let curves =
+        |what: &str, url: &url::Url, rows: &str, words: &[Vec<String>], steps: &[ceiling::Step]| {
+            let total = words.len();
+            let ceiling: Vec<usize> = steps.iter().map(|s| s.total).collect();
+            let ceiling = ceiling.as_slice();
+            let gathered = gather_fresh(runtime, site, url, Some(500))?;
+            if args.trace {
+                ceiling::trace(
+                    &gathered._dir.path().join("bench.sqlite"),
+                    rows,
+                    words,
+                    steps,
+                    200,
+                )?;
+            }
+            keyword_curve(
+                &format!("{what}, this build"),
+                gathered,
+                rows,
+                total,
+                ceiling,
+            )?;
+            let Some(exe) = baseline else {
+                return Ok::<(), String>(());
+            };
+            let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+            let db = dir.path().join("bench.sqlite");
+            let status = std::process::Command::new(exe)
+                .arg("--db")
+                .arg(&db)
+                .args(["--max-queries", "500", url.as_str()])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .map_err(|e| format!("{}: {e}", exe.display()))?;
+            if !status.success() {
+                return Err(format!("{} {url}: {status}", exe.display()));
+            }
+            println!("{what}, baseline {}:", exe.display());
+            print_curve(&db, rows, total, ceiling)
         };
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let db = dir.path().join("bench.sqlite");
-        let status = std::process::Command::new(exe)
-            .arg("--db")
-            .arg(&db)
-            .args(["--max-queries", "500", url.as_str()])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .map_err(|e| format!("{}: {e}", exe.display()))?;
-        if !status.success() {
-            return Err(format!("{} {url}: {status}", exe.display()));
-        }
-        println!("{what}, baseline {}:", exe.display());
-        print_curve(&db, rows, total, ceiling)
-    };
     // The keyword searches: words learned from the answers, within 500
     // queries; the coverage curve from the order the queries were sent.
-    let total = site.expected(Variant::Archive)["nr"].len();
-    let articles = site.archive_articles().map_err(|e| e.to_string())?;
     let words = |text: &str| -> Vec<String> { text.split(' ').map(str::to_lowercase).collect() };
-    let rows: Vec<Vec<String>> = articles.iter().map(|(_, t)| words(t)).collect();
-    let archive_ceiling = ceiling::greedy_ceiling(
-        &rows,
-        gather::demo::ARCHIVE_MAX_SHOWN,
-        500,
-        200,
-        30,
-        |query, matches| {
-            let wanted = query.join(" ");
-            matches
-                .sort_by_cached_key(|&at| gather::demo::archive_relevance(&wanted, articles[at].0));
-        },
-    );
-    curves(
+    if wanted("archive") {
+        let total = site.expected(Variant::Archive)["nr"].len();
+        let articles = site.archive_articles().map_err(|e| e.to_string())?;
+        let rows: Vec<Vec<String>> = articles.iter().map(|(_, t)| words(t)).collect();
+        let archive_ceiling = ceiling::greedy_ceiling(
+            &rows,
+            gather::demo::ARCHIVE_MAX_SHOWN,
+            500,
+            200,
+            30,
+            |query, matches| {
+                let wanted = query.join(" ");
+                matches.sort_by_cached_key(|&at| {
+                    gather::demo::archive_relevance(&wanted, articles[at].0)
+                });
+            },
+        );
+        curves(
         &format!("Archive ({total} articles, the 100 best matches shown per query, 3 seed words, German)"),
         &site.url(Variant::Archive),
         "nr",
-        total,
+        &rows,
         &archive_ceiling,
     )?;
-    let pictures = gather::demo::pictures::PICTURES;
-    let rows: Vec<Vec<String>> = gather::demo::pictures::pictures()
-        .iter()
-        .map(|p| words(&p.caption))
-        .collect();
-    // Most recent (highest number, last) first.
-    let pictures_ceiling = ceiling::greedy_ceiling(
-        &rows,
-        gather::demo::pictures::MAX_SHOWN,
-        500,
-        200,
-        30,
-        |_, matches| matches.reverse(),
-    );
-    curves(
+    }
+    if wanted("pictures") {
+        let pictures = gather::demo::pictures::PICTURES;
+        let rows: Vec<Vec<String>> = gather::demo::pictures::pictures()
+            .iter()
+            .map(|p| words(&p.caption))
+            .collect();
+        // Most recent (highest number, last) first.
+        let pictures_ceiling = ceiling::greedy_ceiling(
+            &rows,
+            gather::demo::pictures::MAX_SHOWN,
+            500,
+            200,
+            30,
+            |_, matches| matches.reverse(),
+        );
+        curves(
         &format!("Picture library ({pictures} captions, the 50 most recent matches listed, 3 seed words, English, topics)"),
         &site.base_url().join(gather::demo::pictures::PATH).map_err(|e| e.to_string())?,
         "no",
-        pictures,
+        &rows,
         &pictures_ceiling,
     )?;
+    }
     // Built after the policy, unlike both: French, the 20 cheapest listed,
     // the count in words gather does not read.
-    use gather::demo::annonces;
-    let ads = annonces::ads();
-    let rows: Vec<Vec<String>> = ads.iter().map(|a| words(&a.title)).collect();
-    let annonces_ceiling =
-        ceiling::greedy_ceiling(&rows, annonces::MAX_SHOWN, 500, 200, 30, |_, matches| {
-            matches.sort_by_key(|&at| (ads[at].price, ads[at].reference))
-        });
-    curves(
+    if wanted("classifieds") {
+        use gather::demo::annonces;
+        let ads = annonces::ads();
+        let rows: Vec<Vec<String>> = ads.iter().map(|a| words(&a.title)).collect();
+        let annonces_ceiling =
+            ceiling::greedy_ceiling(&rows, annonces::MAX_SHOWN, 500, 200, 30, |_, matches| {
+                matches.sort_by_key(|&at| (ads[at].price, ads[at].reference))
+            });
+        curves(
         &format!("Classifieds ({} ads, the 20 cheapest matches listed, 3 seed words, French, a count gather does not read)", ads.len()),
         &site.base_url().join(annonces::PATH).map_err(|e| e.to_string())?,
         "ref",
-        ads.len(),
+        &rows,
         &annonces_ceiling,
     )?;
+    }
     Ok(())
 }
