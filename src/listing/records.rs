@@ -196,6 +196,31 @@ fn shape(page: &Page, node: NodeId) -> Shape {
     out
 }
 
+/// The shapes of a page's children, each read once: by the clustering,
+/// then again by a region's regularity and by the side lists' test.
+struct Shapes(Vec<Option<Shape>>);
+
+impl Shapes {
+    fn new(page: &Page) -> Shapes {
+        Shapes(vec![None; page.node_count()])
+    }
+
+    /// Reads a node's shape if it has not been read.
+    fn read(&mut self, page: &Page, node: NodeId) {
+        let slot = &mut self.0[node.index_u32() as usize];
+        if slot.is_none() {
+            *slot = Some(shape(page, node));
+        }
+    }
+
+    /// A node's shape, read before.
+    fn get(&self, node: NodeId) -> &Shape {
+        self.0[node.index_u32() as usize]
+            .as_ref()
+            .expect("a shape is read before it is asked for")
+    }
+}
+
 /// The weighted Jaccard similarity of two shapes.
 fn similarity(a: &Shape, b: &Shape) -> f64 {
     let (mut i, mut j) = (0, 0);
@@ -280,9 +305,14 @@ struct Candidate {
 
 /// The clusters of alike element children of `parent`, in document order
 /// of their first members.
-fn clusters(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Vec<NodeId>> {
+fn clusters(
+    page: &Page,
+    parent: NodeId,
+    sizes: &TextSizes,
+    shapes: &mut Shapes,
+) -> Vec<Vec<NodeId>> {
     let class = page.label_id("class");
-    let mut out: Vec<(LabelId, Option<String>, Shape, Vec<NodeId>)> = Vec::new();
+    let mut out: Vec<(LabelId, Option<String>, Vec<NodeId>)> = Vec::new();
     for c in page.children(parent) {
         let label = page.label_of(c);
         if label == PCDATA || is_no_record(page.label_name(c)) {
@@ -292,20 +322,21 @@ fn clusters(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Vec<NodeId>> 
             .and_then(|k| page.attr(c, k))
             .and_then(|s| s.split_whitespace().find(|t| !striped(t)))
             .map(str::to_string);
-        let s = shape(page, c);
-        let found = out.iter_mut().take(40).find(|(l, k, rep, _)| {
+        shapes.read(page, c);
+        let s = shapes.get(c);
+        let found = out.iter_mut().take(40).find(|(l, k, members)| {
             // Striped rows (`odd`, `even`) differ in class, not in shape.
             *l == label
                 && *k == own_class
-                && (own_class.is_some() || similarity(rep, &s) >= SIMILAR)
+                && (own_class.is_some() || similarity(shapes.get(members[0]), s) >= SIMILAR)
         });
         match found {
-            Some((_, _, _, members)) => members.push(c),
-            None => out.push((label, own_class, s, vec![c])),
+            Some((_, _, members)) => members.push(c),
+            None => out.push((label, own_class, vec![c])),
         }
     }
     out.into_iter()
-        .map(|(_, _, _, mut m)| {
+        .map(|(_, _, mut m)| {
             m.retain(|&n| sizes.chars(n) > 0);
             m
         })
@@ -350,8 +381,13 @@ fn alternate(page: &Page, a: &[NodeId], b: &[NodeId]) -> bool {
     a.iter().zip(b).all(|(&x, &y)| next_element(x) == Some(y))
 }
 
-fn candidates_of(page: &Page, parent: NodeId, sizes: &TextSizes) -> Vec<Candidate> {
-    let mut groups = clusters(page, parent, sizes);
+fn candidates_of(
+    page: &Page,
+    parent: NodeId,
+    sizes: &TextSizes,
+    shapes: &mut Shapes,
+) -> Vec<Candidate> {
+    let mut groups = clusters(page, parent, sizes, shapes);
     if groups.is_empty() {
         return Vec::new();
     }
@@ -475,6 +511,7 @@ fn followed_by(page: &Page, parent: NodeId, node: NodeId, members: &[NodeId]) ->
 /// The regions of a page, the largest first.
 pub fn regions(page: &Page) -> Vec<Region> {
     let sizes = TextSizes::of(page);
+    let mut shapes = Shapes::new(page);
     let body = page.body();
     let mut candidates: Vec<Candidate> = Vec::new();
     let end = page.subtree_end(body);
@@ -492,7 +529,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
         // A row's cells are no records, but a table laid out in a cell may
         // hold them (a page laid out in nested tables).
         if page.label_of(node) != TR {
-            candidates.extend(candidates_of(page, node, &sizes));
+            candidates.extend(candidates_of(page, node, &sizes, &mut shapes));
         }
         node = node.next();
     }
@@ -501,10 +538,10 @@ pub fn regions(page: &Page) -> Vec<Region> {
     // Few records count less than many of the same text, and records
     // unlike each other (an article's paragraphs, a page's sections) less
     // than records of one shape.
-    let score = |c: &Candidate| {
+    let mut score = |c: &Candidate| {
         let n = c.records.len();
         let worth = (c.chars * n / (n + FEW)) as f64;
-        (worth * regularity(page, &c.records).powi(REGULARITY_POWER)) as usize
+        (worth * regularity(page, &mut shapes, &c.records).powi(REGULARITY_POWER)) as usize
     };
     candidates.sort_by_cached_key(|c| std::cmp::Reverse(score(c)));
     // A frame around lists: dropped for them.
@@ -592,30 +629,30 @@ pub fn regions(page: &Page) -> Vec<Region> {
                 return true;
             }
             let main = std::mem::replace(&mut first, false);
-            main || (r.chars as f64 >= MIN_SHARE * top as f64 && a_list(page, r))
+            main || (r.chars as f64 >= MIN_SHARE * top as f64 && a_list(page, r, &mut shapes))
         })
         .collect()
 }
 
 /// How alike a region's records are: the mean similarity of each record's
 /// shape to the next one's, over its first [`REGULARITY_RECORDS`] records.
-fn regularity(page: &Page, records: &[Vec<NodeId>]) -> f64 {
-    let shapes: Vec<Shape> = records
-        .iter()
-        .take(REGULARITY_RECORDS)
-        .map(|r| shape(page, r[0]))
-        .collect();
+fn regularity(page: &Page, shapes: &mut Shapes, records: &[Vec<NodeId>]) -> f64 {
+    let records = &records[..records.len().min(REGULARITY_RECORDS)];
+    for r in records {
+        shapes.read(page, r[0]);
+    }
+    let shapes: Vec<&Shape> = records.iter().map(|r| shapes.get(r[0])).collect();
     if shapes.len() < 2 {
         return 1.0;
     }
-    let sum: f64 = shapes.windows(2).map(|w| similarity(&w[0], &w[1])).sum();
+    let sum: f64 = shapes.windows(2).map(|w| similarity(w[0], w[1])).sum();
     sum / (shapes.len() - 1) as f64
 }
 
 /// Whether a region's records make a list of their own: at least
 /// [`MIN_LIST`] of them, of [`MIN_WORDS`] words on average, their shapes
 /// on average [`SIMILAR`] to the first one's.
-fn a_list(page: &Page, region: &Region) -> bool {
+fn a_list(page: &Page, region: &Region, shapes: &mut Shapes) -> bool {
     let n = region.records.len();
     if n < MIN_LIST {
         return false;
@@ -630,11 +667,14 @@ fn a_list(page: &Page, region: &Region) -> bool {
     if (words as f64) < MIN_WORDS * n as f64 {
         return false;
     }
-    let first = shape(page, region.records[0][0]);
+    for r in &region.records {
+        shapes.read(page, r[0]);
+    }
+    let first = shapes.get(region.records[0][0]);
     let alike: f64 = region
         .records
         .iter()
-        .map(|r| similarity(&first, &shape(page, r[0])))
+        .map(|r| similarity(first, shapes.get(r[0])))
         .sum();
     alike >= SIMILAR * n as f64
 }
