@@ -66,7 +66,10 @@
 //!   is found is a tile or a line of statistics, the rest cut away as link
 //!   lists; the page's text, less only what is never content (its `nav`,
 //!   `header`, `footer`, hidden parts, …), is taken instead when it holds
-//!   more than twice as much text outside links.
+//!   more than twice as much text outside links; under 600 bytes (a
+//!   board's statistics, one topic's teaser), more than five times as
+//!   much, unless what is found is in the page's own `<article>` (a short
+//!   post above a long discussion).
 //!
 //! The scores are those of Arc90's Readability (as in Mozilla's
 //! Readability.js), with two changes measured on the article-extraction
@@ -89,6 +92,10 @@ const RETRY_BELOW_BYTES: usize = 500;
 /// text, less what is never content, when that holds more than twice as
 /// much text outside links (trafilatura's `min_extracted_size`).
 const SHORT_TEXT_BYTES: usize = 250;
+/// A main text shorter than this gives way to the page's text, less what
+/// is never content, when that holds more than five times as much text
+/// outside links.
+const FEW_LINES_BYTES: usize = 600;
 /// A wrapper inside the article that holds most of its part's text is kept
 /// when its name does not count against it, or when it holds at least this
 /// many characters (a builder's `…-bg-attachment-scroll` row).
@@ -282,12 +289,22 @@ pub fn main_text(page: &Page) -> String {
     // index of boards, all of them cut away as link lists or teasers): the
     // page's text, less only what is never content, is more of it when it
     // holds more than twice as much text outside links (a short story
-    // between link lists is the story alone).
-    if best.len() < SHORT_TEXT_BYTES {
-        let c = lenient.all[0];
-        if (c.chars - c.link_chars) as usize > best.chars().count() * 2 {
-            return lenient.all_text();
-        }
+    // between link lists is the story alone); a few lines more, when it
+    // holds more than five times as much (a board's statistics, one
+    // topic's teaser, on a forum's index), unless they are the page's own
+    // `<article>` (a short post above a long discussion).
+    let c = lenient.all[0];
+    let outside_links = (c.chars - c.link_chars) as usize;
+    let found = best.chars().count();
+    let few_lines = || {
+        best.len() < FEW_LINES_BYTES
+            && outside_links > found * 5
+            && strict
+                .top()
+                .is_none_or(|(top, _)| strict.article_of(top).is_none())
+    };
+    if (best.len() < SHORT_TEXT_BYTES && outside_links > found * 2) || few_lines() {
+        return lenient.all_text();
     }
     best
 }
@@ -877,9 +894,7 @@ impl<'p> Scorer<'p> {
         let (top, _) = self.top()?;
         let page = self.page;
         let holds_posts = |a: NodeId| posts.iter().all(|&p| p > a && p < page.subtree_end(a));
-        let article = std::iter::once(top)
-            .chain(page.ancestors(top))
-            .find(|&a| page.label_name(a) == "article");
+        let article = self.article_of(top);
         if posts.is_empty() || article.is_some_and(|a| !holds_posts(a)) {
             return None;
         }
@@ -900,6 +915,13 @@ impl<'p> Scorer<'p> {
             out.line();
         }
         Some(out.finish())
+    }
+
+    /// The page's `<article>` that is or holds `n`, if any.
+    fn article_of(&self, n: NodeId) -> Option<NodeId> {
+        std::iter::once(n)
+            .chain(self.page.ancestors(n))
+            .find(|&a| self.page.label_name(a) == "article")
     }
 
     /// The posts of a forum's thread below its first: three or more
@@ -1562,6 +1584,49 @@ mod tests {
         assert_lacks(&text(&html), &["reader1", "walked along that wall"]);
         let html = format!("<html><body><div class=entry>{}</div>{tail}", story(6));
         assert_lacks(&text(&html), &["reader1", "walked along that wall"]);
+    }
+
+    #[test]
+    fn a_board_of_topics_is_read_whole_a_short_article_is_not() {
+        // A board's topics, each a link and a few words in cells, cut away
+        // as a link list: what is found is the board's statistics, a few
+        // lines the topics' text outweighs more than five times.
+        let stats = "<div class=stats><p>In total there are 2195 users online, 1 registered, \
+             0 hidden and 2194 guests, based on users active over the past five minutes.</p>\
+             <p>Most users ever online was 7282 on Wed Jul 30, 2025, at a quarter to one in the \
+             morning.</p><p>Total posts 3368, total topics 784, total members 31082; our newest \
+             member is a maker of furniture.</p></div>";
+        let topics: String = (0..80)
+            .map(|k| {
+                format!(
+                    "<tr><td><a href=/t{k}>Topic number {k}</a></td><td>by member{k}</td>\
+                     <td>{k} replies</td><td>March {k}</td></tr>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><nav><a href=/>Board index</a></nav>\
+             <table class=topics>{topics}</table>{stats}</body></html>"
+        );
+        let board = text(&html);
+        assert_holds(&board, &["by member7", "79 replies", "2195 users online"]);
+        assert_lacks(&board, &["Board index"]);
+        // A short post in the page's `<article>`, above a long discussion,
+        // is the post alone.
+        let replies: String = (0..20)
+            .map(|k| {
+                format!(
+                    "<li class=comment><p>Reply {k}: the harbour wall was the place we met \
+                     every evening, and I am glad it will stand again by the spring.</p></li>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><article><div class=entry>{}</div></article>\
+             <ol class=comments>{replies}</ol></body></html>",
+            story(2)
+        );
+        assert_lacks(&text(&html), &["Reply 3", "place we met"]);
     }
 
     #[test]
