@@ -53,6 +53,12 @@
 //!   most of the part's text has such names (a page builder calls every
 //!   block `elementor-widget`). A name that says "not the article"
 //!   outright (`comment`, `share`, …) is dropped whatever it holds.
+//! - **A forum's thread** is read whole: its replies, three or more
+//!   siblings of one tag named `comment`, each with prose, few links, are
+//!   added to the first post found as the article when that is no longer
+//!   than they are on average and no `<article>` holds it without them (an
+//!   article outweighs the comments below it, and its own element bounds
+//!   it).
 //! - **No paragraph at all** (a page of a word, a price list): the text of
 //!   the page, less what is never content and the link lists, is its text.
 //! - **A few words only** (under 250 bytes, trafilatura's bound): where the
@@ -60,7 +66,10 @@
 //!   is found is a tile or a line of statistics, the rest cut away as link
 //!   lists; the page's text, less only what is never content (its `nav`,
 //!   `header`, `footer`, hidden parts, …), is taken instead when it holds
-//!   more than twice as much text outside links.
+//!   more than twice as much text outside links; under 600 bytes (a
+//!   board's statistics, one topic's teaser), more than five times as
+//!   much, unless what is found is in the page's own `<article>` (a short
+//!   post above a long discussion).
 //!
 //! The scores are those of Arc90's Readability (as in Mozilla's
 //! Readability.js), with two changes measured on the article-extraction
@@ -83,6 +92,10 @@ const RETRY_BELOW_BYTES: usize = 500;
 /// text, less what is never content, when that holds more than twice as
 /// much text outside links (trafilatura's `min_extracted_size`).
 const SHORT_TEXT_BYTES: usize = 250;
+/// A main text shorter than this gives way to the page's text, less what
+/// is never content, when that holds more than five times as much text
+/// outside links.
+const FEW_LINES_BYTES: usize = 600;
 /// A wrapper inside the article that holds most of its part's text is kept
 /// when its name does not count against it, or when it holds at least this
 /// many characters (a builder's `…-bg-attachment-scroll` row).
@@ -93,6 +106,8 @@ const WIDEN_MIN_CHARS: u32 = 80;
 /// A list whose items hold this many characters on average is a list of
 /// sentences.
 const SENTENCE_ITEM_CHARS: u32 = 40;
+/// A forum's thread has at least this many replies.
+const THREAD_MIN_POSTS: usize = 3;
 /// How far up a paragraph's score is handed.
 const SCORE_LEVELS: usize = 5;
 
@@ -251,29 +266,45 @@ impl Counts {
 /// The main text of a page, its paragraphs separated by a line break; empty
 /// when the page has no text.
 pub fn main_text(page: &Page) -> String {
-    let text = Scorer::new(page, true).text();
-    if text.len() >= RETRY_BELOW_BYTES {
-        return text;
-    }
-    // Too little: perhaps a name said "not the article" wrongly (a wrapper
-    // called `page-ad-margins`); again, trusting only the markup.
-    let lenient = Scorer::new(page, false).text();
-    let best = if lenient.len() > text.len() {
-        lenient
-    } else {
+    let strict = Scorer::new(page, true);
+    let text = strict.text();
+    let lenient = Scorer::new(page, false);
+    let best = if text.len() >= RETRY_BELOW_BYTES {
         text
+    } else {
+        // Too little: perhaps a name said "not the article" wrongly (a
+        // wrapper called `page-ad-margins`); again, trusting only the
+        // markup.
+        let lenient_text = lenient.text();
+        if lenient_text.len() > text.len() {
+            lenient_text
+        } else {
+            text
+        }
     };
+    if let Some(thread) = strict.thread(&lenient, &best) {
+        return thread;
+    }
     // Still a few words (a listing's tiles, a shop's cards, a forum's
     // index of boards, all of them cut away as link lists or teasers): the
     // page's text, less only what is never content, is more of it when it
     // holds more than twice as much text outside links (a short story
-    // between link lists is the story alone).
-    if best.len() < SHORT_TEXT_BYTES {
-        let whole = Scorer::new(page, false);
-        let c = whole.all[0];
-        if (c.chars - c.link_chars) as usize > best.chars().count() * 2 {
-            return whole.all_text();
-        }
+    // between link lists is the story alone); a few lines more, when it
+    // holds more than five times as much (a board's statistics, one
+    // topic's teaser, on a forum's index), unless they are the page's own
+    // `<article>` (a short post above a long discussion).
+    let c = lenient.all[0];
+    let outside_links = (c.chars - c.link_chars) as usize;
+    let found = best.chars().count();
+    let few_lines = || {
+        best.len() < FEW_LINES_BYTES
+            && outside_links > found * 5
+            && strict
+                .top()
+                .is_none_or(|(top, _)| strict.article_of(top).is_none())
+    };
+    if (best.len() < SHORT_TEXT_BYTES && outside_links > found * 2) || few_lines() {
+        return lenient.all_text();
     }
     best
 }
@@ -852,6 +883,95 @@ impl<'p> Scorer<'p> {
         chars
     }
 
+    /// A forum's thread, read whole: the first post, `first`, found as an
+    /// article, then its replies, which the names (`comment`) left out.
+    /// They are replies, not comments on an article, when they follow the
+    /// article rather than sit inside it and the first post is not much
+    /// longer than they are (an article outweighs the comments below it).
+    /// `lenient` reads the same page without leaving out by names.
+    fn thread(&self, lenient: &Scorer<'_>, first: &str) -> Option<String> {
+        let posts = lenient.thread_posts();
+        let (top, _) = self.top()?;
+        let page = self.page;
+        let holds_posts = |a: NodeId| posts.iter().all(|&p| p > a && p < page.subtree_end(a));
+        let article = self.article_of(top);
+        if posts.is_empty() || article.is_some_and(|a| !holds_posts(a)) {
+            return None;
+        }
+        let chars: u32 = posts
+            .iter()
+            .map(|&p| lenient.all[lenient.at(p)].chars)
+            .sum();
+        if first.chars().count() as u32 * posts.len() as u32 > chars {
+            return None;
+        }
+        let mut out = Writer::default();
+        for line in first.lines() {
+            out.push(line);
+            out.line();
+        }
+        for p in posts {
+            lenient.write(p, p, false, &mut out);
+            out.line();
+        }
+        Some(out.finish())
+    }
+
+    /// The page's `<article>` that is or holds `n`, if any.
+    fn article_of(&self, n: NodeId) -> Option<NodeId> {
+        std::iter::once(n)
+            .chain(self.page.ancestors(n))
+            .find(|&a| self.page.label_name(a) == "article")
+    }
+
+    /// The posts of a forum's thread below its first: three or more
+    /// siblings of one tag whose names say `comment`, each with prose of
+    /// its own, few of their words in links; the largest such set. Empty
+    /// when the page has none.
+    fn thread_posts(&self) -> Vec<NodeId> {
+        let page = self.page;
+        let mut groups: Vec<(NodeId, &str, Vec<NodeId>)> = Vec::new();
+        let mut i = self.body.next();
+        while i < self.end {
+            let at = self.at(i);
+            if page.label_of(i) == PCDATA || self.removed[at] {
+                i = page.subtree_end(i);
+                continue;
+            }
+            let (class, id) = self.class_and_id(i);
+            let c = self.all[at];
+            if (class.contains("comment") || id.contains("comment"))
+                && (c.chars - c.link_chars) as usize >= MIN_PARAGRAPH_CHARS
+            {
+                if let Some(parent) = page.parent(i) {
+                    let name = page.label_name(i);
+                    match groups.iter_mut().find(|g| g.0 == parent && g.1 == name) {
+                        Some(g) => g.2.push(i),
+                        None => groups.push((parent, name, vec![i])),
+                    }
+                }
+            }
+            i = i.next();
+        }
+        groups
+            .into_iter()
+            .map(|g| g.2)
+            .filter(|posts| {
+                let mut c = Counts::default();
+                for &p in posts {
+                    c.add(self.all[self.at(p)]);
+                }
+                posts.len() >= THREAD_MIN_POSTS && c.link_density() < 0.3
+            })
+            .max_by_key(|posts| {
+                posts
+                    .iter()
+                    .map(|&p| self.all[self.at(p)].chars)
+                    .sum::<u32>()
+            })
+            .unwrap_or_default()
+    }
+
     /// The page's text, less only what is never content (see
     /// [`main_text`]).
     fn all_text(&self) -> String {
@@ -1400,6 +1520,113 @@ mod tests {
             t,
             "The ferry to the island runs again from Monday, the harbour office said."
         );
+    }
+
+    #[test]
+    fn a_thread_is_read_whole_an_article_s_comments_are_not() {
+        // A forum's thread: the first post, then replies of one shape named
+        // `comment`, each an author line and prose, as long as the first.
+        let replies: String = [
+            "Mount the front pair at ear height if you can, and angle them down towards the seats; \
+             a centre channel of the same line keeps the voices matched when they pan across.",
+            "I ran ceiling speakers as fronts for a year. It was fine for films, but music sounded \
+             thin, and I moved them to the walls in the end, which cost me a weekend of plaster.",
+            "Spend what you save on the speakers on a better subwoofer: in a room of that size the \
+             bass is what you notice first, and a used one from a good maker holds its value.",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            format!(
+                "<li class=\"Item ItemComment\" id=Comment_{k}><div class=Author><a href=/u{k}>member{k}</a> \
+                 <a href=/c{k}>March 2018</a></div><div class=\"Comment\"><div class=Message>{r}</div></div></li>"
+            )
+        })
+        .collect();
+        let html = format!(
+            "<html><body><nav><a href=/>Forum</a> <a href=/cat>Speakers</a></nav>\
+             <div class=\"Item ItemDiscussion\"><h1>Advice on a home theater speaker setup</h1>\
+             <div class=Message>We are building a small home theater in a room of 14 by 11 feet, \
+             and I would like advice on the speakers before I buy them. Thank you in advance.</div></div>\
+             <ul class=\"MessageList Comments\">{replies}</ul>\
+             <footer>Powered by a forum program</footer></body></html>"
+        );
+        let thread = text(&html);
+        assert_lacks(&thread, &["Powered by"]);
+        assert_holds(
+            &thread,
+            &[
+                "advice on the speakers",
+                "angle them down towards the seats",
+                "moved them to the walls",
+                "a better subwoofer",
+                "member2",
+            ],
+        );
+        // The comments below a story, in its `<article>` or shorter than
+        // it, are not more of it.
+        let remark = "I walked along that wall every day as a child, and it is good news \
+            that it will be rebuilt at last. "
+            .repeat(6);
+        let comments: String = (0..3)
+            .map(|k| {
+                format!(
+                    "<li class=comment><div class=comment-author>reader{k}</div>\
+                     <div class=comment-body>{remark}</div></li>"
+                )
+            })
+            .collect();
+        let tail = format!("<ol class=comment-list>{comments}</ol></body></html>");
+        let html = format!(
+            "<html><body><article><div class=entry>{}</div></article>{tail}",
+            story(3)
+        );
+        assert_lacks(&text(&html), &["reader1", "walked along that wall"]);
+        let html = format!("<html><body><div class=entry>{}</div>{tail}", story(6));
+        assert_lacks(&text(&html), &["reader1", "walked along that wall"]);
+    }
+
+    #[test]
+    fn a_board_of_topics_is_read_whole_a_short_article_is_not() {
+        // A board's topics, each a link and a few words in cells, cut away
+        // as a link list: what is found is the board's statistics, a few
+        // lines the topics' text outweighs more than five times.
+        let stats = "<div class=stats><p>In total there are 2195 users online, 1 registered, \
+             0 hidden and 2194 guests, based on users active over the past five minutes.</p>\
+             <p>Most users ever online was 7282 on Wed Jul 30, 2025, at a quarter to one in the \
+             morning.</p><p>Total posts 3368, total topics 784, total members 31082; our newest \
+             member is a maker of furniture.</p></div>";
+        let topics: String = (0..80)
+            .map(|k| {
+                format!(
+                    "<tr><td><a href=/t{k}>Topic number {k}</a></td><td>by member{k}</td>\
+                     <td>{k} replies</td><td>March {k}</td></tr>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><nav><a href=/>Board index</a></nav>\
+             <table class=topics>{topics}</table>{stats}</body></html>"
+        );
+        let board = text(&html);
+        assert_holds(&board, &["by member7", "79 replies", "2195 users online"]);
+        assert_lacks(&board, &["Board index"]);
+        // A short post in the page's `<article>`, above a long discussion,
+        // is the post alone.
+        let replies: String = (0..20)
+            .map(|k| {
+                format!(
+                    "<li class=comment><p>Reply {k}: the harbour wall was the place we met \
+                     every evening, and I am glad it will stand again by the spring.</p></li>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><article><div class=entry>{}</div></article>\
+             <ol class=comments>{replies}</ol></body></html>",
+            story(2)
+        );
+        assert_lacks(&text(&html), &["Reply 3", "place we met"]);
     }
 
     #[test]
