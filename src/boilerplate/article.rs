@@ -261,6 +261,11 @@ impl Counts {
             self.link_chars as f64 / self.chars as f64
         }
     }
+
+    /// Characters of text outside links.
+    fn outside_links(&self) -> u32 {
+        self.chars.saturating_sub(self.link_chars)
+    }
 }
 
 /// The main text of a page, its paragraphs separated by a line break; empty
@@ -294,7 +299,7 @@ pub fn main_text(page: &Page) -> String {
     // topic's teaser, on a forum's index), unless they are the page's own
     // `<article>` (a short post above a long discussion).
     let c = lenient.all[0];
-    let outside_links = (c.chars - c.link_chars) as usize;
+    let outside_links = c.outside_links() as usize;
     let found = best.chars().count();
     let few_lines = || {
         best.len() < FEW_LINES_BYTES
@@ -902,7 +907,7 @@ impl<'p> Scorer<'p> {
             .iter()
             .map(|&p| lenient.all[lenient.at(p)].chars)
             .sum();
-        if first.chars().count() as u32 * posts.len() as u32 > chars {
+        if first.chars().count() as u64 * posts.len() as u64 > u64::from(chars) {
             return None;
         }
         let mut out = Writer::default();
@@ -941,7 +946,7 @@ impl<'p> Scorer<'p> {
             let (class, id) = self.class_and_id(i);
             let c = self.all[at];
             if (class.contains("comment") || id.contains("comment"))
-                && (c.chars - c.link_chars) as usize >= MIN_PARAGRAPH_CHARS
+                && c.outside_links() as usize >= MIN_PARAGRAPH_CHARS
             {
                 if let Some(parent) = page.parent(i) {
                     let name = page.label_name(i);
