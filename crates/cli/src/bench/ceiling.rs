@@ -107,31 +107,7 @@ pub(super) fn trace(
     steps: &[Step],
     n: usize,
 ) -> Result<(), String> {
-    let conn = rusqlite::Connection::open(db).map_err(|e| e.to_string())?;
-    let mut stmt = conn
-        .prepare(
-            "SELECT q.query_values, q.description, count(v.id) FROM queries q
-             LEFT JOIN attribute_values v ON v.query_key = q.key AND v.attribute = ?1
-             GROUP BY q.id ORDER BY q.ordinal, q.id",
-        )
-        .map_err(|e| e.to_string())?;
-    let sent: Vec<(String, usize)> = stmt
-        .query_map([attribute], |r| {
-            let values: Option<String> = r.get(0)?;
-            let description: String = r.get(1)?;
-            let new: i64 = r.get(2)?;
-            Ok((values, description, new))
-        })
-        .map_err(|e| e.to_string())?
-        .map(|row| {
-            let (values, description, new) = row.map_err(|e| e.to_string())?;
-            let words = values
-                .and_then(|v| serde_json::from_str::<Vec<(String, String)>>(&v).ok())
-                .map(|v| v.into_iter().map(|(_, w)| w).collect::<Vec<_>>().join(" "))
-                .unwrap_or(description);
-            Ok((words, usize::try_from(new).unwrap_or(0)))
-        })
-        .collect::<Result<_, String>>()?;
+    let sent = queries_sent(db, attribute)?;
     let in_database = |words: &str| {
         let words: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
         rows.iter()
@@ -183,4 +159,39 @@ pub(super) fn trace(
         }
     }
     Ok(())
+}
+
+/// The queries stored in the gatherer database `db`, in the order they
+/// were sent: each one's words (its description where it has no values)
+/// and the new values of `attribute` it brought.
+pub(super) fn queries_sent(
+    db: &std::path::Path,
+    attribute: &str,
+) -> Result<Vec<(String, usize)>, String> {
+    let conn = rusqlite::Connection::open(db).map_err(|e| e.to_string())?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT q.query_values, q.description, count(v.id) FROM queries q
+             LEFT JOIN attribute_values v ON v.query_key = q.key AND v.attribute = ?1
+             GROUP BY q.id ORDER BY q.ordinal, q.id",
+        )
+        .map_err(|e| e.to_string())?;
+    let sent = stmt
+        .query_map([attribute], |r| {
+            let values: Option<String> = r.get(0)?;
+            let description: String = r.get(1)?;
+            let new: i64 = r.get(2)?;
+            Ok((values, description, new))
+        })
+        .map_err(|e| e.to_string())?
+        .map(|row| {
+            let (values, description, new) = row.map_err(|e| e.to_string())?;
+            let words = values
+                .and_then(|v| serde_json::from_str::<Vec<(String, String)>>(&v).ok())
+                .map(|v| v.into_iter().map(|(_, w)| w).collect::<Vec<_>>().join(" "))
+                .unwrap_or(description);
+            Ok((words, usize::try_from(new).unwrap_or(0)))
+        })
+        .collect();
+    sent
 }

@@ -873,20 +873,10 @@ fn keyword_curve(
 /// The coverage curve of the queries stored in the gatherer database `db`
 /// (see [`keyword_curve`]).
 fn print_curve(db: &Path, rows: &str, total: usize, ceiling: &[usize]) -> Result<(), String> {
-    let conn = rusqlite::Connection::open(db).map_err(|e| e.to_string())?;
-    let mut stmt = conn
-        .prepare(
-            "SELECT count(v.id) FROM queries q
-             LEFT JOIN attribute_values v ON v.query_key = q.key AND v.attribute = ?1
-             GROUP BY q.id ORDER BY q.ordinal, q.id",
-        )
-        .map_err(|e| e.to_string())?;
-    let new_rows: Vec<usize> = stmt
-        .query_map([rows], |r| r.get::<_, i64>(0))
-        .map_err(|e| e.to_string())?
-        .map(|n| n.map(|n| usize::try_from(n).unwrap_or(0)))
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
+    let new_rows: Vec<usize> = ceiling::queries_sent(db, rows)?
+        .into_iter()
+        .map(|(_, new)| new)
+        .collect();
     let share = |rows: usize| rows as f64 / total as f64;
     let at = |n: usize| ceiling.get(n - 1).or(ceiling.last()).copied().unwrap_or(0);
     let mut reached = 0;
