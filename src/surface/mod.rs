@@ -644,6 +644,16 @@ mod tests {
         values.iter().map(|v| v.to_string()).collect()
     }
 
+    /// A slot of two answers, a value each.
+    fn slot(rule: &str, values: [&str; 2]) -> Slot {
+        Slot {
+            name: None,
+            rule: rule.into(),
+            values: values.iter().map(|v| vec![v.to_string()]).collect(),
+            precision: 1.0,
+        }
+    }
+
     #[test]
     fn template_words_in_front_are_cut_and_a_unit_at_the_end_stays() {
         let values = owned(&["Preis: 50-80 EUR", "Preis: bis 50 EUR", "Preis: 90 EUR"]);
@@ -939,12 +949,6 @@ mod tests {
         };
         let answers = [with("analyst"), with("energy")];
         let refs: Vec<&Sent> = answers.iter().collect();
-        let slot = |rule: &str, values: [&str; 2]| Slot {
-            name: None,
-            rule: rule.into(),
-            values: values.iter().map(|v| vec![v.to_string()]).collect(),
-            precision: 1.0,
-        };
         let summary = slot(
             "html->p[0].txt",
             ["41 openings for “analyst”", "34 openings for “Energy”"],
@@ -992,12 +996,6 @@ mod tests {
         let answers = [answer(2, "Ada Whitcombe"), answer(3, "Bo Lindqvist")];
         let refs: Vec<&Sent> = answers.iter().collect();
         let pages: Vec<Page> = answers.iter().map(|s| s.page.clone()).collect();
-        let slot = |rule: &str, values: [&str; 2]| Slot {
-            name: None,
-            rule: rule.into(),
-            values: values.iter().map(|v| vec![v.to_string()]).collect(),
-            precision: 1.0,
-        };
         let count = slot(
             "html->p[0].txt",
             [
