@@ -26,7 +26,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::form::{ElementKind, Form};
 use crate::metadata::{Domain, Metadata};
-use crate::words::words;
+use crate::words::{tokens, words};
+
+mod leads;
 
 /// Consecutive learned queries without a new value after which learning
 /// stops whatever the estimates say: new words stopped paying.
@@ -116,6 +118,8 @@ pub struct WordRanking {
     pairs: BTreeMap<(String, String), u64>,
     /// The gathered values that hold a word.
     values: u64,
+    /// The values' leading words ([`leads`]).
+    leads: leads::Leads,
     /// What the ranking stood at when a query (lower case) was sent: the
     /// values then, and how many of them held the query's word.
     chosen: BTreeMap<String, (u64, u64)>,
@@ -153,6 +157,9 @@ pub enum Kind {
     CappedWord = 1,
     Pair = 2,
     CappedPair = 3,
+    /// A word that leads its values, where the values fall into parts by
+    /// their leading word ([`leads`]).
+    Lead = 4,
 }
 
 /// How many rows of expectation the correction of a kind starts from: the
@@ -176,6 +183,11 @@ pub struct Candidate {
     /// gathered)`, times what queries of its kind brought against what
     /// they were expected to bring.
     pub expected: f64,
+    /// The new rows the sample alone promises, without the leading words'
+    /// parts ([`leads`]): the stopping rule weighs the larger. A word
+    /// confined to a part known whole is expected to bring nothing, but
+    /// which words reach parts not seen yet the parts seen cannot tell.
+    pub sample: f64,
     /// The kind of query.
     pub kind: Kind,
 }
@@ -206,6 +218,9 @@ impl WordRanking {
                 continue;
             }
             self.values += 1;
+            let first = tokens(value).next().map(str::to_lowercase);
+            let lead = first.filter(|first| seen.first() == Some(first));
+            self.leads.add(lead.as_deref(), &seen);
             seen.truncate(PAIR_WORDS);
             for (i, a) in seen.iter().enumerate() {
                 for b in &seen[i + 1..] {
@@ -237,6 +252,9 @@ impl WordRanking {
         self.shown = self.shown.max(shown);
         self.answers.insert(key.clone(), (hits, shown));
         self.cap = self.find_cap();
+        if shown == 0 && hits.unwrap_or(0) == 0 && !key.contains(' ') {
+            self.leads.barren(&key);
+        }
         // The first answer to two words whose first word was answered
         // tells whether the form combines words (the probe's, or a stored
         // one when a gathering is resumed). Without hit counts, two
@@ -372,6 +390,12 @@ impl WordRanking {
         let cap = self.cap().map_or(f64::INFINITY, |c| c as f64);
         let scale = self.scale();
         let local = self.local_scales();
+        let unseen = self.leads.unseen_all();
+        // Where the values fall into parts by their leading word, the
+        // scale of the leading words sent.
+        let parts = self
+            .in_parts()
+            .then(|| (self.lead_scale().or(scale), self.part_size()));
         let mut ranked: Vec<(Candidate, u64)> = self
             .frequency
             .iter()
@@ -384,21 +408,41 @@ impl WordRanking {
                     (l, s) => l.copied().or(s),
                 };
                 let hits = f as f64 * scale.unwrap_or(1.0);
-                let expected = match scale {
-                    Some(s) => hits.min(cap) * (1.0 - 1.0 / s),
-                    None => hits.min(cap),
+                let sample = estimate(hits, cap, scale);
+                let (hits, expected, lead) = match parts {
+                    // A leading word brings its part: its values gathered
+                    // so far came through other words, a sample as thin
+                    // as the parts of the leading words sent were, of a
+                    // part at least as large as theirs on average.
+                    Some((lead, size)) if self.leads.leading(w, f) => {
+                        let f = f as f64;
+                        let hits = (f * lead.unwrap_or(1.0)).max(size.unwrap_or(0.0));
+                        let gathered = if hits > 0.0 { f / hits } else { 1.0 };
+                        (hits, hits.min(cap) * (1.0 - gathered.min(1.0)), true)
+                    }
+                    // Another word: its rows in parts known whole are
+                    // gathered; it reaches parts not seen yet as often as
+                    // it spread over several.
+                    Some(_) => {
+                        let open = self.leads.open_share(w, |lead| self.whole(lead));
+                        (hits, (sample * open + unseen(w)).min(cap), false)
+                    }
+                    None => (hits, sample, false),
                 };
-                let kind = if hits >= cap {
+                let kind = if lead {
+                    Kind::Lead
+                } else if hits >= cap {
                     Kind::CappedWord
                 } else {
                     Kind::Word
                 };
                 let text = self.spelling[w].clone();
-                let expected = expected * self.correction(kind, band(f));
+                let correction = self.correction(kind, band(f));
                 (
                     Candidate {
                         text,
-                        expected,
+                        expected: expected * correction,
+                        sample: sample * correction,
                         kind,
                     },
                     f,
@@ -415,6 +459,51 @@ impl WordRanking {
                 .then_with(|| a.0.text.cmp(&b.0.text))
         });
         ranked.into_iter().map(|(c, _)| c).collect()
+    }
+
+    /// Whether a word sent showed every row it found, and some.
+    fn whole(&self, word: &str) -> bool {
+        self.answers
+            .get(word)
+            .is_some_and(|&answer| answer.1 > 0 && !self.capped(answer))
+    }
+
+    /// Database rows per gathered value among the leading words sent: the
+    /// hits they found against how many gathered values held them when
+    /// they were sent (summed over those that found anything: a small
+    /// part whose every value was gathered before its word was sent
+    /// weighs as little as it is), at least 1; `None` before one is
+    /// answered.
+    fn lead_scale(&self) -> Option<f64> {
+        let (hits, found) = self
+            .leads_sent()
+            .filter_map(|(key, hits)| {
+                let &(_, found) = self.chosen.get(key)?;
+                (found > 0).then_some((hits, found))
+            })
+            .fold((0, 0), |(h, f), (hits, found)| (h + hits, f + found));
+        (found > 0).then(|| (hits as f64 / found as f64).max(1.0))
+    }
+
+    /// The hits of a part: the mean of those the leading words sent found
+    /// (`None` before one found anything).
+    fn part_size(&self) -> Option<f64> {
+        let (sum, n) = self
+            .leads_sent()
+            .fold((0, 0), |(sum, n), (_, hits)| (sum + hits, n + 1));
+        (n > 0).then(|| sum as f64 / n as f64)
+    }
+
+    /// The leading words sent that found something, with their hits.
+    fn leads_sent(&self) -> impl Iterator<Item = (&String, u64)> {
+        self.answers
+            .keys()
+            .filter(|key| !key.contains(' '))
+            .filter_map(|key| {
+                let f = *self.frequency.get(key)?;
+                let hits = self.hits_of(key)?;
+                (self.leads.leading(key, f) && hits > 0).then_some((key, hits))
+            })
     }
 
     /// Per word found beside words sent: database rows per gathered row
@@ -503,6 +592,7 @@ impl WordRanking {
                     Candidate {
                         text,
                         expected,
+                        sample: expected,
                         kind,
                     },
                     both,
@@ -525,7 +615,10 @@ impl WordRanking {
             }
         }
         let candidates = self.candidates(tried);
-        self.best = candidates.first().map(|c| c.expected);
+        self.best = candidates
+            .iter()
+            .map(|c| c.expected.max(c.sample))
+            .max_by(f64::total_cmp);
         for c in candidates.into_iter().take(n - out.len()) {
             self.promised.insert(c.text.to_lowercase(), {
                 let band = self.band_of(&c.text);
@@ -534,6 +627,24 @@ impl WordRanking {
             out.push(c.text);
         }
         out
+    }
+
+    /// Whether the values fall into parts by their leading word
+    /// ([`leads::Leads::partitioned`]), a leading word's answer has shown
+    /// what a part holds, and the answers are whole: no cap is seen, nor a
+    /// hint of one (two answers without a count ending at the largest row
+    /// count). Where answers are capped, a leading word's answer is not
+    /// its part, and the rows of a part are not known gathered.
+    fn in_parts(&self) -> bool {
+        let at_most = self
+            .answers
+            .values()
+            .filter(|&&(hits, shown)| shown == self.shown && hits.is_none_or(|h| h > shown))
+            .count();
+        self.cap().is_none()
+            && at_most < 2
+            && self.leads_sent().next().is_some()
+            && self.leads.partitioned(&self.frequency, self.values)
     }
 
     /// The gathered values that hold a word.
@@ -605,6 +716,16 @@ impl WordRanking {
 /// first.
 fn pair_tried(tried: &HashSet<String>, a: &str, b: &str) -> bool {
     tried.contains(&format!("{a} {b}")) || tried.contains(&format!("{b} {a}"))
+}
+
+/// The new rows a word of `hits` estimated hits is expected to bring:
+/// at most the cap, less the share of its hits gathered (`1 / scale`;
+/// without a scale, none is known gathered).
+fn estimate(hits: f64, cap: f64, scale: Option<f64>) -> f64 {
+    match scale {
+        Some(s) => hits.min(cap) * (1.0 - 1.0 / s),
+        None => hits.min(cap),
+    }
 }
 
 /// The band of a word's frequency among the gathered values (powers of
@@ -883,6 +1004,44 @@ mod tests {
         // Both capped words are narrowed, but not by each other again.
         assert!(texts.contains(&"Beta Delta".to_string()), "{texts:?}");
         assert!(!texts.contains(&"Beta Alpha".to_string()), "{texts:?}");
+    }
+
+    #[test]
+    fn where_values_fall_into_parts_the_leading_words_not_sent_come_first() {
+        let chevrolet = [
+            "chevrolet malibu",
+            "chevrolet malibu wagon",
+            "chevrolet nova",
+            "chevrolet nova custom",
+            "chevrolet impala",
+            "chevrolet impala custom",
+            "chevrolet vega",
+            "chevrolet vega wagon",
+        ];
+        let mut ranking = WordRanking::new(chevrolet);
+        ranking.sent("chevrolet");
+        ranking.answered("chevrolet", None, 8);
+        ranking.sent("custom");
+        ranking.answered("custom", None, 4);
+        // Custom reached two makes no answer showed before.
+        ranking.add(["ford custom", "plymouth fury custom", "ford wagon"]);
+        let tried: HashSet<String> = ["chevrolet", "custom"].map(String::from).into();
+        let ranked = ranking.candidates(&tried);
+        // Each make is expected to bring a part as large as chevrolet's
+        // (8 hits), less what is gathered of it.
+        assert_eq!(ranked[0].text, "plymouth");
+        assert_eq!(ranked[0].kind, Kind::Lead);
+        assert!((ranked[0].expected - 7.0).abs() < 1e-9, "{ranked:?}");
+        assert_eq!(ranked[1].text, "ford");
+        assert!((ranked[1].expected - 6.0).abs() < 1e-9, "{ranked:?}");
+        // Wagon, found under two makes, may reach makes not seen; malibu,
+        // twice under chevrolet, whose answer showed every row, brings
+        // nothing (the sample alone promises it some rows).
+        let of = |text: &str| ranked.iter().find(|c| c.text == text).unwrap();
+        assert_eq!(ranked[2].text, "wagon");
+        assert!(of("wagon").expected >= 1.0, "{ranked:?}");
+        assert_eq!(of("malibu").expected, 0.0);
+        assert!(of("malibu").sample > 0.0);
     }
 
     #[test]
