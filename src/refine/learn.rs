@@ -145,7 +145,45 @@ pub struct WordRanking {
     /// Per kind of query and frequency band ([`band`]): the new rows
     /// expected and brought, of the queries told ([`Self::gained`]).
     record: BTreeMap<(usize, u32), (f64, f64)>,
+    /// Capped words sent whose answers are still to be told: the shares
+    /// of their first rows gathered were they spread evenly and were they
+    /// at the head of the answer order ([`Shares`]).
+    heads: BTreeMap<String, Shares>,
+    /// What the capped answers told showed of the answer order: the sums
+    /// by which [`Self::head_weight`] is fitted.
+    head_fit: (f64, f64),
 }
+
+/// The share of a capped word's first rows (those its answer lists) that
+/// is gathered, as two estimates that bound it: `even`, its gathered rows
+/// against its hits (the rows gathered spread evenly over the order the
+/// answers list them in), and `head`, its gathered rows against the cap
+/// (all of them at the head of that order, as where the answers list
+/// their newest or cheapest matches and the sample is thick there).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shares {
+    even: f64,
+    head: f64,
+}
+
+impl Shares {
+    fn new(found: f64, hits: f64, cap: f64) -> Shares {
+        Shares {
+            even: (found / hits.max(1.0)).min(1.0),
+            head: (found / cap.max(1.0)).min(1.0),
+        }
+    }
+
+    /// The share gathered with a weight of the head estimate (0 to 1).
+    fn at(self, weight: f64) -> f64 {
+        self.even + weight * (self.head - self.even)
+    }
+}
+
+/// How much the fit of [`WordRanking::head_weight`] leans on its start
+/// (no lean to the head of the order): as a capped answer whose bounds lie
+/// this far apart (squared).
+const HEAD_PRIOR: f64 = 0.25;
 
 /// Kinds of query whose estimates are corrected by what they brought:
 /// one word or two, expected under the cap or above it. A provider that
@@ -190,6 +228,9 @@ pub struct Candidate {
     pub sample: f64,
     /// The kind of query.
     pub kind: Kind,
+    /// For a capped word, the bounds of the share of its first rows
+    /// gathered.
+    shares: Option<Shares>,
 }
 
 impl WordRanking {
@@ -396,6 +437,7 @@ impl WordRanking {
         let parts = self
             .in_parts()
             .then(|| (self.lead_scale().or(scale), self.part_size()));
+        let weight = self.head_weight();
         let mut ranked: Vec<(Candidate, u64)> = self
             .frequency
             .iter()
@@ -408,7 +450,14 @@ impl WordRanking {
                     (l, s) => l.copied().or(s),
                 };
                 let hits = f as f64 * scale.unwrap_or(1.0);
-                let sample = estimate(hits, cap, scale);
+                // A capped word's answer lists its first rows only: as
+                // many of them are gathered as the capped answers so far
+                // showed between the bounds.
+                let shares = (hits >= cap).then(|| Shares::new(f as f64, hits, cap));
+                let sample = match (&shares, scale) {
+                    (Some(shares), Some(_)) => cap * (1.0 - shares.at(weight)),
+                    _ => estimate(hits, cap, scale),
+                };
                 let (hits, expected, lead) = match parts {
                     // A leading word brings its part: its values gathered
                     // so far came through other words, a sample as thin
@@ -444,6 +493,7 @@ impl WordRanking {
                         expected: expected * correction,
                         sample: sample * correction,
                         kind,
+                        shares,
                     },
                     f,
                 )
@@ -594,6 +644,7 @@ impl WordRanking {
                         expected,
                         sample: expected,
                         kind,
+                        shares: None,
                     },
                     both,
                 ));
@@ -620,6 +671,9 @@ impl WordRanking {
             .map(|c| c.expected.max(c.sample))
             .max_by(f64::total_cmp);
         for c in candidates.into_iter().take(n - out.len()) {
+            if let Some(shares) = c.shares {
+                self.heads.insert(c.text.to_lowercase(), shares);
+            }
             self.promised.insert(c.text.to_lowercase(), {
                 let band = self.band_of(&c.text);
                 (c.kind, band, c.expected / self.correction(c.kind, band))
@@ -662,11 +716,39 @@ impl WordRanking {
     /// [`Self::next`] brought: the estimates of its kind are corrected by
     /// it from then on.
     pub fn gained(&mut self, query: &str, rows: u64) {
-        if let Some((kind, band, expected)) = self.promised.remove(&query.to_lowercase()) {
+        let key = query.to_lowercase();
+        // A capped word's answer: how much of what it listed was gathered
+        // before, between the bounds, fits the weight of the head.
+        let answer = self.answers.get(&key).copied();
+        let capped = answer.filter(|&a| a.1 > 0 && self.capped(a));
+        if let (Some(shares), Some((hits, shown))) = (self.heads.remove(&key), capped) {
+            // The bounds again with the hits it stated, where it did: the
+            // fit weighs the order, not the estimate of the hits.
+            let shares = match (hits, self.chosen.get(&key)) {
+                (Some(hits), Some(&(_, found))) => {
+                    Shares::new(found as f64, hits as f64, shown as f64)
+                }
+                _ => shares,
+            };
+            let seen = 1.0 - (rows as f64 / shown as f64).min(1.0);
+            let span = shares.head - shares.even;
+            self.head_fit.0 += (seen - shares.even) * span;
+            self.head_fit.1 += span * span;
+        }
+        if let Some((kind, band, expected)) = self.promised.remove(&key) {
             let record = self.record.entry((kind as usize, band)).or_default();
             record.0 += expected;
             record.1 += rows as f64;
         }
+    }
+
+    /// Where between its bounds ([`Shares`]) the gathered share of a
+    /// capped word's first rows lies: 0 spread evenly, 1 all at the head
+    /// of the answers' order, fitted (least squares) to what the capped
+    /// answers told showed gathered already, from 0 ([`HEAD_PRIOR`]).
+    fn head_weight(&self) -> f64 {
+        let (sum, span) = self.head_fit;
+        (sum / (span + HEAD_PRIOR)).clamp(0.0, 1.0)
     }
 
     /// What queries of a kind brought against what they were expected to
@@ -1004,6 +1086,51 @@ mod tests {
         // Both capped words are narrowed, but not by each other again.
         assert!(texts.contains(&"Beta Delta".to_string()), "{texts:?}");
         assert!(!texts.contains(&"Beta Alpha".to_string()), "{texts:?}");
+    }
+
+    /// Twenty values: Alpha in 4, Beta in 5, Delta in 3, Gamma in 2, the
+    /// rest single words. Alpha stated 40 hits and showed 10: the cap is
+    /// 10, the database ten times the sample, and every word capped.
+    fn capped_words(beta_new_rows: u64) -> Vec<(String, f64)> {
+        let mut values = Vec::new();
+        for (word, n) in [("Alpha", 4), ("Beta", 5), ("Delta", 3), ("Gamma", 2)] {
+            values.extend(std::iter::repeat_n(word.to_string(), n));
+        }
+        values.extend(["Kappa", "Lambda", "Sigma", "Omicron", "Rho", "Theta"].map(String::from));
+        let mut ranking = WordRanking::new(values.iter().map(String::as_str));
+        ranking.sent("Alpha");
+        ranking.answered("Alpha", Some(40), 10);
+        let mut tried: HashSet<String> = ["alpha".to_string()].into();
+        // Delta (30 hits) and Gamma (20) are both expected at the cap
+        // times the share not gathered, 9 rows.
+        let before = ranked(&ranking, &tried);
+        let at = |list: &[(String, f64)], w: &str| list.iter().find(|c| c.0 == w).unwrap().1;
+        assert_eq!((at(&before, "Delta"), at(&before, "Gamma")), (9.0, 9.0));
+        assert_eq!(ranking.next(&tried, 1), ["Beta"]);
+        tried.insert("beta".into());
+        ranking.answered("Beta", Some(50), 10);
+        ranking.gained("Beta", beta_new_rows);
+        ranked(&ranking, &tried)
+            .into_iter()
+            .filter(|c| c.0 == "Delta" || c.0 == "Gamma")
+            .collect()
+    }
+
+    #[test]
+    fn capped_words_just_above_the_cap_come_first_where_answers_list_a_gathered_head() {
+        // Beta's answer showed 5 of its 10 rows gathered, as many as the
+        // sample holds of Beta: the answers list the rows the sample is
+        // thick in (the newest first). A word with fewer hits reaches
+        // deeper into that order: Gamma has more new rows to show.
+        let head = capped_words(5);
+        assert_eq!(head[0].0, "Gamma", "{head:?}");
+        assert!(head[0].1 > head[1].1 + 0.3, "{head:?}");
+        // Beta's answer showed 1 of 10 gathered, its share of the sample's
+        // rows: the order is its own per search, and the two words are
+        // expected alike (the tie goes to the more frequent).
+        let even = capped_words(9);
+        assert_eq!(even[0].0, "Delta", "{even:?}");
+        assert!((even[0].1 - even[1].1).abs() < 1e-9, "{even:?}");
     }
 
     #[test]
