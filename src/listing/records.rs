@@ -30,7 +30,11 @@
 //!   it is a list of its own: at least [`MIN_SHARE`] of the main one's
 //!   text, [`MIN_LIST`] records or more, of [`MIN_WORDS`] words each on
 //!   average (not a row of tags), their shapes alike. A table laid out in
-//!   a cell of another is searched like any other element.
+//!   a cell of another is searched like any other element. A table's rows
+//!   carry its header when a frame around them is judged (sort buttons
+//!   above the columns are the list's text); small tables of the same
+//!   cells at one tag path, each in its own section of one class, are
+//!   judged together against the main one's text.
 //! - **Navigation.** A region of short link-only records (every record one
 //!   link of at most three words, a menu), or inside `nav`, `header` or
 //!   `footer`, is navigation, not data.
@@ -572,7 +576,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
                     .any(|&t| t > d.parent && t < page.subtree_end(d.parent));
             if !nested {
                 taken.push(d.parent);
-                inner += d.chars;
+                inner += list_chars(page, d, &sizes);
                 inner_records += d.records.len();
             }
         }
@@ -621,17 +625,111 @@ pub fn regions(page: &Page) -> Vec<Region> {
         .iter()
         .find(|r| r.kind == RegionKind::Data)
         .map_or(0, |r| r.chars);
+    // Small tables of one kind, one or two in each of a page's sections,
+    // are judged together.
+    let group_chars: Vec<usize> = like_tables(page, &regions)
+        .iter()
+        .map(|g| g.iter().map(|&o| regions[o].chars).sum())
+        .collect();
     let mut first = true;
     regions
         .into_iter()
-        .filter(|r| {
+        .zip(group_chars)
+        .filter(|(r, group)| {
             if r.kind != RegionKind::Data {
                 return true;
             }
             let main = std::mem::replace(&mut first, false);
-            main || (r.chars as f64 >= MIN_SHARE * top as f64 && a_list(page, r, &mut shapes))
+            main || (*group as f64 >= MIN_SHARE * top as f64 && a_list(page, r, &mut shapes))
+        })
+        .map(|(r, _)| r)
+        .collect()
+}
+
+/// Per region, the data regions it is judged with (itself included): for
+/// a table's rows, the rows of the other tables with the same cells at
+/// the same tag path, each in its own copy of a section of one class (a
+/// small table in each of a page's sections). A table in a cell of
+/// another (a record's own table), in a form (a search's options) or in a
+/// menu is judged alone.
+fn like_tables(page: &Page, regions: &[Region]) -> Vec<Vec<usize>> {
+    let class = page.label_id("class");
+    let chains: Vec<Vec<NodeId>> = regions
+        .iter()
+        .map(|r| {
+            let mut c: Vec<NodeId> = std::iter::once(r.parent)
+                .chain(page.ancestors(r.parent))
+                .collect();
+            c.reverse();
+            c
+        })
+        .collect();
+    let grouped: Vec<bool> = regions
+        .iter()
+        .map(|r| {
+            r.kind == RegionKind::Data
+                && page.label_of(r.records[0][0]) == TR
+                && !std::iter::once(r.parent)
+                    .chain(page.ancestors(r.parent))
+                    .any(|a| matches!(page.label_name(a), "form" | "menu" | "td"))
+        })
+        .collect();
+    // Two sections of one kind: one label, one class that is not empty.
+    let like = |a: NodeId, b: NodeId| {
+        let class_of = |n: NodeId| {
+            class
+                .and_then(|k| page.attr(n, k))
+                .filter(|c| !c.trim().is_empty())
+        };
+        page.label_of(a) == page.label_of(b) && class_of(a).is_some_and(|c| class_of(b) == Some(c))
+    };
+    (0..regions.len())
+        .map(|i| {
+            (0..regions.len())
+                .filter(|&j| {
+                    if i == j {
+                        return true;
+                    }
+                    let (a, b) = (&chains[i], &chains[j]);
+                    if !grouped[i]
+                        || regions[j].kind != RegionKind::Data
+                        || !same_cells(page, regions[i].records[0][0], regions[j].records[0][0])
+                        || a.len() != b.len()
+                        || a.iter()
+                            .zip(b)
+                            .any(|(&x, &y)| page.label_of(x) != page.label_of(y))
+                    {
+                        return false;
+                    }
+                    a.iter()
+                        .zip(b)
+                        .position(|(x, y)| x != y)
+                        .is_some_and(|k| like(a[k], b[k]))
+                })
+                .collect()
         })
         .collect()
+}
+
+/// The text of a list inside a frame: a table's rows carry their table's
+/// header (the sort buttons above its columns are the list's, not the
+/// frame's).
+fn list_chars(page: &Page, c: &Candidate, sizes: &TextSizes) -> usize {
+    if page.label_of(c.records[0][0]) != TR {
+        return c.chars;
+    }
+    table_of_rows(page, c.parent).map_or(c.chars, |t| sizes.chars(t).max(c.chars))
+}
+
+/// The table whose rows are the children of `parent` (the table or its
+/// `tbody`).
+fn table_of_rows(page: &Page, parent: NodeId) -> Option<NodeId> {
+    let table = if matches!(page.label_of(parent), TBODY | THEAD | TFOOT) {
+        page.parent(parent)?
+    } else {
+        parent
+    };
+    (page.label_of(table) == TABLE).then_some(table)
 }
 
 /// How alike a region's records are: the mean similarity of each record's
@@ -902,11 +1000,7 @@ fn table_headers(page: &Page, records: &[Vec<NodeId>]) -> Vec<String> {
     if page.label_of(first) != TR {
         return Vec::new();
     }
-    let mut table = page.parent(first);
-    if table.is_some_and(|t| matches!(page.label_of(t), TBODY | THEAD | TFOOT)) {
-        table = table.and_then(|t| page.parent(t));
-    }
-    let Some(table) = table.filter(|&t| page.label_of(t) == TABLE) else {
+    let Some(table) = page.parent(first).and_then(|p| table_of_rows(page, p)) else {
         return Vec::new();
     };
     let th = page.label_id("th");

@@ -497,3 +497,98 @@ fn records_alike_in_shape_outweigh_an_articles_paragraphs_of_more_text() {
     assert_eq!(page.attribute(main.parent, "class"), Some("drugs"));
     assert_eq!(main.records.len(), 5);
 }
+
+/// A table of a few rows under a header of sort buttons: `rows` are
+/// (provider, prices).
+fn priced_table(rows: &[(&str, [u32; 3])], sort_buttons: bool) -> String {
+    let head = if sort_buttons {
+        ["Provider", "Minimum cover", "Full cover", "Premium cover"]
+            .iter()
+            .map(|h| {
+                format!(
+                    "<th><div><button><span>{h}</span> <span>Chevron pointing upwards: order ascending</span></button></div></th>"
+                )
+            })
+            .collect::<String>()
+    } else {
+        String::new()
+    };
+    let body: String = rows
+        .iter()
+        .map(|(name, [a, b, c])| {
+            format!("<tr><td><b>{name}</b></td><td>${a}</td><td>${b}</td><td>${c}</td></tr>")
+        })
+        .collect();
+    format!("<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+}
+
+const PROVIDERS: [(&str, [u32; 3]); 5] = [
+    ("State Farm", [520, 603, 752]),
+    ("Progressive", [498, 611, 790]),
+    ("Geico Direct", [455, 580, 701]),
+    ("Allstate", [610, 702, 880]),
+    ("Nationwide", [530, 640, 815]),
+];
+
+#[test]
+fn table_rows_under_a_header_of_sort_buttons_are_the_records_not_the_tables() {
+    // Two tables side by side whose headers (sort buttons with their
+    // icons' titles) hold more text than their rows: the rows are the
+    // records, not the two tables.
+    let html = format!(
+        "<body><main><h2>Monthly rates by provider</h2><div class=compare>\
+         <div class=pane>{}</div><div class=pane>{}</div></div></main></body>",
+        priced_table(&PROVIDERS, true),
+        priced_table(&PROVIDERS[1..], true)
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let counts: Vec<(usize, &str)> = listing
+        .data()
+        .map(|r| (r.records.len(), page.label_name(r.records[0][0])))
+        .collect();
+    assert_eq!(counts, [(5, "tr"), (4, "tr")]);
+}
+
+#[test]
+fn small_tables_one_in_each_section_of_a_kind_are_judged_together_beside_the_main_list() {
+    // The results, then a section per state, each with a small table of
+    // the same columns: each table alone is far smaller than the results,
+    // together they are a list of their own.
+    let results: String = (1..=6)
+        .map(|n| {
+            format!(
+                "<li class=result><h3><a href=/q/{n}>Quote {n}: full cover for a family car</a></h3>\
+                 <p>Liability, collision and comprehensive cover with roadside help, a rental car \
+                 while yours is repaired and a deductible of {n}00 dollars.</p></li>"
+            )
+        })
+        .collect();
+    let sections: String = ["Ohio", "Texas", "Maine", "Idaho"]
+        .iter()
+        .enumerate()
+        .map(|(i, state)| {
+            format!(
+                "<section class=state><h3>Rates in {state}</h3><div class=scroll>{}</div></section>",
+                priced_table(&[&PROVIDERS[i..], &PROVIDERS[..i]].concat(), false)
+            )
+        })
+        .collect();
+    let html = format!(
+        "<body><main><ul class=results>{results}</ul><div class=states>{sections}</div></main></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let data: Vec<&Region> = listing.data().collect();
+    assert_eq!(
+        page.attribute(data[0].parent, "class"),
+        Some("results"),
+        "the results are the main list"
+    );
+    let rows: usize = data[1..]
+        .iter()
+        .filter(|r| page.label_of(r.records[0][0]) == crate::page::TR)
+        .map(|r| r.records.len())
+        .sum();
+    assert_eq!((data.len(), rows), (5, 20));
+}
