@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::page::Page;
+
 /// Common German and English words that select nothing in particular.
 const STOP_WORDS: &[&str] = &[
     "der", "die", "das", "den", "dem", "des", "ein", "eine", "einer", "eines", "und", "oder",
@@ -66,12 +68,20 @@ pub struct Seeds {
     pub listed: usize,
 }
 
-/// The seeds of a form page's text ([`Seeds`]).
-pub fn seed_words(text: &str, n: usize) -> Seeds {
-    let mut words = listed_words(text);
+/// The seeds of a form page ([`Seeds`]): the values its text enumerates
+/// ([`listed_words`]) and those a list beside its form holds
+/// ([`list_items`]).
+pub fn seed_words(page: &Page, n: usize) -> Seeds {
+    let text = page.text();
+    let mut words = Vec::new();
+    let mut known: BTreeSet<String> = BTreeSet::new();
+    for w in listed_words(&text).into_iter().chain(list_items(page)) {
+        if known.insert(w.to_lowercase()) {
+            words.push(w);
+        }
+    }
     let listed = words.len();
-    let mut known: BTreeSet<String> = words.iter().map(|w| w.to_lowercase()).collect();
-    for w in page_words(text, n + listed) {
+    for w in page_words(&text, n + listed) {
         if words.len() == listed + n {
             break;
         }
@@ -135,6 +145,40 @@ pub fn listed_words(text: &str) -> Vec<String> {
         for item in enumerations(segment) {
             if has_words(&item) && seen.insert(item.to_lowercase()) {
                 out.push(item);
+            }
+        }
+    }
+    out
+}
+
+/// The items of the lists (`<ul>`, `<ol>`) beside a form or inside it,
+/// where each of three or more items is one word worth a query and none is
+/// a link (a menu's): "Components: <ul><li>editor</li><li>export</li>…".
+pub fn list_items(page: &Page) -> Vec<String> {
+    let (Some(li), Some(form)) = (page.label_id("li"), page.label_id("form")) else {
+        return Vec::new();
+    };
+    let forms = page.with_label(form);
+    let link = page.label_id("a");
+    let beside = |list| {
+        page.ancestors(list).any(|a| forms.contains(&a))
+            || page
+                .parent(list)
+                .is_some_and(|p| forms.iter().any(|&f| page.ancestors(f).any(|a| a == p)))
+    };
+    let mut out = Vec::new();
+    for label in ["ul", "ol"].into_iter().filter_map(|l| page.label_id(l)) {
+        for &list in page.with_label(label) {
+            let linked = link.is_some_and(|a| !page.descendants_with_label(list, a).is_empty());
+            if linked || !beside(list) {
+                continue;
+            }
+            let items: Vec<String> = page
+                .child_matches(list, li)
+                .map(|i| page.text_of(i))
+                .collect();
+            if items.len() >= 3 && items.iter().all(|w| tokens(w).count() == 1 && has_words(w)) {
+                out.extend(items);
             }
         }
     }
@@ -316,7 +360,7 @@ mod tests {
         assert!(listed_words("Enter a word of the title, and press Search.").is_empty());
         assert!(listed_words("Search by title, author or year.").is_empty());
         // A menu of links beside the form: its items are not joined by commas.
-        let page = crate::page::Page::parse(
+        let page = Page::parse(
             "<html><body><ul class=\"menu\"><li><a href=\"/\">Home</a></li>\
              <li><a href=\"/about\">About</a></li><li><a href=\"/news\">News</a></li>\
              <li><a href=\"/help\">Help</a></li></ul>\
@@ -336,10 +380,32 @@ mod tests {
     }
 
     #[test]
+    fn a_list_of_words_beside_the_form_is_listed_and_a_menu_is_not() {
+        let page = Page::parse(
+            "<html><body><nav><ul><li><a href=\"/\">Home</a></li><li><a href=\"/news\">News</a></li>\
+             <li><a href=\"/help\">Help</a></li></ul></nav>\
+             <div class=\"search\"><p>Gattungen:</p><ul><li>Roman</li><li>Lyrik</li><li>Drama</li>\
+             <li>Sachbuch</li></ul><form action=\"/suche\"><input name=\"q\"></form>\
+             <ol><li>Neu eingetroffen im Mai</li><li>Lesung</li><li>Kinder</li></ol></div>\
+             <footer><ul><li>Impressum</li><li>Datenschutz</li><li>Kontakt</li></ul></footer>\
+             </body></html>",
+        );
+        // The menu's items are links, the list of news has an item of
+        // several words, the footer's list is not beside the form.
+        assert_eq!(list_items(&page), ["Roman", "Lyrik", "Drama", "Sachbuch"]);
+        assert_eq!(
+            seed_words(&page, 0).words,
+            ["Roman", "Lyrik", "Drama", "Sachbuch"]
+        );
+    }
+
+    #[test]
     fn the_listed_words_are_seeded_first_and_all_of_them() {
-        let text = "issues issues issues known known: alpha, beta, gamma, delta, epsilon, \
-                    zeta, theta, iota, kappa or lambda";
-        let seeds = seed_words(text, 2);
+        let page = Page::parse(
+            "<body><p>issues issues issues known known: alpha, beta, gamma, delta, epsilon, \
+             zeta, theta, iota, kappa or lambda</p><form><input name=\"q\"></form></body>",
+        );
+        let seeds = seed_words(&page, 2);
         assert_eq!(seeds.listed, 10);
         assert_eq!(seeds.words.len(), 12);
         assert_eq!(seeds.words[0], "alpha");

@@ -296,7 +296,7 @@ pub async fn induce_spec_from(
         message,
     };
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
-    let seeds = crate::words::seed_words(&page.text(), SEED_WORDS);
+    let seeds = crate::words::seed_words(&page, SEED_WORDS);
     // The listing the form page itself shows, when its pager reaches every
     // row: no form is sent at all (unless the operator named one). It
     // stands for the search's default answer only when the page is where

@@ -367,7 +367,7 @@ async fn site_word_probes(
 /// The form page's own words (lower case), which other probes leave out:
 /// those the probes of the page's words tried already.
 fn form_words(form_page: &Page) -> BTreeSet<String> {
-    crate::words::seed_words(&form_page.text(), super::SEED_WORDS)
+    crate::words::seed_words(form_page, super::SEED_WORDS)
         .words
         .into_iter()
         .map(|w| w.to_lowercase())
