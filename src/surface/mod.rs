@@ -28,8 +28,9 @@
 //!    not all hold the probe as typed, and do not all hold the letter as
 //!    a word of its own) a second letter and a digit
 //!    (more letters while no two answers show rows); unless a wildcard
-//!    works, the most frequent words of the form page
-//!    ([`crate::words::page_words`]); when answers hold rows but no two
+//!    works, the values the form page names in an enumeration, all of
+//!    them, then its most frequent words ([`crate::words::seed_words`]);
+//!    when answers hold rows but no two
 //!    different ones, words of those rows. The others
 //!    keep their defaults. A select without an "any" choice that brought
 //!    nothing while the text fields were empty is probed again with the
@@ -126,7 +127,8 @@ const PROBE_LETTERS: [char; 2] = ['S', 'M'];
 /// digits are left out of the domain.
 const PROBE_DIGIT: char = '1';
 const WILDCARDS: [char; 2] = ['%', '*'];
-/// Words of the form page a text field is probed with.
+/// Words of the form page a text field is probed with, unless the page
+/// lists more values (all of those are).
 const PROBE_WORDS: usize = 8;
 /// Words of the form page read for probing a text field (the first
 /// `PROBE_WORDS` are sent).
@@ -294,7 +296,7 @@ pub async fn induce_spec_from(
         message,
     };
     let all = forms(&page, &resp.url, decoded.encoding).map_err(|e| form_error(e.to_string()))?;
-    let seeds = crate::words::page_words(&page.text(), SEED_WORDS);
+    let seeds = crate::words::seed_words(&page, SEED_WORDS);
     // The listing the form page itself shows, when its pager reaches every
     // row: no form is sent at all (unless the operator named one). It
     // stands for the search's default answer only when the page is where

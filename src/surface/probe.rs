@@ -18,6 +18,7 @@ use crate::metadata::Metadata;
 use crate::page::Page;
 use crate::plan::QueryPlan;
 use crate::spec::{Spec, Values};
+use crate::words::Seeds;
 
 /// Sends the probes, round after round (see the module docs of
 /// [`super`]): first the form as it stands, the selects and the first
@@ -366,7 +367,8 @@ async fn site_word_probes(
 /// The form page's own words (lower case), which other probes leave out:
 /// those the probes of the page's words tried already.
 fn form_words(form_page: &Page) -> BTreeSet<String> {
-    crate::words::page_words(&form_page.text(), super::SEED_WORDS)
+    crate::words::seed_words(form_page, super::SEED_WORDS)
+        .words
         .into_iter()
         .map(|w| w.to_lowercase())
         .collect()
@@ -700,7 +702,7 @@ pub(super) fn selects_beside_text(
 /// The inputs of a form the probes vary, with their probe values: never
 /// a sorting option, a page size, a honeypot or an account's field
 /// ([`crate::form::role`]).
-pub(super) fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<Input> {
+pub(super) fn inputs_of(form: &Form, per_input: usize, seeds: &Seeds) -> Vec<Input> {
     let mut out: Vec<Input> = Vec::new();
     let roles = crate::form::role::roles(form, crate::form::kind::FormKind::Search);
     for (e, role) in form.elements.iter().zip(roles) {
@@ -725,7 +727,15 @@ pub(super) fn inputs_of(form: &Form, per_input: usize, seeds: &[String]) -> Vec<
                 .iter()
                 .map(|w| format!("{}{w}", PROBE_LETTERS[0]))
                 .collect();
-            p.extend(seeds.iter().take(PROBE_WORDS).cloned());
+            // Every value the page lists, then its most frequent words up to
+            // `PROBE_WORDS` in all.
+            p.extend(
+                seeds
+                    .words
+                    .iter()
+                    .take(PROBE_WORDS.max(seeds.listed))
+                    .cloned(),
+            );
             p
         } else {
             let default = e.default_values().into_iter().next();

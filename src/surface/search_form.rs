@@ -6,6 +6,7 @@ use url::Url;
 use super::probe::inputs_of;
 use crate::form::{forms, ElementKind, Form};
 use crate::page::Page;
+use crate::words::Seeds;
 
 /// The form of a page that surfacing probes, among those with an input to
 /// probe: not one that asks for a password (a login or registration), nor
@@ -16,7 +17,7 @@ use crate::page::Page;
 /// an input to probe.
 pub fn surfaced_form(all: &[Form]) -> Option<&Form> {
     all.iter()
-        .map(|f| (f, inputs_of(f, 1, &[]).len()))
+        .map(|f| (f, inputs_of(f, 1, &Seeds::default()).len()))
         .filter(|(_, n)| *n > 0)
         .max_by_key(|(f, n)| {
             let (account, message, search) = looks(f);
@@ -85,7 +86,7 @@ fn looks(form: &Form) -> (bool, bool, bool) {
 /// The inputs of a form that surfacing probes, by name, with their kind
 /// (`select`, `radio`, `checkboxes`, `text`, `text area`).
 pub fn probed_inputs(form: &Form) -> Vec<(String, &'static str)> {
-    inputs_of(form, 1, &[])
+    inputs_of(form, 1, &Seeds::default())
         .into_iter()
         .map(|i| (i.name, i.kind))
         .collect()
@@ -94,6 +95,8 @@ pub fn probed_inputs(form: &Form) -> Vec<(String, &'static str)> {
 /// Whether a page has a form with an input to probe (a select, radio
 /// group or checkboxes with two or more values, or a text field).
 pub fn has_inputs(page: &Page, url: &Url) -> bool {
-    forms(page, url, encoding_rs::UTF_8)
-        .is_ok_and(|all| all.iter().any(|f| !inputs_of(f, 1, &[]).is_empty()))
+    forms(page, url, encoding_rs::UTF_8).is_ok_and(|all| {
+        all.iter()
+            .any(|f| !inputs_of(f, 1, &Seeds::default()).is_empty())
+    })
 }
