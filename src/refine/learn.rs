@@ -394,23 +394,43 @@ impl WordRanking {
     /// Database rows per gathered value: the hit counts the pages stated
     /// for the words sent against how often the gathered values held them
     /// when they were sent (the median over the words that found anything),
-    /// at least 1; `None` before a hit count is known.
+    /// at least 1; `None` before a hit count is known. While the whole
+    /// answers (every row of their word shown) are fewer than half of
+    /// those, the median is theirs alone, and there is none before one: the
+    /// words sent first are those the sample holds most, and the hits a
+    /// capped answer states for such a word reach over the whole database
+    /// while the sample is still of the few parts gathered first, so their
+    /// ratio overstates what is left of the words the sample holds. Once
+    /// the whole answers are as many, the ratio of every answer counts (the
+    /// whole answers alone come from the rarer words, and understate it).
     fn scale(&self) -> Option<f64> {
-        let mut ratios: Vec<f64> = self
-            .answers
-            .keys()
-            .filter_map(|key| {
-                // A capped answer without a stated count tells only a
-                // bound.
-                let hits = self.hits_of(key)?;
-                let &(values, found) = self.chosen.get(key)?;
-                // A word that finds nothing stands where the search does
-                // not look (a field it does not cover): it tells nothing
-                // of the database's size.
-                (found > 0 && hits > 0).then(|| hits as f64 * values as f64 / found as f64)
-            })
-            .map(|size| size / self.values.max(1) as f64)
-            .collect();
+        let mut all = Vec::new();
+        let mut whole = Vec::new();
+        for (key, &answer) in &self.answers {
+            // A capped answer without a stated count tells only a bound.
+            let Some(hits) = self.hits_of(key) else {
+                continue;
+            };
+            let Some(&(values, found)) = self.chosen.get(key) else {
+                continue;
+            };
+            // A word that finds nothing stands where the search does not
+            // look (a field it does not cover): it tells nothing of the
+            // database's size.
+            if found == 0 || hits == 0 {
+                continue;
+            }
+            let ratio = hits as f64 * values as f64 / found as f64 / self.values.max(1) as f64;
+            if !self.capped(answer) {
+                whole.push(ratio);
+            }
+            all.push(ratio);
+        }
+        let mut ratios = if whole.len() * 2 < all.len() {
+            whole
+        } else {
+            all
+        };
         if ratios.is_empty() {
             return None;
         }
@@ -960,7 +980,10 @@ mod tests {
         let mut ranking = WordRanking::new(values);
         ranking.sent("Alpha");
         ranking.answered("Alpha", Some(40), 30);
-        let mut tried: HashSet<String> = ["alpha".to_string()].into();
+        // A whole answer as many times the sample: the scale is 20.
+        ranking.sent("Zeta");
+        ranking.answered("Zeta", Some(20), 20);
+        let mut tried: HashSet<String> = ["alpha", "zeta"].map(String::from).into();
         // Beta, Gamma, Delta (2 values, 40 hits expected) are capped;
         // Epsilon (20) is not.
         let first = ranking.candidates(&tried);
@@ -1038,6 +1061,36 @@ mod tests {
     }
 
     #[test]
+    fn the_scale_is_that_of_the_whole_answers_until_they_are_half_of_those_told() {
+        // Ten values; "common" in 8 of them, "rare" and "other" in 1 each.
+        let mut values: Vec<String> = ["ash", "birch", "cedar", "elm", "fir", "lime", "oak", "yew"]
+            .iter()
+            .map(|tree| format!("common {tree}"))
+            .collect();
+        values.push("rare".into());
+        values.push("other".into());
+        let mut ranking = WordRanking::new(values.iter().map(String::as_str));
+        // A capped answer states its word's hits over the whole database:
+        // 400 for 8 of 10 values, a ratio of 50. It alone gives no scale.
+        ranking.sent("common");
+        ranking.answered("common", Some(400), 50);
+        assert_eq!(ranking.scale(), None);
+        ranking.sent("oak");
+        ranking.answered("oak", Some(300), 50);
+        assert_eq!(ranking.scale(), None);
+        // A whole answer: "rare", in 1 of 10 values, found 20 (ratio 20),
+        // one of three: its ratio alone.
+        ranking.sent("rare");
+        ranking.answered("rare", Some(20), 20);
+        assert_eq!(ranking.scale(), Some(20.0));
+        // Two whole answers of four: every ratio counts (300, 50, 30, 20),
+        // the median the upper middle one.
+        ranking.sent("other");
+        ranking.answered("other", Some(30), 30);
+        assert_eq!(ranking.scale(), Some(50.0));
+    }
+
+    #[test]
     fn learning_stops_early_only_when_the_answers_went_over_what_is_gathered() {
         let dry = |unprofitable, shown_again, best| Progress {
             unprofitable,
@@ -1089,8 +1142,9 @@ mod tests {
     }
 
     /// Twenty values: Alpha in 4, Beta in 5, Delta in 3, Gamma in 2, the
-    /// rest single words. Alpha stated 40 hits and showed 10: the cap is
-    /// 10, the database ten times the sample, and every word capped.
+    /// rest single words. Alpha stated 40 hits and showed 10, Kappa 10:
+    /// the cap is 10, the database ten times the sample, and every word
+    /// capped.
     fn capped_words(beta_new_rows: u64) -> Vec<(String, f64)> {
         let mut values = Vec::new();
         for (word, n) in [("Alpha", 4), ("Beta", 5), ("Delta", 3), ("Gamma", 2)] {
@@ -1100,7 +1154,10 @@ mod tests {
         let mut ranking = WordRanking::new(values.iter().map(String::as_str));
         ranking.sent("Alpha");
         ranking.answered("Alpha", Some(40), 10);
-        let mut tried: HashSet<String> = ["alpha".to_string()].into();
+        // A whole answer as many times the sample: the scale is 10.
+        ranking.sent("Kappa");
+        ranking.answered("Kappa", Some(10), 10);
+        let mut tried: HashSet<String> = ["alpha", "kappa"].map(String::from).into();
         // Delta (30 hits) and Gamma (20) are both expected at the cap
         // times the share not gathered, 9 rows.
         let before = ranked(&ranking, &tried);
