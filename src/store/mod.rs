@@ -773,37 +773,39 @@ impl Store {
     }
 
     /// Records a query, what its first page said, and, in a refresh, its
-    /// records with their history ([`Store::refresh_records`]).
+    /// records with their history ([`Store::refresh_records`]) and its
+    /// next refresh. In a refresh the history is written before the
+    /// query: on a shared plan a query done is given back, and the planner
+    /// reads the refresh's changes once no query is held, so a query must
+    /// not be done before its records are stored (nor, should the process
+    /// stop between the two, be done without them: it is sent again).
     fn record_with_history(
         &mut self,
         source: SourceId,
         outcome: &QueryOutcome,
         patient: bool,
     ) -> Result<Recorded, StoreError> {
-        let recorded = match outcome.refresh {
-            None => self.backend.record_query_new(source, outcome, patient)?,
-            Some(refreshing) => {
-                let without_records = QueryOutcome {
-                    records: Vec::new(),
-                    ..outcome.clone()
-                };
-                let mut recorded =
-                    self.backend
-                        .record_query_new(source, &without_records, patient)?;
-                self.backend
-                    .see_values(source, &outcome.fragment, refreshing.since)?;
-                recorded.new_records =
-                    self.refresh_records(source, &outcome.key, &outcome.records, refreshing)?;
-                recorded
-            }
+        let Some(refreshing) = outcome.refresh else {
+            return self.backend.record_query_new(source, outcome, patient);
         };
-        if let Some(refreshing) = outcome
-            .refresh
-            .filter(|_| outcome.state == QueryState::Done)
-        {
+        self.backend
+            .see_values(source, &outcome.fragment, refreshing.since)?;
+        let new_records =
+            self.refresh_records(source, &outcome.key, &outcome.records, refreshing)?;
+        let without_records = QueryOutcome {
+            records: Vec::new(),
+            ..outcome.clone()
+        };
+        let recorded = self
+            .backend
+            .record_query_new(source, &without_records, patient)?;
+        if outcome.state == QueryState::Done {
             self.reschedule(source, &outcome.key, refreshing)?;
         }
-        Ok(recorded)
+        Ok(Recorded {
+            new_records,
+            ..recorded
+        })
     }
 
     /// How long a lost PostgreSQL database is waited for (by default

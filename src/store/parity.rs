@@ -72,13 +72,18 @@ fn source(url: &str, kind: SourceKind) -> SourceInfo {
 }
 
 /// A provider's form, as most checks gather it.
-fn provider(store: &mut Store) -> SourceId {
+pub(super) fn provider(store: &mut Store) -> SourceId {
     store
         .upsert_source(&source("http://provider.test/form", SourceKind::Database))
         .unwrap()
 }
 
-fn outcome(key: &str, ordinal: u64, state: QueryState, values: &[(&str, &str)]) -> QueryOutcome {
+pub(super) fn outcome(
+    key: &str,
+    ordinal: u64,
+    state: QueryState,
+    values: &[(&str, &str)],
+) -> QueryOutcome {
     QueryOutcome {
         key: key.into(),
         ordinal,
@@ -723,7 +728,7 @@ fn unknown_sources_are_errors(open: Open<'_>) {
 }
 
 /// A hotel with an id, as a refresh keys it.
-fn hotel(id: &str, name: &str, price: &str) -> Record {
+pub(super) fn hotel(id: &str, name: &str, price: &str) -> Record {
     Record {
         page: "p1".into(),
         ordinal: 0,

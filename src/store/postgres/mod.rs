@@ -256,4 +256,96 @@ mod tests {
         assert_eq!(ts_query("Rüg*").as_deref(), Some("rug:*"));
         assert_eq!(ts_query("'&|!").as_deref(), None);
     }
+
+    /// A worker's refreshed query stays held until its records are stored:
+    /// the planner, which reads the refresh's changes once no query is
+    /// held, never counts before them. Another session holds the row of
+    /// the record the answer shows again, so that the worker's refresh
+    /// waits on it; while it waits, the query must still be held.
+    #[cfg(feature = "demo")]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_refreshed_query_is_held_until_its_records_are_stored() {
+        use crate::store::parity::{hotel, outcome, provider};
+        use crate::store::{Location, PlannedQuery, QueryState, Refreshing, Store};
+
+        let server = crate::demo::postgres::LocalPostgres::start()
+            .unwrap_or_else(|e| panic!("PostgreSQL for the tests: {e}"));
+        let db = server.database("held").unwrap();
+        let location = Location::Postgres(db.clone());
+        let mut planner = Store::open_at(&location).unwrap();
+        let source = provider(&mut planner);
+        let planned = PlannedQuery {
+            key: "k".into(),
+            ordinal: 0,
+            description: "q=k".into(),
+            request: r#"{"method":"Get","url":"http://provider.test/r?q=k","body":null,"content_type":null}"#.into(),
+            values: None,
+            parent: None,
+            learned: false,
+        };
+        planner
+            .plan_queries(source, "{}", [planned].into_iter())
+            .unwrap();
+        let lease = Duration::from_secs(30);
+        let first = SharedPlan::connect(&db, "first", lease).unwrap();
+        let second = SharedPlan::connect(&db, "second", lease).unwrap();
+        let mut worker = Store::open_at(&location).unwrap();
+        worker.set_worker("first");
+        first.claim().await.unwrap().expect("the planned query");
+        let mut answer = outcome("k", 0, QueryState::Done, &[]);
+        answer.records = vec![hotel("1", "Arkona", "40")];
+        worker.record_query(source, &answer).unwrap();
+
+        // The refresh opens the query again; the worker claims it.
+        let since = planner.begin_refresh(source, false).unwrap().since;
+        first.claim().await.unwrap().expect("the query, open again");
+        assert_eq!(second.other_work().await.unwrap().held, 1);
+
+        let (blocker, connection) = tokio_postgres::connect(&db, NoTls).await.unwrap();
+        tokio::spawn(connection);
+        blocker
+            .batch_execute("BEGIN; SELECT id FROM records FOR UPDATE")
+            .await
+            .unwrap();
+        answer.records.push(hotel("2", "Kap", "60"));
+        answer.refresh = Some(Refreshing {
+            since,
+            unchanged: false,
+            whole: true,
+            interval: None,
+        });
+        let recording = std::thread::spawn(move || worker.record_query(source, &answer));
+        // Until the worker waits on the row the other session holds (or
+        // ends, having written nothing it could not).
+        let waited = std::time::Instant::now();
+        loop {
+            let waiting: i64 = blocker
+                .query_one(
+                    "SELECT count(*) FROM pg_stat_activity
+                     WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+                    &[],
+                )
+                .await
+                .unwrap()
+                .get(0);
+            if waiting > 0 || recording.is_finished() {
+                break;
+            }
+            assert!(
+                waited.elapsed() < Duration::from_secs(30),
+                "the worker never waited for the record's row"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(
+            second.other_work().await.unwrap().held,
+            1,
+            "the query was given back before its records were stored"
+        );
+        blocker.batch_execute("COMMIT").await.unwrap();
+        recording.join().unwrap().unwrap();
+        assert_eq!(second.other_work().await.unwrap().held, 0);
+        let changes = planner.changes(source, since).unwrap();
+        assert_eq!((changes.new, changes.changed, changes.gone), (1, 0, 0));
+    }
 }

@@ -170,6 +170,15 @@ impl Postgres {
         }
     }
 
+    /// The error of a worker whose lease of query `key` ran out and which
+    /// another worker took over.
+    fn lease_lost(&self, key: &str) -> StoreError {
+        StoreError::LeaseLost {
+            db: self.db.clone(),
+            key: key.to_string(),
+        }
+    }
+
     fn check_source(&self, source: SourceId) -> Result<(), StoreError> {
         let found = self.rows(
             &format!("looking up source {source}"),
@@ -1091,9 +1100,13 @@ impl Backend for Postgres {
         since: i64,
     ) -> Result<(), StoreError> {
         let context = format!("seeing the records of query {query_key:?} again (source {source})");
-        self.call(&context, true, |c| {
+        let worker = self.worker.clone();
+        let touched = self.call(&context, true, |c| {
             block_on(async {
                 let tx = c.client.transaction().await?;
+                if !holds_lease(&tx, &worker, source, query_key).await? {
+                    return Ok(None);
+                }
                 let held: ValuePairs = tx
                     .query(TOUCH_RECORDS, &[&source, &query_key])
                     .await?
@@ -1101,9 +1114,10 @@ impl Backend for Postgres {
                     .flat_map(|r| history::held_values_json(r.get(0)))
                     .collect();
                 see_values(&tx, source, &held, since).await?;
-                tx.commit().await
+                tx.commit().await.map(Some)
             })
-        })
+        })?;
+        touched.ok_or_else(|| self.lease_lost(query_key))
     }
 
     fn see_values(
@@ -1138,9 +1152,13 @@ impl Backend for Postgres {
     ) -> Result<Vec<usize>, StoreError> {
         let context = format!("refreshing the records of query {query_key:?} (source {source})");
         let since = refreshing.since;
-        self.call(&context, true, |c| {
+        let worker = self.worker.clone();
+        let refreshed = self.call(&context, true, |c| {
             block_on(async {
                 let tx = c.client.transaction().await?;
+                if !holds_lease(&tx, &worker, source, query_key).await? {
+                    return Ok(None);
+                }
                 let mut added = Vec::new();
                 // The values the records changed or gone here held.
                 let mut candidates = ValuePairs::new();
@@ -1210,9 +1228,10 @@ impl Backend for Postgres {
                 }
                 mark_values_gone(&tx, source, &candidates, since).await?;
                 tx.commit().await?;
-                Ok(added)
+                Ok(Some(added))
             })
-        })
+        })?;
+        refreshed.ok_or_else(|| self.lease_lost(query_key))
     }
 
     fn values_gone(&self, source: SourceId, since: i64) -> Result<Vec<(String, u64)>, StoreError> {
@@ -1832,6 +1851,30 @@ async fn mark_values_gone(
     tx.execute(VALUES_GONE, &[&source, &attributes, &values, &since])
         .await?;
     Ok(())
+}
+
+/// Whether `worker`, when the store writes for one, holds the lease of
+/// query `key` of `source` (as [`RECORD_QUERY`] asks); the query's row
+/// stays locked until the transaction ends, so that no other worker takes
+/// it over meanwhile.
+async fn holds_lease(
+    tx: &Transaction<'_>,
+    worker: &Option<String>,
+    source: SourceId,
+    key: &str,
+) -> Result<bool, tokio_postgres::Error> {
+    let Some(worker) = worker else {
+        return Ok(true);
+    };
+    let held = tx
+        .query_opt(
+            "SELECT 1 FROM queries
+             WHERE source_id = $1 AND key = $2 AND leased_by = $3 AND state <> 'done'
+             FOR UPDATE",
+            &[&source, &key, worker],
+        )
+        .await?;
+    Ok(held.is_some())
 }
 
 /// Record `$1` is seen again with key `$2`; gone before `$3`, it is new.
