@@ -589,9 +589,13 @@ pub fn regions(page: &Page) -> Vec<Region> {
             dropped[i] = true;
         }
     }
+    // The records of frames dropped for their inner lists (cards each
+    // holding a list of their own).
+    let mut framed: std::collections::HashSet<NodeId> = std::collections::HashSet::new();
     let mut chosen: Vec<Candidate> = Vec::new();
     for (c, dropped) in candidates.into_iter().zip(dropped) {
         if dropped {
+            framed.extend(c.records.iter().map(|r| r[0]));
             continue;
         }
         let overlaps = chosen.iter().any(|o| {
@@ -627,7 +631,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
         .map_or(0, |r| r.chars);
     // Small tables of one kind, one or two in each of a page's sections,
     // are judged together.
-    let group_chars: Vec<usize> = like_tables(page, &regions)
+    let group_chars: Vec<usize> = like_tables(page, &regions, &framed, &mut shapes)
         .iter()
         .map(|g| g.iter().map(|&o| regions[o].chars).sum())
         .collect();
@@ -649,10 +653,18 @@ pub fn regions(page: &Page) -> Vec<Region> {
 /// Per region, the data regions it is judged with (itself included): for
 /// a table's rows, the rows of the other tables with the same cells at
 /// the same tag path, each in its own copy of a section of one class (a
-/// small table in each of a page's sections). A table in a cell of
-/// another (a record's own table), in a form (a search's options) or in a
-/// menu is judged alone.
-fn like_tables(page: &Page, regions: &[Region]) -> Vec<Vec<usize>> {
+/// small table in each of a page's sections). Another list is judged
+/// with the lists of records of its shape at its tag path, each alone in
+/// one of the sibling sections of one class it lies in (at most
+/// [`SHAPE_DEPTH`] levels below), none in a card of a frame given up for
+/// its lists. A table in a cell of another (a record's own table), in a
+/// form (a search's options), a menu or a `nav` is judged alone.
+fn like_tables(
+    page: &Page,
+    regions: &[Region],
+    framed: &std::collections::HashSet<NodeId>,
+    shapes: &mut Shapes,
+) -> Vec<Vec<usize>> {
     let class = page.label_id("class");
     let chains: Vec<Vec<NodeId>> = regions
         .iter()
@@ -668,12 +680,14 @@ fn like_tables(page: &Page, regions: &[Region]) -> Vec<Vec<usize>> {
         .iter()
         .map(|r| {
             r.kind == RegionKind::Data
-                && page.label_of(r.records[0][0]) == TR
                 && !std::iter::once(r.parent)
                     .chain(page.ancestors(r.parent))
-                    .any(|a| matches!(page.label_name(a), "form" | "menu" | "td"))
+                    .any(|a| matches!(page.label_name(a), "form" | "menu" | "td" | "nav"))
         })
         .collect();
+    for r in regions {
+        shapes.read(page, r.records[0][0]);
+    }
     // Two sections of one kind: one label, one class that is not empty.
     let like = |a: NodeId, b: NodeId| {
         let class_of = |n: NodeId| {
@@ -683,6 +697,16 @@ fn like_tables(page: &Page, regions: &[Region]) -> Vec<Vec<usize>> {
         };
         page.label_of(a) == page.label_of(b) && class_of(a).is_some_and(|c| class_of(b) == Some(c))
     };
+    // A list alone in its section at depth `k` among the data regions of
+    // its tag path (not one of a card's several lists).
+    let alone = |i: usize, k: usize| {
+        !(0..regions.len()).any(|l| {
+            l != i
+                && regions[l].kind == RegionKind::Data
+                && chains[l].len() == chains[i].len()
+                && chains[l][k] == chains[i][k]
+        })
+    };
     (0..regions.len())
         .map(|i| {
             (0..regions.len())
@@ -691,9 +715,19 @@ fn like_tables(page: &Page, regions: &[Region]) -> Vec<Vec<usize>> {
                         return true;
                     }
                     let (a, b) = (&chains[i], &chains[j]);
+                    let (x, y) = (regions[i].records[0][0], regions[j].records[0][0]);
+                    let rows = page.label_of(x) == TR;
+                    // Rows of the same cells; other lists of records of one
+                    // shape, each in one of a parent's sections of one class.
+                    let alike = if rows {
+                        same_cells(page, x, y)
+                    } else {
+                        page.label_of(x) == page.label_of(y)
+                            && similarity(shapes.get(x), shapes.get(y)) >= SIMILAR
+                    };
                     if !grouped[i]
                         || regions[j].kind != RegionKind::Data
-                        || !same_cells(page, regions[i].records[0][0], regions[j].records[0][0])
+                        || !alike
                         || a.len() != b.len()
                         || a.iter()
                             .zip(b)
@@ -701,10 +735,15 @@ fn like_tables(page: &Page, regions: &[Region]) -> Vec<Vec<usize>> {
                     {
                         return false;
                     }
-                    a.iter()
-                        .zip(b)
-                        .position(|(x, y)| x != y)
-                        .is_some_and(|k| like(a[k], b[k]))
+                    a.iter().zip(b).position(|(x, y)| x != y).is_some_and(|k| {
+                        like(a[k], b[k])
+                            && (rows
+                                || (page.parent(a[k]) == page.parent(b[k])
+                                    && !a[..=k].iter().chain(&b[..=k]).any(|n| framed.contains(n))
+                                    && a.len() - 1 - k <= SHAPE_DEPTH
+                                    && alone(i, k)
+                                    && alone(j, k)))
+                    })
                 })
                 .collect()
         })

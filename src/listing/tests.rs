@@ -550,12 +550,9 @@ fn table_rows_under_a_header_of_sort_buttons_are_the_records_not_the_tables() {
     assert_eq!(counts, [(5, "tr"), (4, "tr")]);
 }
 
-#[test]
-fn small_tables_one_in_each_section_of_a_kind_are_judged_together_beside_the_main_list() {
-    // The results, then a section per state, each with a small table of
-    // the same columns: each table alone is far smaller than the results,
-    // together they are a list of their own.
-    let results: String = (1..=6)
+/// `n` results of a quotes search, long records of one shape.
+fn quotes(n: usize) -> String {
+    (1..=n)
         .map(|n| {
             format!(
                 "<li class=result><h3><a href=/q/{n}>Quote {n}: full cover for a family car</a></h3>\
@@ -563,7 +560,15 @@ fn small_tables_one_in_each_section_of_a_kind_are_judged_together_beside_the_mai
                  while yours is repaired and a deductible of {n}00 dollars.</p></li>"
             )
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn small_tables_one_in_each_section_of_a_kind_are_judged_together_beside_the_main_list() {
+    // The results, then a section per state, each with a small table of
+    // the same columns: each table alone is far smaller than the results,
+    // together they are a list of their own.
+    let results = quotes(6);
     let sections: String = ["Ohio", "Texas", "Maine", "Idaho"]
         .iter()
         .enumerate()
@@ -591,4 +596,45 @@ fn small_tables_one_in_each_section_of_a_kind_are_judged_together_beside_the_mai
         .map(|r| r.records.len())
         .sum();
     assert_eq!((data.len(), rows), (5, 20));
+}
+
+#[test]
+fn small_lists_one_in_each_section_of_a_kind_are_judged_together_beside_the_main_list() {
+    // A page of sections of one class: the first holds the results, each
+    // other one a short forecast list. Each forecast alone is far smaller
+    // than the results; together they are a list of their own.
+    let results = quotes(40);
+    let towns: String = ["Akron", "Austin", "Bangor", "Boise"]
+        .iter()
+        .map(|town| {
+            let days: String = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+                .iter()
+                .map(|day| {
+                    format!(
+                        "<li class=day><b>{day} in {town}</b> <span>sunny spells in the morning, \
+                         showers later, high 21, low 12</span> <span>wind 10 km/h</span></li>"
+                    )
+                })
+                .collect();
+            format!("<section class=box><h3>Weather in {town}</h3><div><ul class=days>{days}</ul></div></section>")
+        })
+        .collect();
+    let html = format!(
+        "<body><main><section class=box><h3>Quotes</h3><div><ul class=results>{results}</ul></div></section>\
+         {towns}</main></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let data: Vec<&Region> = listing.data().collect();
+    assert_eq!(
+        page.attribute(data[0].parent, "class"),
+        Some("results"),
+        "the results are the main list"
+    );
+    let days: usize = data[1..]
+        .iter()
+        .filter(|r| page.attribute(r.parent, "class") == Some("days"))
+        .map(|r| r.records.len())
+        .sum();
+    assert_eq!((data.len(), days), (5, 20));
 }
