@@ -582,7 +582,16 @@ fn small_tables_one_in_each_section_of_a_kind_are_judged_together_beside_the_mai
     let html = format!(
         "<body><main><ul class=results>{results}</ul><div class=states>{sections}</div></main></body>"
     );
-    let page = Page::parse(&html);
+    let rows = beside_the_results(&html, |page, r| {
+        page.label_of(r.records[0][0]) == crate::page::TR
+    });
+    assert_eq!(rows, (5, 20));
+}
+
+/// The data regions of a page whose main list is the `results` list, and
+/// the records of the other regions that `side` picks.
+fn beside_the_results(html: &str, side: impl Fn(&Page, &Region) -> bool) -> (usize, usize) {
+    let page = Page::parse(html);
     let listing = Listing::read(&page, &url());
     let data: Vec<&Region> = listing.data().collect();
     assert_eq!(
@@ -590,12 +599,12 @@ fn small_tables_one_in_each_section_of_a_kind_are_judged_together_beside_the_mai
         Some("results"),
         "the results are the main list"
     );
-    let rows: usize = data[1..]
+    let records = data[1..]
         .iter()
-        .filter(|r| page.label_of(r.records[0][0]) == crate::page::TR)
+        .filter(|r| side(&page, r))
         .map(|r| r.records.len())
         .sum();
-    assert_eq!((data.len(), rows), (5, 20));
+    (data.len(), records)
 }
 
 #[test]
@@ -623,18 +632,8 @@ fn small_lists_one_in_each_section_of_a_kind_are_judged_together_beside_the_main
         "<body><main><section class=box><h3>Quotes</h3><div><ul class=results>{results}</ul></div></section>\
          {towns}</main></body>"
     );
-    let page = Page::parse(&html);
-    let listing = Listing::read(&page, &url());
-    let data: Vec<&Region> = listing.data().collect();
-    assert_eq!(
-        page.attribute(data[0].parent, "class"),
-        Some("results"),
-        "the results are the main list"
-    );
-    let days: usize = data[1..]
-        .iter()
-        .filter(|r| page.attribute(r.parent, "class") == Some("days"))
-        .map(|r| r.records.len())
-        .sum();
-    assert_eq!((data.len(), days), (5, 20));
+    let days = beside_the_results(&html, |page, r| {
+        page.attribute(r.parent, "class") == Some("days")
+    });
+    assert_eq!(days, (5, 20));
 }
