@@ -289,7 +289,7 @@ const CHILD_ENV: &str = "GATHER_STORE_WRITER_DB";
 /// `a_killed_writer_leaves_every_query_whole` starts and kills. Without its
 /// environment variable it does nothing.
 #[test]
-#[ignore]
+#[ignore = "the writer process that a_killed_writer_leaves_every_query_whole starts and kills"]
 fn helper_writer_process() {
     let Ok(path) = std::env::var(CHILD_ENV) else {
         return;
