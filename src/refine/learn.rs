@@ -246,21 +246,17 @@ impl WordRanking {
     /// store: a value already counted must not be given again).
     pub fn add<'a>(&mut self, values: impl IntoIterator<Item = &'a str>) {
         for value in values {
-            let mut seen: Vec<String> = Vec::new();
-            for word in words(value) {
-                let key = word.to_lowercase();
-                if !seen.contains(&key) {
-                    *self.frequency.entry(key.clone()).or_default() += 1;
-                    self.spelling.entry(key.clone()).or_insert(word);
-                    seen.push(key);
-                }
-            }
-            if seen.is_empty() {
+            let (spelt, lead) = value_words(value);
+            if spelt.is_empty() {
                 continue;
             }
+            let mut seen: Vec<String> = Vec::with_capacity(spelt.len());
+            for (key, word) in spelt {
+                *self.frequency.entry(key.clone()).or_default() += 1;
+                self.spelling.entry(key.clone()).or_insert(word);
+                seen.push(key);
+            }
             self.values += 1;
-            let first = tokens(value).next().map(str::to_lowercase);
-            let lead = first.filter(|first| seen.first() == Some(first));
             self.leads.add(lead.as_deref(), &seen);
             seen.truncate(PAIR_WORDS);
             for (i, a) in seen.iter().enumerate() {
@@ -828,6 +824,22 @@ fn estimate(hits: f64, cap: f64, scale: Option<f64>) -> f64 {
         Some(s) => hits.min(cap) * (1.0 - 1.0 / s),
         None => hits.min(cap),
     }
+}
+
+/// A value's words worth a query, each once, in order (lower case, with
+/// the spelling met first), and its leading word: its first word, when the
+/// value begins with a word worth a query ([`leads`]).
+fn value_words(value: &str) -> (Vec<(String, String)>, Option<String>) {
+    let mut spelt: Vec<(String, String)> = Vec::new();
+    for word in words(value) {
+        let key = word.to_lowercase();
+        if !spelt.iter().any(|(k, _)| *k == key) {
+            spelt.push((key, word));
+        }
+    }
+    let first = tokens(value).next().map(str::to_lowercase);
+    let lead = first.filter(|first| spelt.first().is_some_and(|(k, _)| k == first));
+    (spelt, lead)
 }
 
 /// The band of a word's frequency among the gathered values (powers of

@@ -192,19 +192,16 @@ impl Leads {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::words::words;
 
     fn leads_of(values: &[&str]) -> (Leads, BTreeMap<String, u64>) {
         let mut leads = Leads::default();
         let mut frequency = BTreeMap::new();
         for value in values {
-            let mut keys: Vec<String> = words(value).map(|w| w.to_lowercase()).collect();
-            keys.dedup();
+            let (spelt, lead) = super::super::value_words(value);
+            let keys: Vec<String> = spelt.into_iter().map(|(key, _)| key).collect();
             for k in &keys {
                 *frequency.entry(k.clone()).or_default() += 1;
             }
-            let first = crate::words::tokens(value).next().map(str::to_lowercase);
-            let lead = first.filter(|f| keys.first() == Some(f));
             leads.add(lead.as_deref(), &keys);
         }
         (leads, frequency)
