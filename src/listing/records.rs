@@ -629,9 +629,9 @@ pub fn regions(page: &Page) -> Vec<Region> {
         .iter()
         .find(|r| r.kind == RegionKind::Data)
         .map_or(0, |r| r.chars);
-    // Small tables of one kind, one or two in each of a page's sections,
+    // Small lists of one kind, one or two in each of a page's sections,
     // are judged together.
-    let group_chars: Vec<usize> = like_tables(page, &regions, &framed, &mut shapes)
+    let group_chars: Vec<usize> = like_lists(page, &regions, &framed, &mut shapes)
         .iter()
         .map(|g| g.iter().map(|&o| regions[o].chars).sum())
         .collect();
@@ -659,7 +659,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
 /// [`SHAPE_DEPTH`] levels below), none in a card of a frame given up for
 /// its lists. A table in a cell of another (a record's own table), in a
 /// form (a search's options), a menu or a `nav` is judged alone.
-fn like_tables(
+fn like_lists(
     page: &Page,
     regions: &[Region],
     framed: &std::collections::HashSet<NodeId>,
@@ -678,11 +678,12 @@ fn like_tables(
         .collect();
     let grouped: Vec<bool> = regions
         .iter()
-        .map(|r| {
+        .zip(&chains)
+        .map(|(r, chain)| {
             r.kind == RegionKind::Data
-                && !std::iter::once(r.parent)
-                    .chain(page.ancestors(r.parent))
-                    .any(|a| matches!(page.label_name(a), "form" | "menu" | "td" | "nav"))
+                && !chain
+                    .iter()
+                    .any(|&a| matches!(page.label_name(a), "form" | "menu" | "td" | "nav"))
         })
         .collect();
     for r in regions {
