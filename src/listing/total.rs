@@ -69,37 +69,9 @@ static CAP: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
-/// Words after a number that make it a count of records.
-const COUNT_AFTER: &[&str] = &[
-    "rows",
-    "row",
-    "zeilen",
-    "results",
-    "result",
-    "hits",
-    "treffer",
-    "ergebnisse",
-    "ergebnis",
-    "einträge",
-    "records",
-    "items",
-    "entries",
-    "matches",
-    "jobs",
-    "stellen",
-    "angebote",
-    "listings",
-    "titles",
-    "titel",
-    "products",
-    "produkte",
-    "artikel",
-    "résultats",
-    "resultats",
-    "resultados",
-    "risultati",
-    "resultaten",
-];
+/// Words after a number that make it a count of records, beside the
+/// nouns of the refiner's hit counts ([`crate::refine::COUNTED`]).
+const COUNT_AFTER: &[&str] = &["rows", "row", "zeilen"];
 
 /// Words that make a number before them a count of records, a few words
 /// later: `21 Hotels und Pensionen gefunden`, `57 jobs found`.
@@ -152,7 +124,10 @@ pub fn total_in(text: &str) -> Option<Total> {
         let word = c[2].to_lowercase();
         let later = c[3].to_lowercase();
         let found = later.split_whitespace().any(|w| FOUND.contains(&w));
-        if COUNT_AFTER.contains(&word.as_str()) || found {
+        if COUNT_AFTER.contains(&word.as_str())
+            || crate::refine::COUNTED.contains(&word.as_str())
+            || found
+        {
             return Some(total(number(&c[1])?, TotalKind::Records, None));
         }
     }

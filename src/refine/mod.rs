@@ -237,41 +237,56 @@ pub fn first_number(text: &str) -> Option<u64> {
         .ok()
 }
 
-/// Words that stand next to a hit count: `312 Treffer`, `of 1,234`,
-/// `1.234 Ergebnisse`, `57 jobs match`.
-const COUNT_WORDS: [&str; 26] = [
+/// Nouns that a hit count counts: `312 Treffer`, `1.234 Ergebnisse`,
+/// `57 jobs match`, `1 234 résultats`. The page reader counts by them
+/// too ([`crate::listing`]).
+pub(crate) const COUNTED: &[&str] = &[
     "treffer",
-    "ergab",
     "ergebnis",
     "ergebnisse",
-    "gefunden",
-    "von",
-    "aus",
-    "insgesamt",
     "titel",
     "einträge",
     "angebote",
     "stellen",
+    "artikel",
+    "produkte",
     "results",
     "result",
     "hits",
     "matches",
     "match",
-    "found",
-    "of",
-    "total",
     "jobs",
     "records",
     "items",
     "entries",
     "titles",
     "listings",
+    "products",
+    "résultats",
+    "resultats",
+    "resultados",
+    "risultati",
+    "resultaten",
+];
+
+/// Other words that stand next to a hit count: `ergab 312`, `of 1,234`,
+/// `57 found`.
+const BESIDE_COUNT: &[&str] = &[
+    "ergab",
+    "gefunden",
+    "von",
+    "aus",
+    "insgesamt",
+    "found",
+    "of",
+    "total",
 ];
 
 /// The numbers a page's text states next to a word of counting (the word
 /// before or after it is one of the words of counting), each keyed by its wording:
-/// the word before, `#`, the word after, and its rank among the numbers of
-/// that wording on the page (`ergab # treffer 0`). Numbers may carry
+/// the word before (`*` where the word after is a noun of counting,
+/// [`COUNTED`]), `#`, the word after, and its rank among the numbers of
+/// that wording on the page (`* # treffer 0`, `found # pictures 0`). Numbers may carry
 /// thousands separators. At most the first 60 numbers of the text are read:
 /// a hit count stands above the results.
 pub fn stated_numbers(text: &str) -> Vec<(String, u64)> {
@@ -298,7 +313,8 @@ pub fn stated_numbers(text: &str) -> Vec<(String, u64)> {
             .find(|w| !w.is_empty())
             .map(word)
             .unwrap_or_default();
-        if !COUNT_WORDS.contains(&before.as_str()) && !COUNT_WORDS.contains(&after.as_str()) {
+        let counting = |w: &str| COUNTED.contains(&w) || BESIDE_COUNT.contains(&w);
+        if !counting(&before) && !counting(&after) {
             continue;
         }
         let Ok(number) = m
@@ -309,6 +325,14 @@ pub fn stated_numbers(text: &str) -> Vec<(String, u64)> {
             .parse::<u64>()
         else {
             continue;
+        };
+        // Before a noun of counting, the word before the number does not
+        // matter: the query's own word may stand there (`« vélo » : 1 234
+        // résultats`).
+        let before = if COUNTED.contains(&after.as_str()) {
+            "*".to_string()
+        } else {
+            before
         };
         let wording = format!("{before} # {after}");
         let rank = out

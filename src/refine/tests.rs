@@ -269,6 +269,41 @@ fn the_hit_count_is_the_stated_number_that_differs_and_exceeds_the_rows() {
 }
 
 #[test]
+fn a_count_is_read_whatever_word_stands_before_it() {
+    // The query's own word stands before the count, so every answer
+    // words it differently; the noun after it is the same.
+    let silent = Refiner::new(None, &metadata(&[("DB.QueryElement", "mots")]));
+    let page = |word: &str, hits: u64| {
+        let shown = hits.min(20);
+        let count = if hits >= 1000 {
+            format!("{}\u{202f}{:03}", hits / 1000, hits % 1000)
+        } else {
+            hits.to_string()
+        };
+        let text =
+            format!("Accueil « {word} » : {count} résultats – les 20 moins chers Page 1 sur 1");
+        counted(shown, &[], stated_numbers(&text))
+    };
+    let answers = [
+        page("vélo", 1234),
+        page("armoire", 57),
+        page("lampe", 12),
+        page("table", 20),
+    ];
+    let census = silent.census(&answers);
+    assert_eq!(census.hits(&answers[0]), Some(1234));
+    assert_eq!(census.hits(&answers[1]), Some(57));
+    assert_eq!(
+        silent.truncation(&answers[1], &census),
+        Some(Truncation::MoreHits {
+            hits: 57,
+            shown: 20
+        })
+    );
+    assert_eq!(silent.truncation(&answers[2], &census), None);
+}
+
+#[test]
 fn an_open_text_field_named_like_an_attribute_takes_its_gathered_values() {
     let md = metadata(&[
         ("DB.QueryElement", "region"),

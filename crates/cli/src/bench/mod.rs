@@ -1175,7 +1175,7 @@ fn keyword_searches(
     )?;
     }
     // Built after the policy, unlike both: French, the 20 cheapest listed,
-    // the count in words gather does not read.
+    // the count after the query's own word (`« vélo » : 1 234 résultats`).
     if wanted("classifieds") {
         use gather::demo::annonces;
         let ads = annonces::ads();
@@ -1185,7 +1185,7 @@ fn keyword_searches(
                 matches.sort_by_key(|&at| (ads[at].price, ads[at].reference))
             });
         curves(
-        &format!("Classifieds ({} ads, the 20 cheapest matches listed, 3 seed words, French, a count gather does not read)", ads.len()),
+        &format!("Classifieds ({} ads, the 20 cheapest matches listed, 3 seed words, French, the count after the query's word)", ads.len()),
         &site.base_url().join(annonces::PATH).map_err(|e| e.to_string())?,
         "ref",
         &rows,
