@@ -81,8 +81,10 @@ impl Postgres {
     /// Runs `op` on the connection; when the connection is lost, connects
     /// again and runs it again, pausing longer every time, until the
     /// database is back or, `patient` or not, [`Postgres::patience`] has
-    /// passed ([`StoreError::Lost`]). Other errors are the database's, for
-    /// `context`.
+    /// passed ([`StoreError::Lost`]). A transaction PostgreSQL ended for a
+    /// deadlock or a serialization failure (two workers writing the same
+    /// values at once) is run again, up to [`ENDED_TRIES`] times in all.
+    /// Other errors are the database's, for `context`.
     fn call<T>(
         &self,
         context: &str,
@@ -91,6 +93,7 @@ impl Postgres {
     ) -> Result<T, StoreError> {
         let started = std::time::Instant::now();
         let mut pause = Duration::ZERO;
+        let mut ended = 0;
         loop {
             let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
             let lost = if conn.client.is_closed() {
@@ -110,6 +113,11 @@ impl Postgres {
                 None => match op(&mut conn) {
                     Ok(value) => return Ok(value),
                     Err(e) if is_lost(&e) => message(&e),
+                    Err(e) if is_retryable(&e) && ended + 1 < ENDED_TRIES => {
+                        ended += 1;
+                        tracing::debug!("gatherer database {}: {context}: {e}; once more", self.db);
+                        continue;
+                    }
                     Err(e) => return Err(pg_err(&self.db, context)(e)),
                 },
             };
@@ -584,25 +592,17 @@ impl Backend for Postgres {
         let worker = self.worker.clone();
         let db = self.db.clone();
         let recorded = self.call(&context, patient, |c| {
-            // Two workers that store overlapping values at once may
-            // deadlock; PostgreSQL ends one of the two transactions, which
-            // is tried again.
-            let mut tries = 0;
-            loop {
-                tries += 1;
-                match block_on(try_record_query(c, &worker, &db, budget, source, outcome)) {
-                    Err(e) if tries < 5 && is_retryable(&e) => continue,
-                    Err(e)
-                        if e.code()
-                            == Some(&tokio_postgres::error::SqlState::FOREIGN_KEY_VIOLATION) =>
-                    {
-                        return Ok(Err(StoreError::UnknownSource {
-                            path: self.path.clone(),
-                            id: source,
-                        }))
-                    }
-                    done => return done,
+            match block_on(try_record_query(c, &worker, &db, budget, source, outcome)) {
+                Err(e)
+                    if e.code()
+                        == Some(&tokio_postgres::error::SqlState::FOREIGN_KEY_VIOLATION) =>
+                {
+                    Ok(Err(StoreError::UnknownSource {
+                        path: self.path.clone(),
+                        id: source,
+                    }))
                 }
+                done => done,
             }
         });
         let (recorded, budget, dropped) = recorded??;
@@ -1365,6 +1365,9 @@ async fn try_record_query(
     )))
 }
 
+/// How many times in all a transaction that PostgreSQL ended is run.
+const ENDED_TRIES: usize = 5;
+
 /// A deadlock or a serialization failure: the transaction can be tried again.
 fn is_retryable(error: &tokio_postgres::Error) -> bool {
     use tokio_postgres::error::SqlState;
@@ -1922,4 +1925,74 @@ fn stored_record(path: &Path, row: &Row) -> Result<StoredRecord, StoreError> {
             fields,
         },
     })
+}
+
+#[cfg(all(test, feature = "demo"))]
+mod tests {
+    use super::*;
+
+    /// The statement that ends a transaction as PostgreSQL does with
+    /// the error of `code`.
+    fn ended(code: &str) -> String {
+        format!("DO $$ BEGIN RAISE EXCEPTION 'ended' USING ERRCODE = '{code}'; END $$")
+    }
+
+    /// A transaction PostgreSQL ended for a deadlock or a serialization
+    /// failure is run again, and what it wrote is there once; an error of
+    /// another kind is the database's at once; a transaction ended every
+    /// time is given up.
+    #[test]
+    fn a_transaction_ended_for_a_deadlock_is_run_again() {
+        let server = crate::demo::postgres::LocalPostgres::start()
+            .unwrap_or_else(|e| panic!("PostgreSQL for the tests: {e}"));
+        let url = server.database("ended").unwrap();
+        let store = Postgres::connect(&url, true).unwrap();
+        store
+            .call("creating a table", true, |c| {
+                block_on(c.client.batch_execute("CREATE TABLE written (run int)"))
+            })
+            .unwrap();
+        for code in ["40P01", "40001"] {
+            let mut runs = 0;
+            let done = store.call("writing", true, |c| {
+                runs += 1;
+                let run = runs;
+                block_on(async {
+                    let tx = c.client.transaction().await?;
+                    tx.execute("INSERT INTO written VALUES ($1)", &[&run])
+                        .await?;
+                    if run == 1 {
+                        tx.batch_execute(&ended(code)).await?;
+                    }
+                    tx.commit().await.map(|()| run)
+                })
+            });
+            assert_eq!(done.unwrap(), 2, "{code}");
+        }
+        let written: Vec<i32> = store
+            .call("reading", true, |c| {
+                block_on(c.client.query("SELECT run FROM written", &[]))
+            })
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert_eq!(written, vec![2, 2]);
+
+        // How often a transaction ended with `code` every time runs, and
+        // the error it ends with.
+        let given_up = |context: &str, code: &str| {
+            let mut runs = 0;
+            let error = store
+                .call(context, true, |c| {
+                    runs += 1;
+                    block_on(c.client.batch_execute(&ended(code)))
+                })
+                .unwrap_err();
+            assert!(error.to_string().contains(context), "{error}");
+            runs
+        };
+        assert_eq!(given_up("a unique value twice", "23505"), 1);
+        assert_eq!(given_up("always ended", "40P01"), ENDED_TRIES);
+    }
 }
