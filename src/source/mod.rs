@@ -558,7 +558,7 @@ async fn build(
                 && !metadata.domains.contains_key(element)
                 && !metadata.domain_pages.contains_key(element)
             {
-                let seeds = crate::words::page_words(&page.tree.text(), SEED_WORDS);
+                let seeds = crate::words::seed_words(&page.tree, SEED_WORDS).words;
                 if !seeds.is_empty() {
                     metadata
                         .domains

@@ -278,15 +278,15 @@ async fn keywords_learned_from_the_answers_reach_most_of_an_archive() {
 async fn with_learn_a_field_without_a_domain_starts_from_the_form_pages_words() {
     let site = site().await;
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("archiv.yaml");
-    std::fs::write(
-        &spec,
-        format!(
-            "url: {}\nquery_element: w\nresults:\n  - attribute: nr\n    rule: html.body->table[0].tr[*].td[0].txt\n  - attribute: titel\n    rule: html.body->table[0].tr[*].td[1].txt\n",
-            site.url(Variant::Archive)
-        ),
-    )
-    .unwrap();
+    let spec = keyword_spec(
+        dir.path(),
+        &site.url(Variant::Archive),
+        "w",
+        &[
+            ("nr", "html.body->table[0].tr[*].td[0].txt"),
+            ("titel", "html.body->table[0].tr[*].td[1].txt"),
+        ],
+    );
     let db = dir.path().join("g.sqlite");
     let mut options = gathering::options(&db);
     options.max_queries = Some(150);
@@ -319,6 +319,65 @@ async fn with_learn_a_field_without_a_domain_starts_from_the_form_pages_words() 
         expected["nr"].len()
     );
     site.shutdown().await;
+}
+
+/// With `--learn`, a field without a domain is first sent the values its
+/// form page enumerates ("by component: editor, export, … or fonts"), all
+/// of them, as a person reads the help text, before the page's most
+/// frequent words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_learn_a_field_without_a_domain_starts_from_the_values_its_page_enumerates() {
+    let site = site().await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = keyword_spec(
+        dir.path(),
+        &site.base_url().join("/surface/notes/").unwrap(),
+        "q",
+        &[("title", "html.body->table[0].tbody.tr[*].td[1].txt")],
+    );
+    let db = dir.path().join("g.sqlite");
+    let mut options = gathering::options(&db);
+    options.learn = true;
+    options.max_queries = Some(8);
+    let report =
+        gather::gatherer::gather(&[gather::gatherer::Start::spec(&spec).unwrap()], &options)
+            .await
+            .unwrap();
+    assert_eq!(report.sources[0].queries_sent, 8, "report:\n{report}");
+    let sent: BTreeSet<String> = sent_to(&site, "/surface/notes/search")
+        .iter()
+        .filter_map(|r| {
+            let url = url::Url::parse(&format!("http://provider.test{}", r.target)).ok()?;
+            let q = url.query_pairs().find(|(k, _)| k == "q")?.1.to_lowercase();
+            Some(q)
+        })
+        .collect();
+    let components: BTreeSet<String> = [
+        "editor", "export", "import", "printing", "sync", "login", "search", "fonts",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(sent, components);
+    site.shutdown().await;
+}
+
+/// A spec of the form at `url` whose one query element is `element` (a
+/// text field, no domain), with these results (attribute, rule), written
+/// into `dir`.
+fn keyword_spec(
+    dir: &std::path::Path,
+    url: &url::Url,
+    element: &str,
+    results: &[(&str, &str)],
+) -> std::path::PathBuf {
+    let mut text = format!("url: {url}\nquery_element: {element}\nresults:\n");
+    for (attribute, rule) in results {
+        text.push_str(&format!("  - attribute: {attribute}\n    rule: {rule}\n"));
+    }
+    let spec = dir.join("spec.yaml");
+    std::fs::write(&spec, text).unwrap();
+    spec
 }
 
 /// Gathers the demo site's provider at `path` into a new SQLite file.

@@ -104,7 +104,8 @@ pub struct SourceArgs {
     #[arg(long, value_name = "N")]
     pub max_queries: Option<u64>,
     /// Query a text field that has no domain with words learned from the
-    /// answers, seeded with the form page's own most frequent words.
+    /// answers, seeded with the values the form page enumerates, then its
+    /// own most frequent words.
     #[arg(long)]
     pub learn: bool,
     /// Let pages also come from this host (HOST or HOST:PORT; repeatable):
