@@ -36,8 +36,11 @@
 //!   cells at one tag path, each in its own section of one class, are
 //!   judged together against the main one's text.
 //! - **Navigation.** A region of short link-only records (every record one
-//!   link of at most three words, a menu), or inside `nav`, `header` or
-//!   `footer`, is navigation, not data.
+//!   link of at most [`MENU_WORDS`] words, a menu), or inside `nav`,
+//!   `header` or `footer`, is navigation, not data. A record's words are
+//!   counted text by text: a card that is one link holding a title and,
+//!   in a block of its own, a count ("Top ventures" above "25
+//!   Strategies") is no menu item, though no space parts its texts.
 //! - **Columns** (a partial alignment of the records' trees): each text of
 //!   a record is keyed by its path from the record (`.td[1].b`,
 //!   `.div.pcdata[1]`); the paths of all records are merged into one order,
@@ -833,10 +836,9 @@ fn kind_of(page: &Page, c: &Candidate, sizes: &TextSizes) -> RegionKind {
             .iter()
             .map(|&n| page.descendants_with_label(n, A).len() + usize::from(page.label_of(n) == A))
             .sum();
-        let words = r
-            .iter()
-            .map(|&n| page.text_of(n).split_whitespace().count())
-            .sum::<usize>();
+        // Text by text: a card's title and its count are two texts even
+        // where no space parts them in the source.
+        let words = text_of(page, r).split_whitespace().count();
         anchors == 1 && links == chars && words <= MENU_WORDS
     });
     if in_frame || menu_like {

@@ -637,3 +637,53 @@ fn small_lists_one_in_each_section_of_a_kind_are_judged_together_beside_the_main
     });
     assert_eq!(days, (5, 20));
 }
+
+#[test]
+fn link_cards_of_a_title_and_a_count_in_blocks_of_their_own_are_data_not_a_menu() {
+    // A carousel of cards, each one link holding a title and, in a block
+    // of its own below it, a count: no space parts the two texts in the
+    // source, yet they are two texts, and the card is more than a menu's
+    // link. A list of topics, one or two words each, stays a menu.
+    let cards: String = [
+        ("Recently launched tech ventures", 30),
+        ("Top profitable small ventures", 25),
+        ("Best investment strategies today", 40),
+        ("Effective marketing strategies online", 15),
+        ("Proven growth plans explained", 12),
+    ]
+    .iter()
+    .map(|(title, n)| {
+        format!(
+            "<section class=slide><a href=/v/{n} class=card><div><img alt=\"{title}\"></div>\
+             <section><p>{title}</p><div><h6>{n} Strategies</h6></div></section></a></section>"
+        )
+    })
+    .collect();
+    let topics: String = [
+        "Accounting",
+        "Advertising",
+        "Analytics",
+        "Auditing",
+        "Law firms",
+    ]
+    .iter()
+    .map(|t| format!("<li><a href=/t/{t}>{t}</a></li>"))
+    .collect();
+    let html = format!(
+        "<body><main><ul class=results>{}</ul><div class=carousel>{cards}</div>\
+         <ul class=topics>{topics}</ul></main></body>",
+        quotes(5)
+    );
+    let carousel = beside_the_results(&html, |page, r| {
+        page.attribute(r.parent, "class") == Some("carousel")
+    });
+    assert_eq!(carousel, (2, 5));
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let topics = listing
+        .regions
+        .iter()
+        .find(|r| page.attribute(r.parent, "class") == Some("topics"))
+        .unwrap();
+    assert_eq!(topics.kind, RegionKind::Navigation);
+}
