@@ -33,7 +33,8 @@
 //!   a cell of another is searched like any other element. A table's rows
 //!   carry its header when a frame around them is judged (sort buttons
 //!   above the columns are the list's text); small tables of the same
-//!   cells at one tag path, each in its own section of one class, are
+//!   cells at one tag path, each in its own section of one class or in
+//!   one of sibling sections of no class (a table's `tbody` groups), are
 //!   judged together against the main one's text.
 //! - **Navigation.** A region of short link-only records (every record one
 //!   link of at most [`MENU_WORDS`] words, a menu), or inside `nav`,
@@ -656,7 +657,9 @@ pub fn regions(page: &Page) -> Vec<Region> {
 /// Per region, the data regions it is judged with (itself included): for
 /// a table's rows, the rows of the other tables with the same cells at
 /// the same tag path, each in its own copy of a section of one class (a
-/// small table in each of a page's sections). Another list is judged
+/// small table in each of a page's sections), or each in one of sibling
+/// sections of one label and no class (a table's `tbody` groups, one per
+/// topic). Another list is judged
 /// with the lists of records of its shape at its tag path, each alone in
 /// one of the sibling sections of one class it lies in (at most
 /// [`SHAPE_DEPTH`] levels below), none in a card of a frame given up for
@@ -701,6 +704,18 @@ fn like_lists(
         };
         page.label_of(a) == page.label_of(b) && class_of(a).is_some_and(|c| class_of(b) == Some(c))
     };
+    // Two sibling sections of one label and no class.
+    let bare_siblings = |a: NodeId, b: NodeId| {
+        let bare = |n: NodeId| {
+            class
+                .and_then(|k| page.attr(n, k))
+                .is_none_or(|c| c.trim().is_empty())
+        };
+        page.label_of(a) == page.label_of(b)
+            && page.parent(a) == page.parent(b)
+            && bare(a)
+            && bare(b)
+    };
     // A list alone in its section at depth `k` among the data regions of
     // its tag path (not one of a card's several lists).
     let alone = |i: usize, k: usize| {
@@ -740,7 +755,7 @@ fn like_lists(
                         return false;
                     }
                     a.iter().zip(b).position(|(x, y)| x != y).is_some_and(|k| {
-                        like(a[k], b[k])
+                        (like(a[k], b[k]) || (rows && bare_siblings(a[k], b[k])))
                             && (rows
                                 || (page.parent(a[k]) == page.parent(b[k])
                                     && !a[..=k].iter().chain(&b[..=k]).any(|n| framed.contains(n))

@@ -686,4 +686,36 @@ fn link_cards_of_a_title_and_a_count_in_blocks_of_their_own_are_data_not_a_menu(
         .find(|r| page.attribute(r.parent, "class") == Some("topics"))
         .unwrap();
     assert_eq!(topics.kind, RegionKind::Navigation);
+
+fn small_tables_in_sibling_sections_without_a_class_are_judged_together_beside_the_main_list() {
+    // The results, then one table comparing models whose rows are grouped
+    // in a `tbody` per topic, of no class and of a few rows each: each
+    // group alone is far smaller than the results, together they are a
+    // list of their own.
+    let results = quotes(12);
+    let groups: String = [("Pricing", 3), ("Features", 7), ("Dimensions", 15)]
+        .iter()
+        .map(|(topic, n)| {
+            let rows: String = (1..=*n)
+                .map(|r| {
+                    format!(
+                        "<tr><th>{topic} item {r}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
+                        100 + r,
+                        200 + r,
+                        300 + r
+                    )
+                })
+                .collect();
+            format!("<tbody class=\"\" id={topic}>{rows}</tbody>")
+        })
+        .collect();
+    let html = format!(
+        "<body><main><ul class=results>{results}</ul>\
+         <table><thead><tr><th>Model</th><th>Base</th><th>Sport</th><th>Touring</th></tr></thead>\
+         {groups}</table></main></body>"
+    );
+    let rows = beside_the_results(&html, |page, r| {
+        page.label_of(r.records[0][0]) == crate::page::TR
+    });
+    assert_eq!(rows, (4, 25));
 }
