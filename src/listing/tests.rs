@@ -686,7 +686,9 @@ fn link_cards_of_a_title_and_a_count_in_blocks_of_their_own_are_data_not_a_menu(
         .find(|r| page.attribute(r.parent, "class") == Some("topics"))
         .unwrap();
     assert_eq!(topics.kind, RegionKind::Navigation);
+}
 
+#[test]
 fn small_tables_in_sibling_sections_without_a_class_are_judged_together_beside_the_main_list() {
     // The results, then one table comparing models whose rows are grouped
     // in a `tbody` per topic, of no class and of a few rows each: each
