@@ -192,18 +192,22 @@ impl<'s> Rounds<'s> {
                 (0, again.map(|_| 0))
             };
         }
-        // What each word brought, in rows (values that hold a word): its
-        // kind of query is judged by it.
-        let mut rows: HashMap<&str, u64> = HashMap::new();
+        // What each word brought, in values that hold a word, and of those
+        // the values that hold its words (one per row its answer listed):
+        // its kind of query is judged by them.
+        let mut rows: HashMap<&str, (u64, u64)> = HashMap::new();
         for (key, value) in &found {
             if crate::words::has_words(value) {
-                *rows.entry(key.as_str()).or_default() += 1;
+                let row = rows.entry(key.as_str()).or_default();
+                row.0 += 1;
+                let word = learning.words.get(key).map(String::as_str);
+                row.1 += u64::from(word.is_some_and(|w| crate::refine::learn::holds(value, w)));
             }
         }
         for key in &learning.sent {
             if let Some(word) = learning.words.get(key) {
-                let brought = rows.get(key.as_str()).copied().unwrap_or(0);
-                learning.ranking.gained(word, brought);
+                let (brought, listed) = rows.get(key.as_str()).copied().unwrap_or_default();
+                learning.ranking.gained(word, brought, listed);
             }
         }
         learning
