@@ -520,29 +520,7 @@ fn followed_by(page: &Page, parent: NodeId, node: NodeId, members: &[NodeId]) ->
 pub fn regions(page: &Page) -> Vec<Region> {
     let sizes = TextSizes::of(page);
     let mut shapes = Shapes::new(page);
-    let body = page.body();
-    let mut candidates: Vec<Candidate> = Vec::new();
-    let end = page.subtree_end(body);
-    let mut node = body;
-    while node < end {
-        let name = page.label_name(node);
-        if page.label_of(node) == PCDATA {
-            node = node.next();
-            continue;
-        }
-        if holds_no_records(name) {
-            node = page.subtree_end(node);
-            continue;
-        }
-        // A row's cells are no records, but a table laid out in a cell may
-        // hold them (a page laid out in nested tables).
-        if page.label_of(node) != TR {
-            candidates.extend(candidates_of(page, node, &sizes, &mut shapes));
-        }
-        node = node.next();
-    }
-    // Records of a page's sections, not of a list.
-    candidates.retain(|c| c.chars <= MAX_RECORD * c.records.len());
+    let mut candidates = gathered(page, &sizes, &mut shapes);
     // Few records count less than many of the same text, and records
     // unlike each other (an article's paragraphs, a page's sections) less
     // than records of one shape.
@@ -651,6 +629,47 @@ pub fn regions(page: &Page) -> Vec<Region> {
             main || (*group as f64 >= MIN_SHARE * top as f64 && a_list(page, r, &mut shapes))
         })
         .map(|(r, _)| r)
+        .collect()
+}
+
+/// The candidate regions of a page: the clusters of alike children of
+/// every element of its body, records of a page's sections left out.
+fn gathered(page: &Page, sizes: &TextSizes, shapes: &mut Shapes) -> Vec<Candidate> {
+    let body = page.body();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let end = page.subtree_end(body);
+    let mut node = body;
+    while node < end {
+        let name = page.label_name(node);
+        if page.label_of(node) == PCDATA {
+            node = node.next();
+            continue;
+        }
+        if holds_no_records(name) {
+            node = page.subtree_end(node);
+            continue;
+        }
+        // A row's cells are no records, but a table laid out in a cell may
+        // hold them (a page laid out in nested tables).
+        if page.label_of(node) != TR {
+            candidates.extend(candidates_of(page, node, sizes, shapes));
+        }
+        node = node.next();
+    }
+    // Records of a page's sections, not of a list.
+    candidates.retain(|c| c.chars <= MAX_RECORD * c.records.len());
+    candidates
+}
+
+/// The candidate regions of a page before the choice, each its parent
+/// and its records: what [`regions`] chooses among (the bench's bound on
+/// any choice among them).
+pub fn candidates(page: &Page) -> Vec<(NodeId, Vec<Vec<NodeId>>)> {
+    let sizes = TextSizes::of(page);
+    let mut shapes = Shapes::new(page);
+    gathered(page, &sizes, &mut shapes)
+        .into_iter()
+        .map(|c| (c.parent, c.records))
         .collect()
 }
 

@@ -43,6 +43,10 @@ pub struct RecordsBenchArgs {
     /// With `--lost`: the odd pages.
     #[arg(long, requires = "lost")]
     pub odd: bool,
+    /// Also score the best choice among the candidate regions gather
+    /// builds, made knowing the truth: the bound of any choice among them.
+    #[arg(long)]
+    pub oracle: bool,
 }
 
 /// The words of a text, lower case.
@@ -179,6 +183,33 @@ fn largest_sibling_list(page: &Page) -> Vec<Vec<NodeId>> {
         }
     }
     best.into_iter().map(|n| vec![n]).collect()
+}
+
+/// The records of the candidate regions a choice knowing the truth keeps:
+/// those of which at least half the records match a true record, the
+/// most matches first, none inside another.
+fn oracle(page: &Page, truth: &[HashSet<String>]) -> Vec<HashSet<String>> {
+    let mut scored: Vec<(usize, NodeId, Vec<HashSet<String>>)> =
+        gather::listing::records::candidates(page)
+            .into_iter()
+            .filter_map(|(parent, records)| {
+                let texts: Vec<HashSet<String>> =
+                    records.iter().map(|r| words(&text(page, r))).collect();
+                let m = matched(&texts, truth);
+                (m > 0 && 2 * m >= texts.len()).then_some((m, parent, texts))
+            })
+            .collect();
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let within = |a: NodeId, b: NodeId| a >= b && a < page.subtree_end(b);
+    let mut kept: Vec<NodeId> = Vec::new();
+    let mut out = Vec::new();
+    for (_, parent, texts) in scored {
+        if !kept.iter().any(|&k| within(k, parent) || within(parent, k)) {
+            kept.push(parent);
+            out.extend(texts);
+        }
+    }
+    out
 }
 
 /// Matched, predicted and true records, on the even pages and on the odd.
@@ -341,6 +372,8 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
     keys.sort_unstable();
     // Per method: the issue's truth, and the truth with nested duplicates merged.
     let mut scores: [[Score; 2]; 3] = Default::default();
+    // The best choice among the candidates, against both truths.
+    let mut bound: [Score; 2] = Default::default();
     let mut lost: std::collections::BTreeMap<Lost, (usize, Vec<(usize, u64)>)> = Default::default();
     let (mut nested, mut lost_pages) = (0, 0);
     let (mut resolved, mut unresolved) = (0, 0);
@@ -389,6 +422,11 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
             .iter()
             .map(|r| words(&text(&page, r)))
             .collect();
+        if args.oracle {
+            let chosen = oracle(&page, &true_records);
+            bound[0].add(key, &chosen, &true_records);
+            bound[1].add(key, &chosen, &merged);
+        }
         let mut m = 0;
         for (method, records) in [predicted.clone(), texts(false), base].iter().enumerate() {
             let got = scores[method][0].add(key, records, &true_records);
@@ -471,12 +509,19 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
         "gather, navigation regions too",
         "largest list of same-tag siblings",
     ];
+    const BOUND: &str = "the best choice among gather's candidates";
     for (name, [issue, _]) in names.iter().zip(&scores) {
         println!("{}", issue.line(name));
+    }
+    if args.oracle {
+        println!("{}", bound[0].line(BOUND));
     }
     println!("the truth with its nested duplicates merged (a record inside another is one):");
     for (name, [_, merged]) in names.iter().zip(&scores) {
         println!("{}", merged.line(name));
+    }
+    if args.oracle {
+        println!("{}", bound[1].line(BOUND));
     }
     if args.lost {
         let half = if args.odd { "odd" } else { "even" };
