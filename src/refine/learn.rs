@@ -460,10 +460,18 @@ impl WordRanking {
             .filter(|(w, _)| !tried.contains(*w))
             .map(|(w, &f)| {
                 // The scale of the words found beside it, where some were
-                // sent: the sample is not as thick everywhere.
+                // sent: the sample is not as thick everywhere. It counts
+                // at least as the sample's, but where answers are capped
+                // and the words beside it came back whole (every row of
+                // theirs is gathered), as much as they weigh it counts
+                // alone (geometric mean): a word of a subject gathered
+                // whole has little left, whatever the sample's average.
                 let scale = match (local.get(w.as_str()), scale) {
-                    (Some(&l), Some(s)) => Some(l.max(s)),
-                    (l, s) => l.copied().or(s),
+                    (Some(&(l, whole)), Some(s)) if cap.is_finite() => {
+                        Some((whole * l.ln() + (1.0 - whole) * l.max(s).ln()).exp())
+                    }
+                    (Some(&(l, _)), Some(s)) => Some(l.max(s)),
+                    (l, s) => l.map(|&(l, _)| l).or(s),
                 };
                 let hits = f as f64 * scale.unwrap_or(1.0);
                 // A capped word's answer lists its first rows only: as
@@ -578,33 +586,36 @@ impl WordRanking {
     /// found beside it, at least 1. Where the gathering went deep (a
     /// subject whose words were sent and whose rows are gathered), a word
     /// has less left to bring than the sample's average says; where it
-    /// only touched, more.
-    fn local_scales(&self) -> std::collections::HashMap<&str, f64> {
-        let sent: std::collections::HashMap<&str, f64> = self
+    /// only touched, more. Beside the scale, the share of that weight
+    /// from words whose answer was whole.
+    fn local_scales(&self) -> std::collections::HashMap<&str, (f64, f64)> {
+        let sent: std::collections::HashMap<&str, (f64, bool)> = self
             .answers
-            .keys()
-            .filter(|key| !key.contains(' '))
-            .filter_map(|key| {
+            .iter()
+            .filter(|(key, _)| !key.contains(' '))
+            .filter_map(|(key, &answer)| {
                 let hits = self.hits_of(key)?;
                 let f = *self.frequency.get(key)?;
-                (hits > 0 && f > 0).then(|| (key.as_str(), (hits as f64 / f as f64).max(1.0)))
+                let ratio = (hits as f64 / f as f64).max(1.0);
+                (hits > 0 && f > 0).then(|| (key.as_str(), (ratio, !self.capped(answer))))
             })
             .collect();
-        let mut sums: std::collections::HashMap<&str, (f64, f64)> = Default::default();
+        let mut sums: std::collections::HashMap<&str, (f64, f64, f64)> = Default::default();
         if sent.is_empty() {
             return Default::default();
         }
         for ((a, b), &n) in &self.pairs {
             for (word, other) in [(a, b), (b, a)] {
-                if let Some(ratio) = sent.get(other.as_str()) {
+                if let Some(&(ratio, whole)) = sent.get(other.as_str()) {
                     let sum = sums.entry(word.as_str()).or_default();
                     sum.0 += n as f64 * ratio;
                     sum.1 += n as f64;
+                    sum.2 += if whole { n as f64 } else { 0.0 };
                 }
             }
         }
         sums.into_iter()
-            .map(|(w, (sum, weight))| (w, (sum / weight).max(1.0)))
+            .map(|(w, (sum, weight, whole))| (w, ((sum / weight).max(1.0), whole / weight)))
             .collect()
     }
 
@@ -1154,6 +1165,39 @@ mod tests {
         ranking.sent("other");
         ranking.answered("other", Some(30), 30);
         assert_eq!(ranking.scale(), Some(50.0));
+    }
+
+    #[test]
+    fn where_answers_are_capped_a_word_beside_words_gathered_whole_is_expected_to_bring_little() {
+        let values = [
+            "deep pine",
+            "deep fir",
+            "wide one",
+            "wide two",
+            "wide three",
+            "rare",
+        ];
+        let mut ranking = WordRanking::new(values);
+        // "wide" is capped (500 hits, 50 shown); "rare" and "deep" came
+        // back whole: the sample's scale is 20 database rows a value.
+        for (word, hits, shown) in [("wide", 500, 50), ("rare", 20, 20), ("deep", 2, 2)] {
+            ranking.sent(word);
+            ranking.answered(word, Some(hits), shown);
+        }
+        assert_eq!(ranking.scale(), Some(20.0));
+        let tried: HashSet<String> = ["wide", "rare", "deep"].map(String::from).into();
+        let expected = |text: &str| {
+            ranked(&ranking, &tried)
+                .into_iter()
+                .find(|(t, _)| t == text)
+                .map(|(_, e)| e)
+                .unwrap()
+        };
+        // Every row of "deep" is gathered (2 hits, 2 values): a word found
+        // only beside it has its rows gathered too, whatever the sample's
+        // scale says elsewhere; a word beside the capped "wide" has not.
+        assert!(expected("pine") < 0.5, "{}", expected("pine"));
+        assert!(expected("one") > 10.0, "{}", expected("one"));
     }
 
     #[test]
