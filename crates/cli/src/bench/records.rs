@@ -317,6 +317,17 @@ fn lost_records(
     out
 }
 
+/// The pages that miss the most, at most eight: `page: records, …`.
+fn worst_pages(mut pages: Vec<(usize, u64)>) -> String {
+    pages.sort_unstable_by(|a, b| b.cmp(a));
+    let worst: Vec<String> = pages
+        .iter()
+        .take(8)
+        .map(|(n, k)| format!("{k}: {n}"))
+        .collect();
+    worst.join(", ")
+}
+
 fn load_truth(path: &Path) -> Result<Vec<Vec<String>>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
@@ -500,24 +511,12 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
             "true records gather misses on the {half} pages ({lost_pages} pages miss some; \
              {nested} true records there are nested duplicates)"
         );
-        spans_lost.sort_unstable_by(|a, b| b.cmp(a));
-        let worst: Vec<String> = spans_lost
-            .iter()
-            .take(8)
-            .map(|(n, k)| format!("{k}: {n}"))
-            .collect();
         println!(
             "  true records of several siblings: {spans}, {spans_matched} matched  ({})",
-            worst.join(", ")
+            worst_pages(spans_lost)
         );
-        for (cause, (n, mut pages)) in lost {
-            pages.sort_unstable_by(|a, b| b.cmp(a));
-            let worst: Vec<String> = pages
-                .iter()
-                .take(8)
-                .map(|(n, k)| format!("{k}: {n}"))
-                .collect();
-            println!("  {cause:?} {n}  ({})", worst.join(", "));
+        for (cause, (n, pages)) in lost {
+            println!("  {cause:?} {n}  ({})", worst_pages(pages));
         }
     }
     println!(
