@@ -348,6 +348,17 @@ fn lost_records(
     out
 }
 
+/// The pages that miss the most, at most eight: `page: records, …`.
+fn worst_pages(mut pages: Vec<(usize, u64)>) -> String {
+    pages.sort_unstable_by(|a, b| b.cmp(a));
+    let worst: Vec<String> = pages
+        .iter()
+        .take(8)
+        .map(|(n, k)| format!("{k}: {n}"))
+        .collect();
+    worst.join(", ")
+}
+
 fn load_truth(path: &Path) -> Result<Vec<Vec<String>>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
@@ -376,6 +387,9 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
     let mut bound: [Score; 2] = Default::default();
     let mut lost: std::collections::BTreeMap<Lost, (usize, Vec<(usize, u64)>)> = Default::default();
     let (mut nested, mut lost_pages) = (0, 0);
+    // True records of several siblings: how many, how many matched, the
+    // pages that miss some.
+    let (mut spans, mut spans_matched, mut spans_lost) = (0, 0, Vec::new());
     let (mut resolved, mut unresolved) = (0, 0);
     let mut seconds = 0.0;
     for key in keys {
@@ -438,6 +452,19 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
         if args.lost && key % 2 == u64::from(args.odd) {
             nested += true_nodes.len() - outer.len();
             let causes = lost_records(&page, &true_nodes, &true_records, &found);
+            let got: HashSet<usize> = pairs(&predicted, &true_records)
+                .into_iter()
+                .map(|(_, j)| j)
+                .collect();
+            let several: Vec<usize> = (0..true_nodes.len())
+                .filter(|&j| true_nodes[j].len() > 1)
+                .collect();
+            let hit = several.iter().filter(|j| got.contains(j)).count();
+            spans += several.len();
+            spans_matched += hit;
+            if hit < several.len() {
+                spans_lost.push((several.len() - hit, key));
+            }
             lost_pages += usize::from(!causes.is_empty());
             let mut per_page: std::collections::BTreeMap<Lost, usize> = Default::default();
             for c in causes {
@@ -529,14 +556,12 @@ pub fn run(args: &RecordsBenchArgs) -> ExitCode {
             "true records gather misses on the {half} pages ({lost_pages} pages miss some; \
              {nested} true records there are nested duplicates)"
         );
-        for (cause, (n, mut pages)) in lost {
-            pages.sort_unstable_by(|a, b| b.cmp(a));
-            let worst: Vec<String> = pages
-                .iter()
-                .take(8)
-                .map(|(n, k)| format!("{k}: {n}"))
-                .collect();
-            println!("  {cause:?} {n}  ({})", worst.join(", "));
+        println!(
+            "  true records of several siblings: {spans}, {spans_matched} matched  ({})",
+            worst_pages(spans_lost)
+        );
+        for (cause, (n, pages)) in lost {
+            println!("  {cause:?} {n}  ({})", worst_pages(pages));
         }
     }
     println!(
