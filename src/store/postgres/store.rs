@@ -178,15 +178,6 @@ impl Postgres {
         }
     }
 
-    /// The error of a worker whose lease of query `key` ran out and which
-    /// another worker took over.
-    fn lease_lost(&self, key: &str) -> StoreError {
-        StoreError::LeaseLost {
-            db: self.db.clone(),
-            key: key.to_string(),
-        }
-    }
-
     fn check_source(&self, source: SourceId) -> Result<(), StoreError> {
         let found = self.rows(
             &format!("looking up source {source}"),
@@ -1117,7 +1108,7 @@ impl Backend for Postgres {
                 tx.commit().await.map(Some)
             })
         })?;
-        touched.ok_or_else(|| self.lease_lost(query_key))
+        touched.ok_or_else(|| lease_lost(&self.db, query_key))
     }
 
     fn see_values(
@@ -1231,7 +1222,7 @@ impl Backend for Postgres {
                 Ok(Some(added))
             })
         })?;
-        refreshed.ok_or_else(|| self.lease_lost(query_key))
+        refreshed.ok_or_else(|| lease_lost(&self.db, query_key))
     }
 
     fn values_gone(&self, source: SourceId, since: i64) -> Result<Vec<(String, u64)>, StoreError> {
@@ -1348,10 +1339,7 @@ async fn try_record_query(
         )
         .await?;
     if row.get::<_, Option<i64>>(0).is_none() {
-        return Ok(Err(StoreError::LeaseLost {
-            db: db.to_string(),
-            key: outcome.key.clone(),
-        }));
+        return Ok(Err(lease_lost(db, &outcome.key)));
     }
     let new_values = row.get::<_, i64>(1).max(0) as u64;
     let new_records = records.new_ones(row.get(2));
@@ -1363,6 +1351,15 @@ async fn try_record_query(
         budget,
         dropped,
     )))
+}
+
+/// The error of a worker whose lease of query `key` ran out and which
+/// another worker took over.
+fn lease_lost(db: &str, key: &str) -> StoreError {
+    StoreError::LeaseLost {
+        db: db.to_string(),
+        key: key.to_string(),
+    }
 }
 
 /// How many times in all a transaction that PostgreSQL ended is run.
