@@ -603,6 +603,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
                 values,
             }
         })
+        .filter(|r| r.kind != RegionKind::Data || !form_controls(page, &r.records, &sizes))
         .collect();
     // A data region much smaller than the largest is a side list; beside
     // the main list, a data region is a list of at least three records
@@ -852,6 +853,47 @@ fn a_list(page: &Page, region: &Region, shapes: &mut Shapes) -> bool {
         .map(|r| similarity(first, shapes.get(r[0])))
         .sum();
     alike >= SIMILAR * n as f64
+}
+
+/// Whether a region's records are a form's controls, not data: a filter's
+/// options, whose text lies mostly (half of it or more) in `label`
+/// elements ("Accounting (35)" beside its checkbox), or a settings
+/// panel, half of whose records or more hold a checkbox shown as a switch
+/// (`<input type=checkbox role=switch>`: a consent dialog's purposes).
+/// A product card's "Compare" checkbox labels a small part of its text.
+fn form_controls(page: &Page, records: &[Vec<NodeId>], sizes: &TextSizes) -> bool {
+    let (Some(label), Some(input)) = (page.label_id("label"), page.label_id("input")) else {
+        return false;
+    };
+    let within = |root: NodeId, l: LabelId| {
+        std::iter::once(root)
+            .filter(move |&n| page.label_of(n) == l)
+            .chain(page.descendants_with_label(root, l).iter().copied())
+    };
+    let (mut labelled, mut all, mut switches) = (0, 0, 0);
+    for record in records {
+        let mut switch = false;
+        for &root in record {
+            all += sizes.chars(root);
+            let mut end = root;
+            for l in within(root, label) {
+                // A label inside a label is counted with it.
+                if l >= end {
+                    labelled += sizes.chars(l);
+                    end = page.subtree_end(l);
+                }
+            }
+            switch |= within(root, input).any(|i| {
+                page.attribute(i, "type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("checkbox"))
+                    && page
+                        .attribute(i, "role")
+                        .is_some_and(|r| r.eq_ignore_ascii_case("switch"))
+            });
+        }
+        switches += usize::from(switch);
+    }
+    (all > 0 && 2 * labelled >= all) || 2 * switches >= records.len()
 }
 
 fn kind_of(page: &Page, c: &Candidate, sizes: &TextSizes) -> RegionKind {

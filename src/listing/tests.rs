@@ -721,3 +721,78 @@ fn small_tables_in_sibling_sections_without_a_class_are_judged_together_beside_t
     });
     assert_eq!(rows, (4, 25));
 }
+
+#[test]
+fn a_filters_options_in_labels_are_no_records_though_a_result_may_hold_a_checkbox() {
+    // Each result holds a checkbox to compare it, labelled "Compare"; the
+    // filter beside them is a list of checkboxes whose labels hold all
+    // its text, as long as a side list's.
+    let results: String = (1..=8)
+        .map(|n| {
+            format!(
+                "<li class=result><h3><a href=/q/{n}>Quote {n}: full cover for a family car</a></h3>\
+                 <p>Liability, collision and comprehensive cover with roadside help and a \
+                 deductible of {n}00 dollars.</p>\
+                 <input type=checkbox id=c{n}><label for=c{n}>Compare</label></li>"
+            )
+        })
+        .collect();
+    let options: String = [
+        "Collision cover",
+        "Comprehensive cover",
+        "Roadside help",
+        "Rental car while repaired",
+        "Glass repair",
+        "New car replacement",
+        "Gap insurance",
+        "Uninsured drivers",
+        "Personal injury protection",
+        "Classic cars",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, o)| {
+        format!(
+            "<li><input type=checkbox name=cover value={i} id=f{i}>\
+             <label for=f{i}>{o} policies ({})</label></li>",
+            10 + 7 * i
+        )
+    })
+    .collect();
+    let html = format!(
+        "<body><main><ul class=results>{results}</ul>\
+         <aside><form action=/quotes><fieldset><legend>Cover</legend><ul class=facet>{options}</ul>\
+         </fieldset></form></aside></main></body>"
+    );
+    let (regions, _) = beside_the_results(&html, |_, _| true);
+    assert_eq!(regions, 1, "the filter's options are no data region");
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    assert_eq!(listing.main().map(|r| r.records.len()), Some(8));
+}
+
+#[test]
+fn a_consent_dialogs_purposes_each_with_a_switch_are_no_records() {
+    // The results, and a cookie dialog's purposes: a heading, a long
+    // description and a checkbox shown as a switch in each.
+    let results = quotes(6);
+    let purposes: String = ["Performance", "Functional", "Targeting", "Social media"]
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            format!(
+                "<div class=purpose><h4>{p} cookies</h4>\
+                 <p>These cookies let us count visits and traffic sources so we can measure \
+                 and improve the performance of our site, and see which pages are the most \
+                 and least popular.</p>\
+                 <input type=checkbox role=switch id=p{i} checked><label for=p{i}>{p}</label></div>"
+            )
+        })
+        .collect();
+    let html = format!(
+        "<body><main><ul class=results>{results}</ul></main>\
+         <div id=consent role=dialog><section class=purposes>{purposes}</section></div></body>"
+    );
+    let (regions, _) = beside_the_results(&html, |_, _| true);
+    assert_eq!(regions, 1, "the dialog's purposes are no data region");
+}
