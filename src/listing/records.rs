@@ -588,7 +588,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
             chosen.push(c);
         }
     }
-    let regions: Vec<Region> = chosen
+    let mut regions: Vec<Region> = chosen
         .into_iter()
         .map(|c| {
             let kind = kind_of(page, &c, &sizes);
@@ -605,6 +605,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
         })
         .filter(|r| r.kind != RegionKind::Data || !form_controls(page, &r.records, &sizes))
         .collect();
+    links_beside_menus(page, &mut regions, &sizes, &mut shapes);
     // A data region much smaller than the largest is a side list; beside
     // the main list, a data region is a list of at least three records
     // of a few words each, alike in shape.
@@ -853,6 +854,64 @@ fn a_list(page: &Page, region: &Region, shapes: &mut Shapes) -> bool {
         .map(|r| similarity(first, shapes.get(r[0])))
         .sum();
     alike >= SIMILAR * n as f64
+}
+
+/// A list of links, each record one link and nothing else, that lies
+/// beside menus of its shape (one of a link directory's columns or tabs:
+/// "Morning workout gym London", "Indoor cycling gym London" in one
+/// column, shorter names in the others) is a menu too: a region at the
+/// same tag path, of [`MIN_LIST`] records or more alike in shape, in a
+/// sibling section (the paths part below one element), is navigation.
+fn links_beside_menus(page: &Page, regions: &mut [Region], sizes: &TextSizes, shapes: &mut Shapes) {
+    let links_only = |r: &Region| {
+        r.records.iter().all(|rec| {
+            let anchors: usize = rec
+                .iter()
+                .map(|&n| {
+                    page.descendants_with_label(n, A).len() + usize::from(page.label_of(n) == A)
+                })
+                .sum();
+            let chars: usize = rec.iter().map(|&n| sizes.chars(n)).sum();
+            let links: usize = rec.iter().map(|&n| sizes.link_chars(n)).sum();
+            anchors == 1 && links == chars
+        })
+    };
+    let path = |n: NodeId| -> Vec<NodeId> {
+        let mut p: Vec<NodeId> = std::iter::once(n).chain(page.ancestors(n)).collect();
+        p.reverse();
+        p
+    };
+    for r in regions.iter() {
+        shapes.read(page, r.records[0][0]);
+    }
+    let menus: Vec<usize> = (0..regions.len())
+        .filter(|&j| {
+            regions[j].kind == RegionKind::Navigation && regions[j].records.len() >= MIN_LIST
+        })
+        .collect();
+    let turned: Vec<usize> = (0..regions.len())
+        .filter(|&i| regions[i].kind == RegionKind::Data && links_only(&regions[i]))
+        .filter(|&i| {
+            let a = path(regions[i].parent);
+            menus.iter().any(|&j| {
+                let b = path(regions[j].parent);
+                let (x, y) = (regions[i].records[0][0], regions[j].records[0][0]);
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(&b)
+                        .all(|(&m, &n)| page.label_of(m) == page.label_of(n))
+                    && page.label_of(x) == page.label_of(y)
+                    && similarity(shapes.get(x), shapes.get(y)) >= SIMILAR
+                    && a.iter()
+                        .zip(&b)
+                        .position(|(m, n)| m != n)
+                        .is_some_and(|k| page.parent(a[k]) == page.parent(b[k]))
+            })
+        })
+        .collect();
+    for i in turned {
+        regions[i].kind = RegionKind::Navigation;
+    }
 }
 
 /// Whether a region's records are a form's controls, not data: a filter's

@@ -796,3 +796,48 @@ fn a_consent_dialogs_purposes_each_with_a_switch_are_no_records() {
     let (regions, _) = beside_the_results(&html, |_, _| true);
     assert_eq!(regions, 1, "the dialog's purposes are no data region");
 }
+
+#[test]
+fn a_column_of_links_beside_menus_of_its_shape_is_a_menu_not_data() {
+    // The results, then a directory of searches in columns: most columns
+    // are menus of short names, one holds names of six words, too long
+    // for a menu's; it is one more column of the directory.
+    let results = quotes(6);
+    let column = |names: &[String]| -> String {
+        let items: String = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("<li><a href=/s/{i}>{n}</a></li>"))
+            .collect();
+        format!("<ul class=searches>{items}</ul>")
+    };
+    let short: Vec<String> = (1..=12).map(|i| format!("Gym in district {i}")).collect();
+    let long: Vec<String> = [
+        "Morning",
+        "Indoor cycling",
+        "Boxing",
+        "Modern",
+        "Quiet",
+        "Large",
+    ]
+    .iter()
+    .map(|k| format!("{k} workout gym in central London"))
+    .collect();
+    let html = format!(
+        "<body><main><ul class=results>{results}</ul></main>\
+         <div class=directory>{}{}{}</div></body>",
+        column(&short),
+        column(&long),
+        column(&short[..8])
+    );
+    let (regions, _) = beside_the_results(&html, |_, _| true);
+    assert_eq!(regions, 1, "the long names' column is no data region");
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let menus = listing
+        .regions
+        .iter()
+        .filter(|r| r.kind == RegionKind::Navigation)
+        .count();
+    assert_eq!(menus, 3);
+}
