@@ -145,9 +145,6 @@ pub fn read_records(parsed: &[(String, Rule)], page: &Page, url: &str) -> Vec<Re
 
 /// The rules that read a region's records.
 pub fn rules_of(page: &Page, region: &Region) -> Option<ListingRules> {
-    // A grid's cards are read as the rows that hold them.
-    let rows = region.rows(page);
-    let region = rows.as_ref().unwrap_or(region);
     let first = *region.records.first()?.first()?;
     let mut owner = region.parent;
     if matches!(page.label_of(owner), TBODY | THEAD | TFOOT) {

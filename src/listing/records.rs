@@ -89,8 +89,6 @@ pub const REGULARITY_POWER: i32 = 3;
 pub const REGULARITY_RECORDS: usize = 12;
 /// Nodes of a child read for its shape at most.
 const SHAPE_NODES: usize = 400;
-/// The fewest texts of a card in a row of a grid.
-const CARD_TEXTS: usize = 3;
 
 /// What a region is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,8 +113,7 @@ pub struct Column {
 /// A data region: records that are children of one element.
 #[derive(Debug, Clone)]
 pub struct Region {
-    /// The element whose children the records are (or, for a grid's
-    /// cards, the element whose children are the rows that hold them).
+    /// The element whose children the records are.
     pub parent: NodeId,
     /// Each record: one or more consecutive siblings.
     pub records: Vec<Vec<NodeId>>,
@@ -134,33 +131,6 @@ impl Region {
     /// A record's text: its texts joined by a space.
     pub fn record_text(&self, page: &Page, record: usize) -> String {
         text_of(page, &self.records[record])
-    }
-
-    /// For a grid's cards, the region of the rows that hold them (what a
-    /// rule of one list level reads); None when the records are the
-    /// children of the region's parent.
-    pub fn rows(&self, page: &Page) -> Option<Region> {
-        let first = *self.records.first()?.first()?;
-        if page.parent(first) == Some(self.parent) {
-            return None;
-        }
-        let mut rows: Vec<Vec<NodeId>> = Vec::new();
-        for r in &self.records {
-            let row = page.parent(r[0])?;
-            if rows.last() != Some(&vec![row]) {
-                rows.push(vec![row]);
-            }
-        }
-        let (columns, values) = columns(page, &rows);
-        Some(Region {
-            parent: self.parent,
-            headers: vec![None; rows.len()],
-            records: rows,
-            kind: self.kind,
-            chars: self.chars,
-            columns,
-            values,
-        })
     }
 }
 
@@ -512,89 +482,14 @@ fn candidates_of(
                 }
             }
         }
-        let records = match cards_of_rows(page, members, sizes, shapes) {
-            Some(cards) => {
-                headers = vec![None; cards.len()];
-                cards.into_iter().map(|c| vec![c]).collect()
-            }
-            None => members.iter().map(|&m| vec![m]).collect(),
-        };
         out.push(Candidate {
             parent,
-            records,
+            records: members.iter().map(|&m| vec![m]).collect(),
             headers,
             chars: chars_of(members),
         });
     }
     out
-}
-
-/// The cards of a grid laid out in rows: where the rows (blocks, not
-/// lists) each hold the same number of children with text, two or more,
-/// the last row maybe fewer, all of one label and alike (one class, or
-/// one shape), each of [`CARD_TEXTS`] texts or more (not a field's label
-/// and value), the records are the cards, not the rows that wrap them.
-fn cards_of_rows(
-    page: &Page,
-    rows: &[NodeId],
-    sizes: &TextSizes,
-    shapes: &mut Shapes,
-) -> Option<Vec<NodeId>> {
-    if rows.len() < 2 || matches!(page.label_name(rows[0]), "tr" | "ul" | "ol" | "dl" | "nav") {
-        return None;
-    }
-    let class = page.label_id("class");
-    let class_of = |n: NodeId| {
-        class
-            .and_then(|k| page.attr(n, k))
-            .and_then(|s| s.split_whitespace().next())
-    };
-    let mut cards: Vec<NodeId> = Vec::new();
-    let mut per_row = 0;
-    for (i, &row) in rows.iter().enumerate() {
-        let own: Vec<NodeId> = page
-            .children(row)
-            .filter(|&c| page.label_of(c) != PCDATA && !is_no_record(page.label_name(c)))
-            .collect();
-        let with_text = own.iter().filter(|&&c| sizes.chars(c) > 0).count();
-        if i == 0 {
-            per_row = own.len();
-        }
-        let last = i + 1 == rows.len();
-        if with_text != own.len()
-            || per_row < 2
-            || (own.len() != per_row && !(last && !own.is_empty() && own.len() < per_row))
-        {
-            return None;
-        }
-        cards.extend(own);
-    }
-    let first = cards[0];
-    for &c in &cards {
-        shapes.read(page, c);
-    }
-    // A card holds a record's several texts, a field's block one or two
-    // (a price's label and amount).
-    let block = |c: NodeId| {
-        page.after(c)
-            .take_while(|&n| n < page.subtree_end(c))
-            .filter(|&n| page.pcdata(n).is_some_and(|t| !t.trim().is_empty()))
-            .take(CARD_TEXTS)
-            .count()
-            >= CARD_TEXTS
-    };
-    // Two blocks in each row may be a record's two fields; three or more
-    // of one kind are cards.
-    let wide = per_row >= 3;
-    let alike = cards.iter().all(|&c| {
-        page.label_of(c) == page.label_of(first)
-            && (wide || block(c))
-            && match (class_of(first), class_of(c)) {
-                (Some(a), Some(b)) => a == b,
-                _ => similarity(shapes.get(first), shapes.get(c)) >= SIMILAR,
-            }
-    });
-    alike.then_some(cards)
 }
 
 /// How much a candidate's records follow each other: the share of the

@@ -723,63 +723,6 @@ fn small_tables_in_sibling_sections_without_a_class_are_judged_together_beside_t
 }
 
 #[test]
-fn the_cards_of_a_grid_laid_out_in_rows_are_the_records_not_the_rows() {
-    // A shop's grid: rows of three cards, the last row of two; each card
-    // a title, a price and a link.
-    let card = |i: usize| {
-        format!(
-            "<div class=card><h3><a href=/p/{i}>Garden chair model {i}</a></h3>\
-             <span class=price>{}.99 EUR</span><p>Folding, oak wood, seat cushion {i}</p></div>",
-            20 + i
-        )
-    };
-    let rows: String = (0..5)
-        .map(|r| {
-            let cards: String = (0..3)
-                .map(|c| 3 * r + c)
-                .filter(|&i| i < 14)
-                .map(card)
-                .collect();
-            format!("<div class=row>{cards}</div>")
-        })
-        .collect();
-    let html = format!(
-        "<html><body><nav><a href=/>Home</a> <a href=/shop>Shop</a></nav>\
-         <main><h1>Chairs</h1><div class=grid>{rows}</div></main></body></html>"
-    );
-    let page = Page::parse(&html);
-    let listing = Listing::read(&page, &url());
-    let main = listing.main().expect("a main list");
-    assert_eq!(main.records.len(), 14);
-    assert!(main
-        .records
-        .iter()
-        .all(|r| page.attribute(r[0], "class") == Some("card")));
-    assert_eq!(page.attribute(main.parent, "class"), Some("grid"));
-    // Its rules read the rows, one list level below the grid.
-    assert_eq!(listing.records(&page, &url()).len(), 5);
-}
-
-#[test]
-fn list_items_of_two_alike_blocks_are_not_a_grid() {
-    // Each result holds two alike blocks (a price and its old price): the
-    // results are the records, not the blocks.
-    let items: String = (0..8)
-        .map(|i| {
-            format!(
-                "<div class=item><div class=p><b>Now</b> <span>{i}9.00 EUR</span></div>\
-                 <div class=p><b>Was</b> <span>{i}5.00 EUR</span></div></div>"
-            )
-        })
-        .collect();
-    let html = format!("<html><body><div class=results>{items}</div></body></html>");
-    let page = Page::parse(&html);
-    let listing = Listing::read(&page, &url());
-    let main = listing.main().expect("a main list");
-    assert_eq!(main.records.len(), 8);
-}
-
-#[test]
 fn an_articles_paragraphs_between_its_headings_are_worth_less_than_a_list_of_offers() {
     // A guide of twelve picks, each a heading, two paragraphs and a short
     // list of pros, with five offers above it: the paragraphs hold more
