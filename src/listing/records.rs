@@ -492,6 +492,37 @@ fn candidates_of(
     out
 }
 
+/// How much a candidate's records follow each other: the share of the
+/// siblings with text from its first record to its last that are its
+/// records (or their header rows), squared. A list's records follow each
+/// other; an article's paragraphs stand between its headings, lists and
+/// figures.
+fn together(page: &Page, c: &Candidate, sizes: &TextSizes) -> f64 {
+    let (Some(first), Some(last)) = (c.records.first(), c.records.last()) else {
+        return 1.0;
+    };
+    if page.parent(first[0]) != Some(c.parent) {
+        return 1.0;
+    }
+    let end = page.subtree_end(last[last.len() - 1]);
+    let members: std::collections::HashSet<NodeId> = c
+        .records
+        .iter()
+        .flatten()
+        .chain(c.headers.iter().flatten())
+        .copied()
+        .collect();
+    let (mut own, mut all) = (0usize, 0usize);
+    for s in page.children(c.parent) {
+        if s < first[0] || s >= end || page.label_of(s) == PCDATA || sizes.chars(s) == 0 {
+            continue;
+        }
+        all += 1;
+        own += usize::from(members.contains(&s));
+    }
+    (own as f64 / all.max(1) as f64).powi(2)
+}
+
 /// A table row of one heading cell with text (`<tr><th colspan=4>bug</th></tr>`).
 fn group_row(page: &Page, node: NodeId) -> bool {
     if page.label_of(node) != TR {
@@ -527,6 +558,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
     let mut score = |c: &Candidate| {
         let n = c.records.len();
         let worth = (c.chars * n / (n + FEW)) as f64;
+        let worth = worth * together(page, c, &sizes);
         (worth * regularity(page, &mut shapes, &c.records).powi(REGULARITY_POWER)) as usize
     };
     candidates.sort_by_cached_key(|c| std::cmp::Reverse(score(c)));

@@ -841,3 +841,39 @@ fn a_column_of_links_beside_menus_of_its_shape_is_a_menu_not_data() {
         .count();
     assert_eq!(menus, 3);
 }
+
+#[test]
+fn an_articles_paragraphs_between_its_headings_are_worth_less_than_a_list_of_offers() {
+    // A guide of twelve picks, each a heading, two paragraphs and a short
+    // list of pros, with five offers above it: the paragraphs hold more
+    // text, but they stand between headings and lists; the offers follow
+    // each other.
+    let offers: String = (0..5)
+        .map(|i| {
+            format!(
+                "<div class=offer><h4>Bookshop {i}</h4><p>Free delivery within two days after \
+                 your order, returns accepted for thirty days, gift wrapping on request, \
+                 a loyalty card and a reading club</p>\
+                 <a href=/go/{i}>Visit the shop</a></div>"
+            )
+        })
+        .collect();
+    let picks: String = (0..12)
+        .map(|i| {
+            format!(
+                "<h3>Best pick number {i}</h3><p>Why pick {i} stands out: careful editions.</p>\
+                 <p>Its prices are fair, its service quick.</p>\
+                 <ul><li>Fair prices</li><li>Quick service</li></ul>"
+            )
+        })
+        .collect();
+    let html = format!(
+        "<html><body><main><div class=article><h2>Where to buy books</h2>{offers}\
+         <h2>Our picks</h2>{picks}</div></main></body></html>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().expect("a main list");
+    assert_eq!(main.records.len(), 5);
+    assert_eq!(page.attribute(main.records[0][0], "class"), Some("offer"));
+}
