@@ -399,7 +399,29 @@ impl WordRanking {
     /// ratio overstates what is left of the words the sample holds. Once
     /// the whole answers are as many, the ratio of every answer counts (the
     /// whole answers alone come from the rarer words, and understate it).
+    /// Before that, where both are known, the scale leans from the whole
+    /// answers' toward every answer's as far as the capped answers lean
+    /// toward the head of their order ([`Self::head_weight`], the
+    /// geometric mean so weighted): where answers list the head of an
+    /// order (the cheapest, the newest), the share of a capped word's
+    /// first rows gathered is told by the head, not by the scale, which
+    /// says only whether a word reaches over the cap; every answer's
+    /// counts tell that better than the whole answers' alone, words whose
+    /// few hits were overstated by the sample.
     fn scale(&self) -> Option<f64> {
+        match self.scales() {
+            (Some(kept), Some(all)) if kept != all && self.head_weight() > 0.0 => {
+                let w = self.head_weight();
+                Some(((1.0 - w) * kept.ln() + w * all.ln()).exp())
+            }
+            (kept, _) => kept,
+        }
+    }
+
+    /// The two scales of the sample ([`Self::scale`]): by the whole
+    /// answers alone while they are fewer than half (by every answer once
+    /// they are as many), and by every answer.
+    fn scales(&self) -> (Option<f64>, Option<f64>) {
         let mut all = Vec::new();
         let mut whole = Vec::new();
         for (key, &answer) in &self.answers {
@@ -422,16 +444,12 @@ impl WordRanking {
             }
             all.push(ratio);
         }
-        let mut ratios = if whole.len() * 2 < all.len() {
-            whole
+        let kept = if whole.len() * 2 < all.len() {
+            median(whole)
         } else {
-            all
+            median(all.clone())
         };
-        if ratios.is_empty() {
-            return None;
-        }
-        ratios.sort_by(f64::total_cmp);
-        Some(ratios[ratios.len() / 2].max(1.0))
+        (kept, median(all))
     }
 
     /// The candidate queries not in `tried` (lower case), ranked by the new
@@ -833,6 +851,15 @@ impl WordRanking {
     }
 }
 
+/// The median of ratios, at least 1 (`None` of none).
+fn median(mut ratios: Vec<f64>) -> Option<f64> {
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort_by(f64::total_cmp);
+    Some(ratios[ratios.len() / 2].max(1.0))
+}
+
 /// Whether two words (lower case) were sent together, in either order:
 /// an answer to both words lists the rows that hold both, whichever comes
 /// first.
@@ -1137,16 +1164,20 @@ mod tests {
             .any(|c| c.text.contains(' ')));
     }
 
-    #[test]
-    fn the_scale_is_that_of_the_whole_answers_until_they_are_half_of_those_told() {
-        // Ten values; "common" in 8 of them, "rare" and "other" in 1 each.
+    /// Ten values; "common" in 8 of them, "rare" and "other" in 1 each.
+    fn trees() -> WordRanking {
         let mut values: Vec<String> = ["ash", "birch", "cedar", "elm", "fir", "lime", "oak", "yew"]
             .iter()
             .map(|tree| format!("common {tree}"))
             .collect();
         values.push("rare".into());
         values.push("other".into());
-        let mut ranking = WordRanking::new(values.iter().map(String::as_str));
+        WordRanking::new(values.iter().map(String::as_str))
+    }
+
+    #[test]
+    fn the_scale_is_that_of_the_whole_answers_until_they_are_half_of_those_told() {
+        let mut ranking = trees();
         // A capped answer states its word's hits over the whole database:
         // 400 for 8 of 10 values, a ratio of 50. It alone gives no scale.
         ranking.sent("common");
@@ -1162,6 +1193,29 @@ mod tests {
         assert_eq!(ranking.scale(), Some(20.0));
         // Two whole answers of four: every ratio counts (300, 50, 30, 20),
         // the median the upper middle one.
+        ranking.sent("other");
+        ranking.answered("other", Some(30), 30);
+        assert_eq!(ranking.scale(), Some(50.0));
+    }
+
+    #[test]
+    fn where_capped_answers_list_a_gathered_head_the_scale_leans_toward_every_answers() {
+        let mut ranking = trees();
+        // Ratios 50 and 300 (capped), 20 (whole): one whole answer of
+        // three, so its ratio alone while the answers show no head.
+        for (word, hits, shown) in [("common", 400, 50), ("oak", 300, 50), ("rare", 20, 20)] {
+            ranking.sent(word);
+            ranking.answered(word, Some(hits), shown);
+        }
+        assert_eq!(ranking.scale(), Some(20.0));
+        // Capped answers that showed their first rows gathered as far as
+        // the head bound says: the fit leans 0.8 toward the head, and the
+        // scale as far toward every answer's median (50).
+        ranking.head_fit = (1.0, 1.0);
+        assert!((ranking.head_weight() - 0.8).abs() < 1e-9);
+        let leaned = (0.2 * 20f64.ln() + 0.8 * 50f64.ln()).exp();
+        assert!((ranking.scale().unwrap() - leaned).abs() < 1e-9);
+        // Once the whole answers are half of those told, every answer's.
         ranking.sent("other");
         ranking.answered("other", Some(30), 30);
         assert_eq!(ranking.scale(), Some(50.0));
