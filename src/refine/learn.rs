@@ -605,8 +605,15 @@ impl WordRanking {
     /// subject whose words were sent and whose rows are gathered), a word
     /// has less left to bring than the sample's average says; where it
     /// only touched, more. Beside the scale, the share of that weight
-    /// from words whose answer was whole.
+    /// from words whose answer was whole. Where the capped answers lean
+    /// toward the head of their order ([`Self::head_weight`]), a sent
+    /// word's ratio leans as far toward that of its values when it was
+    /// sent, grown with the sample: the rows its own answer brought hold
+    /// it, and counted now they make its rows look gathered deeper than
+    /// the rows beside it are (its first rows, the head, are gathered, not
+    /// its others).
     fn local_scales(&self) -> std::collections::HashMap<&str, (f64, f64)> {
+        let head = self.head_weight();
         let sent: std::collections::HashMap<&str, (f64, bool)> = self
             .answers
             .iter()
@@ -614,7 +621,15 @@ impl WordRanking {
             .filter_map(|(key, &answer)| {
                 let hits = self.hits_of(key)?;
                 let f = *self.frequency.get(key)?;
-                let ratio = (hits as f64 / f as f64).max(1.0);
+                let now = (hits as f64 / f as f64).max(1.0);
+                let then = match self.chosen.get(key) {
+                    Some(&(values, found)) if found > 0 => {
+                        (hits as f64 * values as f64 / found as f64 / self.values.max(1) as f64)
+                            .max(1.0)
+                    }
+                    _ => now,
+                };
+                let ratio = ((1.0 - head) * now.ln() + head * then.ln()).exp();
                 (hits > 0 && f > 0).then(|| (key.as_str(), (ratio, !self.capped(answer))))
             })
             .collect();
@@ -1252,6 +1267,24 @@ mod tests {
         // scale says elsewhere; a word beside the capped "wide" has not.
         assert!(expected("pine") < 0.5, "{}", expected("pine"));
         assert!(expected("one") > 10.0, "{}", expected("one"));
+    }
+
+    #[test]
+    fn where_capped_answers_list_a_gathered_head_a_words_own_rows_count_less_beside_it() {
+        let mut ranking = WordRanking::new(["wide one", "other", "more", "less"]);
+        // "wide" held by 1 value of 4 when sent; its capped answer (400
+        // hits) brings 4 values that hold it: 5 of 8 now.
+        ranking.sent("wide");
+        ranking.answered("wide", Some(400), 50);
+        ranking.add(["wide two", "wide three", "wide four", "wide five"]);
+        let beside = |ranking: &WordRanking| ranking.local_scales()["one"].0;
+        // No head shown: its hits against its values now (400 / 5).
+        assert!((beside(&ranking) - 80.0).abs() < 1e-9);
+        // Answers that lean 0.8 toward the head: as far toward its values
+        // when sent, grown with the sample (400 / (1 * 8 / 4) = 200).
+        ranking.head_fit = (1.0, 1.0);
+        let leaned = (0.2 * 80f64.ln() + 0.8 * 200f64.ln()).exp();
+        assert!((beside(&ranking) - leaned).abs() < 1e-9);
     }
 
     #[test]
