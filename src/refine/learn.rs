@@ -399,7 +399,29 @@ impl WordRanking {
     /// ratio overstates what is left of the words the sample holds. Once
     /// the whole answers are as many, the ratio of every answer counts (the
     /// whole answers alone come from the rarer words, and understate it).
+    /// Before that, where both are known, the scale leans from the whole
+    /// answers' toward every answer's as far as the capped answers lean
+    /// toward the head of their order ([`Self::head_weight`], the
+    /// geometric mean so weighted): where answers list the head of an
+    /// order (the cheapest, the newest), the share of a capped word's
+    /// first rows gathered is told by the head, not by the scale, which
+    /// says only whether a word reaches over the cap; every answer's
+    /// counts tell that better than the whole answers' alone, words whose
+    /// few hits were overstated by the sample.
     fn scale(&self) -> Option<f64> {
+        match self.scales() {
+            (Some(kept), Some(all)) if kept != all && self.head_weight() > 0.0 => {
+                let w = self.head_weight();
+                Some(((1.0 - w) * kept.ln() + w * all.ln()).exp())
+            }
+            (kept, _) => kept,
+        }
+    }
+
+    /// The two scales of the sample ([`Self::scale`]): by the whole
+    /// answers alone while they are fewer than half (by every answer once
+    /// they are as many), and by every answer.
+    fn scales(&self) -> (Option<f64>, Option<f64>) {
         let mut all = Vec::new();
         let mut whole = Vec::new();
         for (key, &answer) in &self.answers {
@@ -422,16 +444,12 @@ impl WordRanking {
             }
             all.push(ratio);
         }
-        let mut ratios = if whole.len() * 2 < all.len() {
-            whole
+        let kept = if whole.len() * 2 < all.len() {
+            median(whole)
         } else {
-            all
+            median(all.clone())
         };
-        if ratios.is_empty() {
-            return None;
-        }
-        ratios.sort_by(f64::total_cmp);
-        Some(ratios[ratios.len() / 2].max(1.0))
+        (kept, median(all))
     }
 
     /// The candidate queries not in `tried` (lower case), ranked by the new
@@ -587,8 +605,15 @@ impl WordRanking {
     /// subject whose words were sent and whose rows are gathered), a word
     /// has less left to bring than the sample's average says; where it
     /// only touched, more. Beside the scale, the share of that weight
-    /// from words whose answer was whole.
+    /// from words whose answer was whole. Where the capped answers lean
+    /// toward the head of their order ([`Self::head_weight`]), a sent
+    /// word's ratio leans as far toward that of its values when it was
+    /// sent, grown with the sample: the rows its own answer brought hold
+    /// it, and counted now they make its rows look gathered deeper than
+    /// the rows beside it are (its first rows, the head, are gathered, not
+    /// its others).
     fn local_scales(&self) -> std::collections::HashMap<&str, (f64, f64)> {
+        let head = self.head_weight();
         let sent: std::collections::HashMap<&str, (f64, bool)> = self
             .answers
             .iter()
@@ -596,7 +621,15 @@ impl WordRanking {
             .filter_map(|(key, &answer)| {
                 let hits = self.hits_of(key)?;
                 let f = *self.frequency.get(key)?;
-                let ratio = (hits as f64 / f as f64).max(1.0);
+                let now = (hits as f64 / f as f64).max(1.0);
+                let then = match self.chosen.get(key) {
+                    Some(&(values, found)) if found > 0 => {
+                        (hits as f64 * values as f64 / found as f64 / self.values.max(1) as f64)
+                            .max(1.0)
+                    }
+                    _ => now,
+                };
+                let ratio = ((1.0 - head) * now.ln() + head * then.ln()).exp();
                 (hits > 0 && f > 0).then(|| (key.as_str(), (ratio, !self.capped(answer))))
             })
             .collect();
@@ -831,6 +864,15 @@ impl WordRanking {
         self.probed = true;
         Some(text)
     }
+}
+
+/// The median of ratios, at least 1 (`None` of none).
+fn median(mut ratios: Vec<f64>) -> Option<f64> {
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort_by(f64::total_cmp);
+    Some(ratios[ratios.len() / 2].max(1.0))
 }
 
 /// Whether two words (lower case) were sent together, in either order:
@@ -1137,16 +1179,20 @@ mod tests {
             .any(|c| c.text.contains(' ')));
     }
 
-    #[test]
-    fn the_scale_is_that_of_the_whole_answers_until_they_are_half_of_those_told() {
-        // Ten values; "common" in 8 of them, "rare" and "other" in 1 each.
+    /// Ten values; "common" in 8 of them, "rare" and "other" in 1 each.
+    fn trees() -> WordRanking {
         let mut values: Vec<String> = ["ash", "birch", "cedar", "elm", "fir", "lime", "oak", "yew"]
             .iter()
             .map(|tree| format!("common {tree}"))
             .collect();
         values.push("rare".into());
         values.push("other".into());
-        let mut ranking = WordRanking::new(values.iter().map(String::as_str));
+        WordRanking::new(values.iter().map(String::as_str))
+    }
+
+    #[test]
+    fn the_scale_is_that_of_the_whole_answers_until_they_are_half_of_those_told() {
+        let mut ranking = trees();
         // A capped answer states its word's hits over the whole database:
         // 400 for 8 of 10 values, a ratio of 50. It alone gives no scale.
         ranking.sent("common");
@@ -1162,6 +1208,29 @@ mod tests {
         assert_eq!(ranking.scale(), Some(20.0));
         // Two whole answers of four: every ratio counts (300, 50, 30, 20),
         // the median the upper middle one.
+        ranking.sent("other");
+        ranking.answered("other", Some(30), 30);
+        assert_eq!(ranking.scale(), Some(50.0));
+    }
+
+    #[test]
+    fn where_capped_answers_list_a_gathered_head_the_scale_leans_toward_every_answers() {
+        let mut ranking = trees();
+        // Ratios 50 and 300 (capped), 20 (whole): one whole answer of
+        // three, so its ratio alone while the answers show no head.
+        for (word, hits, shown) in [("common", 400, 50), ("oak", 300, 50), ("rare", 20, 20)] {
+            ranking.sent(word);
+            ranking.answered(word, Some(hits), shown);
+        }
+        assert_eq!(ranking.scale(), Some(20.0));
+        // Capped answers that showed their first rows gathered as far as
+        // the head bound says: the fit leans 0.8 toward the head, and the
+        // scale as far toward every answer's median (50).
+        ranking.head_fit = (1.0, 1.0);
+        assert!((ranking.head_weight() - 0.8).abs() < 1e-9);
+        let leaned = (0.2 * 20f64.ln() + 0.8 * 50f64.ln()).exp();
+        assert!((ranking.scale().unwrap() - leaned).abs() < 1e-9);
+        // Once the whole answers are half of those told, every answer's.
         ranking.sent("other");
         ranking.answered("other", Some(30), 30);
         assert_eq!(ranking.scale(), Some(50.0));
@@ -1198,6 +1267,24 @@ mod tests {
         // scale says elsewhere; a word beside the capped "wide" has not.
         assert!(expected("pine") < 0.5, "{}", expected("pine"));
         assert!(expected("one") > 10.0, "{}", expected("one"));
+    }
+
+    #[test]
+    fn where_capped_answers_list_a_gathered_head_a_words_own_rows_count_less_beside_it() {
+        let mut ranking = WordRanking::new(["wide one", "other", "more", "less"]);
+        // "wide" held by 1 value of 4 when sent; its capped answer (400
+        // hits) brings 4 values that hold it: 5 of 8 now.
+        ranking.sent("wide");
+        ranking.answered("wide", Some(400), 50);
+        ranking.add(["wide two", "wide three", "wide four", "wide five"]);
+        let beside = |ranking: &WordRanking| ranking.local_scales()["one"].0;
+        // No head shown: its hits against its values now (400 / 5).
+        assert!((beside(&ranking) - 80.0).abs() < 1e-9);
+        // Answers that lean 0.8 toward the head: as far toward its values
+        // when sent, grown with the sample (400 / (1 * 8 / 4) = 200).
+        ranking.head_fit = (1.0, 1.0);
+        let leaned = (0.2 * 80f64.ln() + 0.8 * 200f64.ln()).exp();
+        assert!((beside(&ranking) - leaned).abs() < 1e-9);
     }
 
     #[test]
