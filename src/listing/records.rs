@@ -640,6 +640,7 @@ pub fn regions(page: &Page) -> Vec<Region> {
         })
         .filter(|r| r.kind != RegionKind::Data || !form_controls(page, &r.records, &sizes))
         .filter(|r| r.kind != RegionKind::Data || !facets(page, &r.records))
+        .filter(|r| r.kind != RegionKind::Data || !form_steps(page, r.parent, &r.records))
         .collect();
     links_beside_menus(page, &mut regions, &sizes, &mut shapes);
     // A data region much smaller than the largest is a side list; beside
@@ -1023,6 +1024,40 @@ fn facets(page: &Page, records: &[Vec<NodeId>]) -> bool {
     };
     let named_records = records.iter().filter(|r| wrapped(r[0])).count();
     2 * named_records >= records.len()
+}
+
+/// Whether a region is a questionnaire's steps, not data: inside a
+/// `form`, two thirds of its records or more each holding a control the
+/// reader fills in (a text field, a choice, a list to pick from; not a
+/// hidden field, a button, nor a checkbox: a result's row is often
+/// selected by one, to ask about the records chosen).
+fn form_steps(page: &Page, parent: NodeId, records: &[Vec<NodeId>]) -> bool {
+    if !std::iter::once(parent)
+        .chain(page.ancestors(parent))
+        .any(|a| page.label_name(a) == "form")
+    {
+        return false;
+    }
+    let control = |n: NodeId| match page.label_name(n) {
+        "select" | "textarea" => true,
+        "input" => !page.attribute(n, "type").is_some_and(|t| {
+            ["hidden", "submit", "button", "image", "reset", "checkbox"]
+                .iter()
+                .any(|k| t.eq_ignore_ascii_case(k))
+        }),
+        _ => false,
+    };
+    let filled = records
+        .iter()
+        .filter(|r| {
+            r.iter().any(|&root| {
+                std::iter::successors(Some(root), |n| Some(n.next()))
+                    .take_while(|&n| n < page.subtree_end(root))
+                    .any(control)
+            })
+        })
+        .count();
+    3 * filled >= 2 * records.len()
 }
 
 fn kind_of(page: &Page, c: &Candidate, sizes: &TextSizes) -> RegionKind {

@@ -862,6 +862,57 @@ fn a_searchs_facets_named_so_are_no_records_though_their_container_may_name_the_
 }
 
 #[test]
+fn a_questionnaires_steps_in_a_form_are_no_records() {
+    // The results, and beside them a form asking for the reader's case
+    // step by step: each step a question, a line of help and a field or
+    // a choice to fill in, whose short labels hold little of its text.
+    let results = quotes(6);
+    let steps: String = [
+        (
+            "What is your zip code?",
+            "<input type=text name=zip inputmode=numeric>",
+        ),
+        (
+            "How old is the car?",
+            "<select name=age><option>New</option><option>Older</option></select>",
+        ),
+        (
+            "Who drives it?",
+            "<input type=radio name=who id=w0><label for=w0>Me</label>\
+          <input type=radio name=who id=w1><label for=w1>Family</label>",
+        ),
+        (
+            "How far do you drive a year?",
+            "<input type=number name=miles>",
+        ),
+        (
+            "Any claims in five years?",
+            "<input type=radio name=claims id=c0><label for=c0>Yes</label>\
+          <input type=radio name=claims id=c1><label for=c1>No</label>",
+        ),
+        ("Your email for the quotes", "<input type=email name=email>"),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (question, field))| {
+        format!(
+            "<li class=step><h4>Step {}: {question}</h4>\
+             <p>We ask so the quotes fit your case; nothing is shared.</p>{field}</li>",
+            i + 1
+        )
+    })
+    .collect();
+    let html = format!(
+        "<body><main><ul class=results>{results}</ul>\
+         <aside><form action=/quote><ol class=steps>{steps}</ol>\
+         <input type=hidden name=t value=1><button type=submit>Get quotes</button></form></aside>\
+         </main></body>"
+    );
+    let (regions, _) = beside_the_results(&html, |_, _| true);
+    assert_eq!(regions, 1, "the questionnaire's steps are no data region");
+}
+
+#[test]
 fn a_column_of_links_beside_menus_of_its_shape_is_a_menu_not_data() {
     // The results, then a directory of searches in columns: most columns
     // are menus of short names, one holds names of six words, too long
