@@ -90,6 +90,9 @@ pub const REGULARITY_RECORDS: usize = 12;
 /// Nodes of a child read for its shape at most.
 const SHAPE_NODES: usize = 400;
 
+/// How many wrappers deep a record's name is read for a facet's.
+const WRAPPERS: usize = 2;
+
 /// What a region is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RegionKind {
@@ -636,6 +639,8 @@ pub fn regions(page: &Page) -> Vec<Region> {
             }
         })
         .filter(|r| r.kind != RegionKind::Data || !form_controls(page, &r.records, &sizes))
+        .filter(|r| r.kind != RegionKind::Data || !facets(page, &r.records))
+        .filter(|r| r.kind != RegionKind::Data || !form_steps(page, r.parent, &r.records))
         .collect();
     links_beside_menus(page, &mut regions, &sizes, &mut shapes);
     // A data region much smaller than the largest is a side list; beside
@@ -985,6 +990,74 @@ fn form_controls(page: &Page, records: &[Vec<NodeId>], sizes: &TextSizes) -> boo
         switches += usize::from(switch);
     }
     (all > 0 && 2 * labelled >= all) || 2 * switches >= records.len()
+}
+
+/// Whether a region is a search's facets, not its results: half of its
+/// records or more named (by class or id) a facet or a filter
+/// ("facetOption", "filter-pill-wrapper-item"), on the record's element
+/// or on the one element it wraps (an item holding a "dui-filter"
+/// group): groups of options, or options shown as buttons and links with
+/// their counts. The name is read on the records only: a page's whole
+/// search column is often named a filter's, and a facet library names
+/// the results' own container ("facetwp-template").
+fn facets(page: &Page, records: &[Vec<NodeId>]) -> bool {
+    let named = |n: NodeId| {
+        ["class", "id"].iter().any(|a| {
+            page.attribute(n, a).is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.contains("facet") || v.contains("filter")
+            })
+        })
+    };
+    let wrapped = |mut n: NodeId| {
+        for _ in 0..WRAPPERS {
+            if named(n) {
+                return true;
+            }
+            let mut elements = page.children(n).filter(|&c| page.label_of(c) != PCDATA);
+            match (elements.next(), elements.next()) {
+                (Some(only), None) => n = only,
+                _ => return false,
+            }
+        }
+        named(n)
+    };
+    let named_records = records.iter().filter(|r| wrapped(r[0])).count();
+    2 * named_records >= records.len()
+}
+
+/// Whether a region is a questionnaire's steps, not data: inside a
+/// `form`, two thirds of its records or more each holding a control the
+/// reader fills in (a text field, a choice, a list to pick from; not a
+/// hidden field, a button, nor a checkbox: a result's row is often
+/// selected by one, to ask about the records chosen).
+fn form_steps(page: &Page, parent: NodeId, records: &[Vec<NodeId>]) -> bool {
+    if !std::iter::once(parent)
+        .chain(page.ancestors(parent))
+        .any(|a| page.label_name(a) == "form")
+    {
+        return false;
+    }
+    let control = |n: NodeId| match page.label_name(n) {
+        "select" | "textarea" => true,
+        "input" => !page.attribute(n, "type").is_some_and(|t| {
+            ["hidden", "submit", "button", "image", "reset", "checkbox"]
+                .iter()
+                .any(|k| t.eq_ignore_ascii_case(k))
+        }),
+        _ => false,
+    };
+    let filled = records
+        .iter()
+        .filter(|r| {
+            r.iter().any(|&root| {
+                std::iter::successors(Some(root), |n| Some(n.next()))
+                    .take_while(|&n| n < page.subtree_end(root))
+                    .any(control)
+            })
+        })
+        .count();
+    3 * filled >= 2 * records.len()
 }
 
 fn kind_of(page: &Page, c: &Candidate, sizes: &TextSizes) -> RegionKind {

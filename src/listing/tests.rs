@@ -798,6 +798,121 @@ fn a_consent_dialogs_purposes_each_with_a_switch_are_no_records() {
 }
 
 #[test]
+fn a_searchs_facets_named_so_are_no_records_though_their_container_may_name_the_results() {
+    // The results in a container a facet library names, and beside them
+    // the facets: groups each with a heading and options shown as links
+    // with their counts, each group wrapped in an item of the side menu
+    // and named a filter's.
+    let results = quotes(6);
+    let groups: String = [
+        (
+            "Cover",
+            [
+                "Collision",
+                "Comprehensive",
+                "Roadside help",
+                "Glass repair",
+            ],
+        ),
+        (
+            "Insurer",
+            ["Acme Mutual", "Harbor Life", "Northstar", "Plains Farm"],
+        ),
+        ("Payment", ["Monthly", "Quarterly", "Yearly", "At once"]),
+        ("Deductible", ["None", "Up to 250", "Up to 500", "Over 500"]),
+        ("Drivers", ["One", "Two", "Three", "Four or more"]),
+        (
+            "Rating",
+            ["Five stars", "Four stars", "Three stars", "Any rating"],
+        ),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(g, (heading, options))| {
+        let options: String = options
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                format!(
+                    "<li><a href=/q?f{g}={i}>{o}</a> <span class=count>{}</span></li>",
+                    12 + 5 * i
+                )
+            })
+            .collect();
+        format!(
+            "<div class=item><div class=\"refine-group cover-filter\"><h4>{heading}</h4>\
+             <ul class=options>{options}</ul></div></div>"
+        )
+    })
+    .collect();
+    let html = format!(
+        "<body><main><ul class=results data-name=facetwp-template>{results}</ul>\
+         <aside><div class=menu>{groups}</div></aside></main></body>"
+    );
+    let (regions, _) = beside_the_results(&html, |_, _| true);
+    assert_eq!(regions, 1, "the facets are no data region");
+    // Named so, the results' own container keeps them.
+    let named = html.replace(
+        "<ul class=results data-name=facetwp-template>",
+        "<ul class=results id=facetwp-results>",
+    );
+    let page = Page::parse(&named);
+    let listing = Listing::read(&page, &url());
+    assert_eq!(listing.main().map(|r| r.records.len()), Some(6));
+}
+
+#[test]
+fn a_questionnaires_steps_in_a_form_are_no_records() {
+    // The results, and beside them a form asking for the reader's case
+    // step by step: each step a question, a line of help and a field or
+    // a choice to fill in, whose short labels hold little of its text.
+    let results = quotes(6);
+    let steps: String = [
+        (
+            "What is your zip code?",
+            "<input type=text name=zip inputmode=numeric>",
+        ),
+        (
+            "How old is the car?",
+            "<select name=age><option>New</option><option>Older</option></select>",
+        ),
+        (
+            "Who drives it?",
+            "<input type=radio name=who id=w0><label for=w0>Me</label>\
+          <input type=radio name=who id=w1><label for=w1>Family</label>",
+        ),
+        (
+            "How far do you drive a year?",
+            "<input type=number name=miles>",
+        ),
+        (
+            "Any claims in five years?",
+            "<input type=radio name=claims id=c0><label for=c0>Yes</label>\
+          <input type=radio name=claims id=c1><label for=c1>No</label>",
+        ),
+        ("Your email for the quotes", "<input type=email name=email>"),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (question, field))| {
+        format!(
+            "<li class=step><h4>Step {}: {question}</h4>\
+             <p>We ask so the quotes fit your case; nothing is shared.</p>{field}</li>",
+            i + 1
+        )
+    })
+    .collect();
+    let html = format!(
+        "<body><main><ul class=results>{results}</ul>\
+         <aside><form action=/quote><ol class=steps>{steps}</ol>\
+         <input type=hidden name=t value=1><button type=submit>Get quotes</button></form></aside>\
+         </main></body>"
+    );
+    let (regions, _) = beside_the_results(&html, |_, _| true);
+    assert_eq!(regions, 1, "the questionnaire's steps are no data region");
+}
+
+#[test]
 fn a_column_of_links_beside_menus_of_its_shape_is_a_menu_not_data() {
     // The results, then a directory of searches in columns: most columns
     // are menus of short names, one holds names of six words, too long
