@@ -643,6 +643,9 @@ pub fn regions(page: &Page) -> Vec<Region> {
         .filter(|r| r.kind != RegionKind::Data || !form_steps(page, r.parent, &r.records))
         .collect();
     links_beside_menus(page, &mut regions, &sizes, &mut shapes);
+    let fields = fields_of_records(page, &regions, &mut shapes);
+    let mut field = fields.into_iter();
+    regions.retain(|_| !field.next().unwrap_or(false));
     // A data region much smaller than the largest is a side list; beside
     // the main list, a data region is a list of at least three records
     // of a few words each, alike in shape.
@@ -730,16 +733,7 @@ fn like_lists(
     shapes: &mut Shapes,
 ) -> Vec<Vec<usize>> {
     let class = page.label_id("class");
-    let chains: Vec<Vec<NodeId>> = regions
-        .iter()
-        .map(|r| {
-            let mut c: Vec<NodeId> = std::iter::once(r.parent)
-                .chain(page.ancestors(r.parent))
-                .collect();
-            c.reverse();
-            c
-        })
-        .collect();
+    let chains = chains_of(page, regions);
     let grouped: Vec<bool> = regions
         .iter()
         .zip(&chains)
@@ -949,6 +943,83 @@ fn links_beside_menus(page: &Page, regions: &mut [Region], sizes: &TextSizes, sh
     for i in turned {
         regions[i].kind = RegionKind::Navigation;
     }
+}
+
+/// Per region, its parent's path from the root: the nodes down to it.
+fn chains_of(page: &Page, regions: &[Region]) -> Vec<Vec<NodeId>> {
+    regions
+        .iter()
+        .map(|r| {
+            let mut c: Vec<NodeId> = std::iter::once(r.parent)
+                .chain(page.ancestors(r.parent))
+                .collect();
+            c.reverse();
+            c
+        })
+        .collect()
+}
+
+/// Per region, whether it is a field of the records of a larger list: a
+/// data region alike in shape to others at its tag path, each in another
+/// of [`MIN_LIST`] sibling records or more, deeper than [`SHAPE_DEPTH`]
+/// levels below them, in a record that holds another list of its own (a
+/// card's list of perks beside its table of specifications, in each of
+/// many cards). A reader takes it as part of the card, not as the page's
+/// records; the lists of a page's sections lie close below them, or
+/// alone in them, and are judged together by [`like_lists`].
+fn fields_of_records(page: &Page, regions: &[Region], shapes: &mut Shapes) -> Vec<bool> {
+    let chains = chains_of(page, regions);
+    for r in regions {
+        shapes.read(page, r.records[0][0]);
+    }
+    (0..regions.len())
+        .map(|i| {
+            if regions[i].kind != RegionKind::Data {
+                return false;
+            }
+            let a = &chains[i];
+            let x = regions[i].records[0][0];
+            // The records each alike list lies in, by the depth where its
+            // path parts from this one's.
+            let mut apart: HashMap<usize, Vec<NodeId>> = HashMap::new();
+            for (j, b) in chains.iter().enumerate() {
+                let y = regions[j].records[0][0];
+                if j == i
+                    || regions[j].kind != RegionKind::Data
+                    || a.len() != b.len()
+                    || page.label_of(x) != page.label_of(y)
+                    || a.iter()
+                        .zip(b)
+                        .any(|(&m, &n)| page.label_of(m) != page.label_of(n))
+                    || similarity(shapes.get(x), shapes.get(y)) < SIMILAR
+                {
+                    continue;
+                }
+                let Some(k) = a.iter().zip(b).position(|(m, n)| m != n) else {
+                    continue;
+                };
+                // The record holds another list of its own (a card's
+                // specifications beside its perks).
+                let another = (0..regions.len()).any(|l| {
+                    l != i
+                        && regions[l].kind == RegionKind::Data
+                        && regions[l].records.len() >= MIN_LIST
+                        && regions[l].parent > a[k]
+                        && regions[l].parent < page.subtree_end(a[k])
+                });
+                if page.parent(a[k]) == page.parent(b[k])
+                    && a.len() - 1 - k > SHAPE_DEPTH
+                    && another
+                {
+                    let records = apart.entry(k).or_default();
+                    if !records.contains(&b[k]) {
+                        records.push(b[k]);
+                    }
+                }
+            }
+            apart.values().any(|r| r.len() + 1 >= MIN_LIST)
+        })
+        .collect()
 }
 
 /// Whether a region's records are a form's controls, not data: a filter's

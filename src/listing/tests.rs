@@ -992,3 +992,64 @@ fn an_articles_paragraphs_between_its_headings_are_worth_less_than_a_list_of_off
     assert_eq!(main.records.len(), 5);
     assert_eq!(page.attribute(main.records[0][0], "class"), Some("offer"));
 }
+
+/// A review page's cards, each its perks (long sentences) and its table of
+/// specifications deep inside it, or, when `specs` is false, its perks
+/// alone (a section of a page holding one list).
+fn review_cards(specs: bool) -> String {
+    let card = |n: usize| {
+        let perks: String = (1..=6)
+            .map(|p| {
+                format!(
+                    "<li class=perk>Perk {p} of product {n}: it keeps the skin soft all day long \
+                     and earns twice the reward points on every order</li>"
+                )
+            })
+            .collect();
+        let table = if specs {
+            let rows: String = ["Size", "Weight", "Origin"]
+                .iter()
+                .map(|k| format!("<tr><td>{k}</td><td>{n}0 units of it</td></tr>"))
+                .collect();
+            format!("<div class=specs><table><tbody>{rows}</tbody></table></div>")
+        } else {
+            String::new()
+        };
+        format!(
+            "<div class=card><h2>Product {n}</h2>{table}<div class=body><div class=inner>\
+             <div class=col><div class=box><div class=wrap><div class=perks>\
+             <ul>{perks}</ul></div></div></div></div></div></div></div>"
+        )
+    };
+    let cards: String = (1..=4).map(card).collect();
+    let offers: String = (1..=5)
+        .map(|n| {
+            format!("<li class=offer><a href=/o/{n}>Offer {n}: the night cream at half price</a> until Sunday</li>")
+        })
+        .collect();
+    format!("<body><ul class=offers>{offers}</ul><div class=cards>{cards}</div></body>")
+}
+
+#[test]
+fn lists_repeated_deep_in_each_card_beside_another_list_are_fields_of_the_cards() {
+    let page = Page::parse(&review_cards(true));
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().expect("a data region");
+    assert_eq!(page.attribute(main.records[0][0], "class"), Some("offer"));
+    let perks = listing
+        .data()
+        .filter(|r| page.attribute(r.records[0][0], "class") == Some("perk"))
+        .count();
+    assert_eq!(perks, 0);
+}
+
+#[test]
+fn lists_each_alone_in_a_section_of_a_page_are_still_records() {
+    let page = Page::parse(&review_cards(false));
+    let listing = Listing::read(&page, &url());
+    let perks = listing
+        .data()
+        .filter(|r| page.attribute(r.records[0][0], "class") == Some("perk"))
+        .count();
+    assert_eq!(perks, 4);
+}
