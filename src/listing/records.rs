@@ -1101,7 +1101,8 @@ fn facets(page: &Page, records: &[Vec<NodeId>]) -> bool {
 /// `form`, two thirds of its records or more each holding a control the
 /// reader fills in (a text field, a choice, a list to pick from; not a
 /// hidden field, a button, nor a checkbox: a result's row is often
-/// selected by one, to ask about the records chosen).
+/// selected by one, to ask about the records chosen; nor a number: a
+/// shop's offers each hold the quantity to order).
 fn form_steps(page: &Page, parent: NodeId, records: &[Vec<NodeId>]) -> bool {
     if !std::iter::once(parent)
         .chain(page.ancestors(parent))
@@ -1112,9 +1113,11 @@ fn form_steps(page: &Page, parent: NodeId, records: &[Vec<NodeId>]) -> bool {
     let control = |n: NodeId| match page.label_name(n) {
         "select" | "textarea" => true,
         "input" => !page.attribute(n, "type").is_some_and(|t| {
-            ["hidden", "submit", "button", "image", "reset", "checkbox"]
-                .iter()
-                .any(|k| t.eq_ignore_ascii_case(k))
+            [
+                "hidden", "submit", "button", "image", "reset", "checkbox", "number",
+            ]
+            .iter()
+            .any(|k| t.eq_ignore_ascii_case(k))
         }),
         _ => false,
     };

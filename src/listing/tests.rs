@@ -1053,3 +1053,26 @@ fn lists_each_alone_in_a_section_of_a_page_are_still_records() {
         .count();
     assert_eq!(perks, 4);
 }
+
+#[test]
+fn offers_in_an_order_form_each_with_its_quantity_are_still_records() {
+    // A shop's answer: the whole list is one order form, each offer a
+    // title, a price and the quantity to order.
+    let offers: String = (0..8)
+        .map(|i| {
+            format!(
+                "<tr class=offer><td><a href=/item/{i}>Garden chair model {i}</a></td>\
+                 <td>{}.90 EUR</td><td><input type=number name=qty{i} value=0 min=0></td></tr>",
+                20 + i
+            )
+        })
+        .collect();
+    let html = format!(
+        "<body><main><form action=/basket method=post><table class=offers>{offers}</table>\
+         <button type=submit>Add to basket</button></form></main></body>"
+    );
+    let page = Page::parse(&html);
+    let listing = Listing::read(&page, &url());
+    let main = listing.main().expect("the offers");
+    assert_eq!(main.records.len(), 8);
+}
