@@ -638,9 +638,14 @@ pub fn regions(page: &Page) -> Vec<Region> {
                 values,
             }
         })
-        .filter(|r| r.kind != RegionKind::Data || !form_controls(page, &r.records, &sizes))
-        .filter(|r| r.kind != RegionKind::Data || !facets(page, &r.records))
-        .filter(|r| r.kind != RegionKind::Data || !form_steps(page, r.parent, &r.records))
+        // A form's controls, a search's facets and a questionnaire's
+        // steps are no data.
+        .filter(|r| {
+            r.kind != RegionKind::Data
+                || !(form_controls(page, &r.records, &sizes)
+                    || facets(page, &r.records)
+                    || form_steps(page, r.parent, &r.records))
+        })
         .collect();
     links_beside_menus(page, &mut regions, &sizes, &mut shapes);
     let fields = fields_of_records(page, &regions, &mut shapes);
@@ -907,11 +912,7 @@ fn links_beside_menus(page: &Page, regions: &mut [Region], sizes: &TextSizes, sh
             anchors == 1 && links == chars
         })
     };
-    let path = |n: NodeId| -> Vec<NodeId> {
-        let mut p: Vec<NodeId> = std::iter::once(n).chain(page.ancestors(n)).collect();
-        p.reverse();
-        p
-    };
+    let chains = chains_of(page, regions);
     for r in regions.iter() {
         shapes.read(page, r.records[0][0]);
     }
@@ -923,21 +924,9 @@ fn links_beside_menus(page: &Page, regions: &mut [Region], sizes: &TextSizes, sh
     let turned: Vec<usize> = (0..regions.len())
         .filter(|&i| regions[i].kind == RegionKind::Data && links_only(&regions[i]))
         .filter(|&i| {
-            let a = path(regions[i].parent);
-            menus.iter().any(|&j| {
-                let b = path(regions[j].parent);
-                let (x, y) = (regions[i].records[0][0], regions[j].records[0][0]);
-                a.len() == b.len()
-                    && a.iter()
-                        .zip(&b)
-                        .all(|(&m, &n)| page.label_of(m) == page.label_of(n))
-                    && page.label_of(x) == page.label_of(y)
-                    && similarity(shapes.get(x), shapes.get(y)) >= SIMILAR
-                    && a.iter()
-                        .zip(&b)
-                        .position(|(m, n)| m != n)
-                        .is_some_and(|k| page.parent(a[k]) == page.parent(b[k]))
-            })
+            menus
+                .iter()
+                .any(|&j| parting(page, shapes, regions, &chains, i, j).is_some())
         })
         .collect();
     for i in turned {
@@ -959,6 +948,35 @@ fn chains_of(page: &Page, regions: &[Region]) -> Vec<Vec<NodeId>> {
         .collect()
 }
 
+/// Where the paths of regions `i` and `j` part below one element, when
+/// the two lie at the same tag path, their records of one label and alike
+/// in shape, each in another of that element's children (sibling
+/// sections, or sibling records of a larger list).
+fn parting(
+    page: &Page,
+    shapes: &mut Shapes,
+    regions: &[Region],
+    chains: &[Vec<NodeId>],
+    i: usize,
+    j: usize,
+) -> Option<usize> {
+    let (a, b) = (&chains[i], &chains[j]);
+    let (x, y) = (regions[i].records[0][0], regions[j].records[0][0]);
+    let alike = a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(&m, &n)| page.label_of(m) == page.label_of(n))
+        && page.label_of(x) == page.label_of(y)
+        && similarity(shapes.get(x), shapes.get(y)) >= SIMILAR;
+    if !alike {
+        return None;
+    }
+    a.iter()
+        .zip(b)
+        .position(|(m, n)| m != n)
+        .filter(|&k| page.parent(a[k]) == page.parent(b[k]))
+}
+
 /// Per region, whether it is a field of the records of a larger list: a
 /// data region alike in shape to others at its tag path, each in another
 /// of [`MIN_LIST`] sibling records or more, deeper than [`SHAPE_DEPTH`]
@@ -978,46 +996,37 @@ fn fields_of_records(page: &Page, regions: &[Region], shapes: &mut Shapes) -> Ve
                 return false;
             }
             let a = &chains[i];
-            let x = regions[i].records[0][0];
             // The records each alike list lies in, by the depth where its
             // path parts from this one's.
             let mut apart: HashMap<usize, Vec<NodeId>> = HashMap::new();
             for (j, b) in chains.iter().enumerate() {
-                let y = regions[j].records[0][0];
-                if j == i
-                    || regions[j].kind != RegionKind::Data
-                    || a.len() != b.len()
-                    || page.label_of(x) != page.label_of(y)
-                    || a.iter()
-                        .zip(b)
-                        .any(|(&m, &n)| page.label_of(m) != page.label_of(n))
-                    || similarity(shapes.get(x), shapes.get(y)) < SIMILAR
-                {
+                if j == i || regions[j].kind != RegionKind::Data {
                     continue;
                 }
-                let Some(k) = a.iter().zip(b).position(|(m, n)| m != n) else {
-                    continue;
-                };
-                // The record holds another list of its own (a card's
-                // specifications beside its perks).
-                let another = (0..regions.len()).any(|l| {
+                match parting(page, shapes, regions, &chains, i, j) {
+                    Some(k) if a.len() - 1 - k > SHAPE_DEPTH => {
+                        let records = apart.entry(k).or_default();
+                        if !records.contains(&b[k]) {
+                            records.push(b[k]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // The record holds another list of its own (a card's
+            // specifications beside its perks).
+            let another = |k: usize| {
+                (0..regions.len()).any(|l| {
                     l != i
                         && regions[l].kind == RegionKind::Data
                         && regions[l].records.len() >= MIN_LIST
                         && regions[l].parent > a[k]
                         && regions[l].parent < page.subtree_end(a[k])
-                });
-                if page.parent(a[k]) == page.parent(b[k])
-                    && a.len() - 1 - k > SHAPE_DEPTH
-                    && another
-                {
-                    let records = apart.entry(k).or_default();
-                    if !records.contains(&b[k]) {
-                        records.push(b[k]);
-                    }
-                }
-            }
-            apart.values().any(|r| r.len() + 1 >= MIN_LIST)
+                })
+            };
+            apart
+                .iter()
+                .any(|(&k, r)| r.len() + 1 >= MIN_LIST && another(k))
         })
         .collect()
 }
@@ -1125,7 +1134,8 @@ fn form_steps(page: &Page, parent: NodeId, records: &[Vec<NodeId>]) -> bool {
         .iter()
         .filter(|r| {
             r.iter().any(|&root| {
-                std::iter::successors(Some(root), |n| Some(n.next()))
+                std::iter::once(root)
+                    .chain(page.after(root))
                     .take_while(|&n| n < page.subtree_end(root))
                     .any(control)
             })
